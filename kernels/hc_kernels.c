@@ -1,0 +1,318 @@
+/* Backend-independent parts of the contraction interface: names, shapes, cost model, layout
+   conversion and the backend registry. */
+#include "kernels/hc_kernels.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "hc_config.h"
+
+static const char *const hc_kernel_names[HC_NUM_KERNELS] = {
+    "DataDataScalar",   "DataDataVector",    "DataDataTensor",    "DataFieldScalar",  "DataFieldVector",
+    "DataFieldTensor",  "FieldFieldScalar",  "FieldFieldVector",  "FieldFieldTensor",
+};
+
+static const char *const hc_variant_names[HC_NUM_VARIANTS] = {
+    "auto", "flat", "team", "slice", "adaptive", "tile", "tensorcore", "cublas",
+};
+
+const char *hc_kernel_name(hc_kernel kernel) {
+  return (kernel >= 0 && kernel < HC_NUM_KERNELS) ? hc_kernel_names[kernel] : "unknown";
+}
+
+int hc_kernel_from_name(const char *name, hc_kernel *kernel) {
+  for (int i = 0; i < HC_NUM_KERNELS; i++) {
+    if (name && strcmp(name, hc_kernel_names[i]) == 0) {
+      *kernel = (hc_kernel)i;
+      return HC_OK;
+    }
+  }
+  return HC_ERROR(HC_ERR_INPUT,
+                  "unknown kernel '%s' (expected one of DataDataScalar, DataDataVector, DataDataTensor, "
+                  "DataFieldScalar, DataFieldVector, DataFieldTensor, FieldFieldScalar, FieldFieldVector, "
+                  "FieldFieldTensor)",
+                  name ? name : "(null)");
+}
+
+hc_family hc_kernel_family(hc_kernel kernel) { return (hc_family)(kernel / 3); }
+
+hc_rank hc_kernel_rank(hc_kernel kernel) { return (hc_rank)(kernel % 3); }
+
+const char *hc_layout_name(hc_layout layout) { return layout == HC_LAYOUT_CELL_MINOR ? "cell-minor" : "cell-major"; }
+
+int hc_layout_from_name(const char *name, hc_layout *layout) {
+  if (name && strcmp(name, "cell-major") == 0) {
+    *layout = HC_LAYOUT_CELL_MAJOR;
+  } else if (name && strcmp(name, "cell-minor") == 0) {
+    *layout = HC_LAYOUT_CELL_MINOR;
+  } else {
+    return HC_ERROR(HC_ERR_INPUT, "unknown layout '%s' (expected cell-major or cell-minor)", name ? name : "(null)");
+  }
+  return HC_OK;
+}
+
+const char *hc_precision_name(hc_precision precision) { return precision == HC_FLOAT ? "float" : "double"; }
+
+size_t hc_precision_size(hc_precision precision) { return precision == HC_FLOAT ? sizeof(float) : sizeof(double); }
+
+const char *hc_variant_name(hc_variant variant) {
+  return (variant >= 0 && variant < HC_NUM_VARIANTS) ? hc_variant_names[variant] : "unknown";
+}
+
+int hc_variant_from_name(const char *name, hc_variant *variant) {
+  for (int i = 0; i < HC_NUM_VARIANTS; i++) {
+    if (name && strcmp(name, hc_variant_names[i]) == 0) {
+      *variant = (hc_variant)i;
+      return HC_OK;
+    }
+  }
+  return HC_ERROR(HC_ERR_INPUT,
+                  "unknown variant '%s' (expected auto, flat, team, slice, adaptive, tile, tensorcore or cublas)",
+                  name ? name : "(null)");
+}
+
+void hc_contract_init(hc_contract *k, hc_kernel kernel) {
+  memset(k, 0, sizeof(*k));
+  k->kernel = kernel;
+  k->C = 1;
+  k->L = k->R = k->P = k->D = k->P_data = 1;
+  k->layout = HC_LAYOUT_CELL_MAJOR;
+  k->precision = HC_DOUBLE;
+  k->variant = HC_VARIANT_AUTO;
+}
+
+static int64_t hc_ipow(int64_t base, int exp) {
+  int64_t v = 1;
+  for (int i = 0; i < exp; i++) v *= base;
+  return v;
+}
+
+int64_t hc_contract_K(const hc_contract *k) { return (int64_t)k->P * hc_ipow(k->D, hc_kernel_rank(k->kernel)); }
+
+static int64_t hc_contract_K_data(const hc_contract *k) {
+  int64_t P = hc_kernel_family(k->kernel) == HC_FAMILY_DATAFIELD ? k->P_data : k->P;
+  return P * hc_ipow(k->D, hc_kernel_rank(k->kernel));
+}
+
+void hc_contract_shape(const hc_contract *k, hc_array which, int *ndim, int64_t dims[6]) {
+  hc_family fam = hc_kernel_family(k->kernel);
+  int rank = hc_kernel_rank(k->kernel);
+  int n = 0;
+  dims[n++] = k->C;
+  if (which == HC_ARRAY_OUT) {
+    if (fam != HC_FAMILY_DATADATA) dims[n++] = k->L;
+    if (fam == HC_FAMILY_FIELDFIELD) dims[n++] = k->R;
+    *ndim = n;
+    return;
+  }
+  if (which == HC_ARRAY_LEFT && fam != HC_FAMILY_DATADATA) dims[n++] = k->L;
+  if (which == HC_ARRAY_RIGHT && fam == HC_FAMILY_FIELDFIELD) dims[n++] = k->R;
+  dims[n++] = (which == HC_ARRAY_RIGHT && fam == HC_FAMILY_DATAFIELD) ? k->P_data : k->P;
+  for (int i = 0; i < rank; i++) dims[n++] = k->D;
+  *ndim = n;
+}
+
+int64_t hc_contract_inner(const hc_contract *k, hc_array which) {
+  int ndim;
+  int64_t dims[6], n = 1;
+  hc_contract_shape(k, which, &ndim, dims);
+  for (int i = 1; i < ndim; i++) n *= dims[i];
+  return n;
+}
+
+int64_t hc_contract_numel(const hc_contract *k, hc_array which) { return k->C * hc_contract_inner(k, which); }
+
+void hc_shape_format(int ndim, const int64_t *dims, char *buf, size_t size) {
+  size_t used = 0;
+  used += (size_t)snprintf(buf + used, size > used ? size - used : 0, "(");
+  for (int i = 0; i < ndim; i++) {
+    used += (size_t)snprintf(buf + used, size > used ? size - used : 0, "%s%lld", i ? ", " : "", (long long)dims[i]);
+  }
+  if (ndim == 1) used += (size_t)snprintf(buf + used, size > used ? size - used : 0, ",");
+  snprintf(buf + used, size > used ? size - used : 0, ")");
+}
+
+/* The expected shapes of a kernel's inputs, in Intrepid letters, for error messages. */
+static void hc_expected_shapes(hc_kernel kernel, const char **left, const char **right) {
+  static const char *const lefts[3][3] = {{"(C,P)", "(C,P,D)", "(C,P,D,D)"},
+                                          {"(C,L,P)", "(C,L,P,D)", "(C,L,P,D,D)"},
+                                          {"(C,L,P)", "(C,L,P,D)", "(C,L,P,D,D)"}};
+  static const char *const rights[3][3] = {{"(C,P)", "(C,P,D)", "(C,P,D,D)"},
+                                           {"(C,P) or (C,1)", "(C,P,D) or (C,1,D)", "(C,P,D,D) or (C,1,D,D)"},
+                                           {"(C,R,P)", "(C,R,P,D)", "(C,R,P,D,D)"}};
+  *left = lefts[hc_kernel_family(kernel)][hc_kernel_rank(kernel)];
+  *right = rights[hc_kernel_family(kernel)][hc_kernel_rank(kernel)];
+}
+
+/* Largest extent accepted for L, R, P and D, and for any array's entry count. */
+#define HC_MAX_EXTENT ((int64_t)1 << 30)
+#define HC_MAX_NUMEL ((int64_t)1 << 50)
+
+int hc_contract_from_shapes(hc_contract *k, int left_ndim, const int64_t *left_dims, int right_ndim,
+                            const int64_t *right_dims) {
+  hc_family fam = hc_kernel_family(k->kernel);
+  int rank = hc_kernel_rank(k->kernel);
+  const char *exp_left, *exp_right;
+  char ls[160], rs[160];
+  hc_expected_shapes(k->kernel, &exp_left, &exp_right);
+  hc_shape_format(left_ndim, left_dims, ls, sizeof(ls));
+  hc_shape_format(right_ndim, right_dims, rs, sizeof(rs));
+#define HC_SHAPE_CHECK(cond, why)                                                                                 \
+  HC_CHECK(cond, HC_ERR_INPUT, "shapes do not fit %s: left %s and right %s (%s; expected left %s and right %s)", \
+           hc_kernel_name(k->kernel), ls, rs, why, exp_left, exp_right)
+
+  int lfield = fam != HC_FAMILY_DATADATA;   /* left has an L index */
+  int rfield = fam == HC_FAMILY_FIELDFIELD; /* right has an R index */
+  HC_SHAPE_CHECK(left_ndim == 2 + lfield + rank, "left has the wrong number of dimensions");
+  HC_SHAPE_CHECK(right_ndim == 2 + rfield + rank, "right has the wrong number of dimensions");
+  int64_t lnumel = 1, rnumel = 1;
+  for (int i = 0; i < left_ndim; i++) {
+    HC_SHAPE_CHECK(left_dims[i] >= 1, "every extent must be at least 1");
+    HC_SHAPE_CHECK(i == 0 || left_dims[i] <= HC_MAX_EXTENT, "an extent other than C exceeds 2^30");
+    HC_SHAPE_CHECK(lnumel <= HC_MAX_NUMEL / left_dims[i], "left has more than 2^50 entries");
+    lnumel *= left_dims[i];
+  }
+  for (int i = 0; i < right_ndim; i++) {
+    HC_SHAPE_CHECK(right_dims[i] >= 1, "every extent must be at least 1");
+    HC_SHAPE_CHECK(i == 0 || right_dims[i] <= HC_MAX_EXTENT, "an extent other than C exceeds 2^30");
+    HC_SHAPE_CHECK(rnumel <= HC_MAX_NUMEL / right_dims[i], "right has more than 2^50 entries");
+    rnumel *= right_dims[i];
+  }
+  HC_SHAPE_CHECK(left_dims[0] == right_dims[0], "the cell counts C differ");
+  int64_t C = left_dims[0];
+  int64_t L = lfield ? left_dims[1] : 1;
+  int64_t R = rfield ? right_dims[1] : 1;
+  int64_t P = left_dims[1 + lfield];
+  int64_t P_right = right_dims[1 + rfield];
+  int64_t D = rank > 0 ? left_dims[2 + lfield] : 1;
+  if (rank == 2) HC_SHAPE_CHECK(left_dims[3 + lfield] == D, "left's last two extents (D,D) differ");
+  for (int i = 0; i < rank; i++) HC_SHAPE_CHECK(right_dims[2 + rfield + i] == D, "the space dimensions D differ");
+  if (fam == HC_FAMILY_DATAFIELD) {
+    HC_SHAPE_CHECK(P_right == P || P_right == 1, "the data's point count must equal the fields' P, or be 1");
+  } else {
+    HC_SHAPE_CHECK(P_right == P, "the point counts P differ");
+  }
+  /* The output must fit too. */
+  HC_SHAPE_CHECK(C <= HC_MAX_NUMEL / (L * R), "the output would have more than 2^50 entries");
+#undef HC_SHAPE_CHECK
+  k->C = C;
+  k->L = (int)L;
+  k->R = (int)R;
+  k->P = (int)P;
+  k->D = (int)D;
+  k->P_data = fam == HC_FAMILY_DATAFIELD ? (int)P_right : (int)P;
+  return HC_OK;
+}
+
+int hc_contract_validate(const hc_contract *k) {
+  HC_CHECK(k->kernel >= 0 && k->kernel < HC_NUM_KERNELS, HC_ERR_INPUT, "invalid kernel id %d", (int)k->kernel);
+  hc_family fam = hc_kernel_family(k->kernel);
+  HC_CHECK(k->C >= 1 && k->L >= 1 && k->R >= 1 && k->P >= 1 && k->D >= 1 && k->P_data >= 1, HC_ERR_INPUT,
+           "%s: sizes must be positive, got C=%lld L=%d R=%d P=%d D=%d P_data=%d", hc_kernel_name(k->kernel),
+           (long long)k->C, k->L, k->R, k->P, k->D, k->P_data);
+  HC_CHECK(fam != HC_FAMILY_DATADATA || (k->L == 1 && k->R == 1), HC_ERR_INPUT, "%s has no fields: L and R must be 1",
+           hc_kernel_name(k->kernel));
+  HC_CHECK(fam == HC_FAMILY_FIELDFIELD || k->R == 1, HC_ERR_INPUT, "%s has no right fields: R must be 1",
+           hc_kernel_name(k->kernel));
+  HC_CHECK(hc_kernel_rank(k->kernel) > 0 || k->D == 1, HC_ERR_INPUT, "%s has scalar data: D must be 1",
+           hc_kernel_name(k->kernel));
+  HC_CHECK(fam == HC_FAMILY_DATAFIELD ? (k->P_data == k->P || k->P_data == 1) : k->P_data == k->P, HC_ERR_INPUT,
+           "%s: data points P_data=%d must equal P=%d%s", hc_kernel_name(k->kernel), k->P_data, k->P,
+           fam == HC_FAMILY_DATAFIELD ? " or be 1" : "");
+  HC_CHECK(k->layout == HC_LAYOUT_CELL_MAJOR || k->layout == HC_LAYOUT_CELL_MINOR, HC_ERR_INPUT, "invalid layout %d",
+           (int)k->layout);
+  HC_CHECK(k->precision == HC_DOUBLE || k->precision == HC_FLOAT, HC_ERR_INPUT, "invalid precision %d",
+           (int)k->precision);
+  HC_CHECK(k->variant >= 0 && k->variant < HC_NUM_VARIANTS, HC_ERR_INPUT, "invalid variant %d", (int)k->variant);
+  return HC_OK;
+}
+
+void hc_contract_cost(const hc_contract *k, double *flops, double *bytes) {
+  double s = (double)hc_precision_size(k->precision);
+  double C = (double)k->C, L = (double)k->L, R = (double)k->R;
+  double K = (double)hc_contract_K(k), Kd = (double)hc_contract_K_data(k);
+  double out = (double)hc_contract_numel(k, HC_ARRAY_OUT) * (k->sum_into ? 2.0 : 1.0);
+  switch (hc_kernel_family(k->kernel)) {
+    case HC_FAMILY_FIELDFIELD:
+      *flops = 2.0 * C * L * R * K;
+      *bytes = s * (C * L * K + C * R * K + out);
+      break;
+    case HC_FAMILY_DATAFIELD:
+      *flops = 2.0 * C * L * K;
+      *bytes = s * (C * L * K + C * Kd + out);
+      break;
+    default:
+      *flops = 2.0 * C * K;
+      *bytes = s * (2.0 * C * K + out);
+      break;
+  }
+}
+
+/* Transposes a (rows x cols) matrix of elements of type T, in tiles that stay in cache. */
+#define HC_TRANSPOSE_DEF(NAME, T)                                                                      \
+  static void NAME(int64_t rows, int64_t cols, const T *src, T *dst) {                                \
+    const int64_t tile = 32;                                                                           \
+    for (int64_t i0 = 0; i0 < rows; i0 += tile)                                                        \
+      for (int64_t j0 = 0; j0 < cols; j0 += tile) {                                                    \
+        int64_t i1 = i0 + tile < rows ? i0 + tile : rows, j1 = j0 + tile < cols ? j0 + tile : cols;    \
+        for (int64_t i = i0; i < i1; i++)                                                              \
+          for (int64_t j = j0; j < j1; j++) dst[j * rows + i] = src[i * cols + j];                     \
+      }                                                                                                \
+  }
+HC_TRANSPOSE_DEF(hc_transpose_f64, double)
+HC_TRANSPOSE_DEF(hc_transpose_f32, float)
+
+int hc_layout_convert(const hc_contract *k, hc_array which, hc_layout src_layout, const void *src,
+                      hc_layout dst_layout, void *dst) {
+  int64_t C = k->C, inner = hc_contract_inner(k, which);
+  size_t bytes = (size_t)(C * inner) * hc_precision_size(k->precision);
+  HC_CHECK(src != dst, HC_ERR_INPUT, "hc_layout_convert works out of place");
+  if (src_layout == dst_layout || C == 1 || inner == 1) {
+    memcpy(dst, src, bytes);
+    return HC_OK;
+  }
+  /* cell-major is a (C x inner) matrix, cell-minor its (inner x C) transpose. */
+  int64_t rows = src_layout == HC_LAYOUT_CELL_MAJOR ? C : inner;
+  int64_t cols = src_layout == HC_LAYOUT_CELL_MAJOR ? inner : C;
+  if (k->precision == HC_FLOAT) {
+    hc_transpose_f32(rows, cols, (const float *)src, (float *)dst);
+  } else {
+    hc_transpose_f64(rows, cols, (const double *)src, (double *)dst);
+  }
+  return HC_OK;
+}
+
+const char *const hc_backend_names[] = {"serial", "openmp", "cuda"};
+const int hc_num_backend_names = 3;
+
+int hc_backend_find(const char *name, const hc_backend **backend) {
+  const hc_backend *table[3] = {&hc_backend_serial,
+#if HC_HAVE_OPENMP
+                                &hc_backend_openmp,
+#else
+                                NULL,
+#endif
+#if HC_HAVE_CUDA
+                                &hc_backend_cuda,
+#else
+                                NULL,
+#endif
+  };
+  for (int i = 0; i < hc_num_backend_names; i++) {
+    if (name && strcmp(name, hc_backend_names[i]) == 0) {
+      HC_CHECK(table[i], HC_ERR_NOT_BUILT,
+               "backend '%s' is not built into this binary (reconfigure with -DHC_ENABLE_%s=ON)", name,
+               i == 1 ? "OPENMP" : "CUDA");
+      *backend = table[i];
+      return HC_OK;
+    }
+  }
+  return HC_ERROR(HC_ERR_INPUT, "unknown backend '%s' (expected serial, openmp or cuda)", name ? name : "(null)");
+}
+
+int hc_contract_apply(const hc_backend *backend, const hc_contract *k, const void *left, const void *right,
+                      void *out) {
+  HC_CALL(hc_contract_validate(k));
+  HC_CALL(backend->supports(k));
+  return backend->contract(k, left, right, out);
+}

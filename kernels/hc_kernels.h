@@ -1,0 +1,159 @@
+/* The public interface of the compute layer: the nine Intrepid contractions, their shapes, layouts,
+   precisions and cost model, and the backend table through which every backend runs them. */
+#ifndef HC_KERNELS_H
+#define HC_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernels/hc_error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The three families of contraction and the rank of the contracted point data. */
+typedef enum { HC_FAMILY_DATADATA = 0, HC_FAMILY_DATAFIELD = 1, HC_FAMILY_FIELDFIELD = 2 } hc_family;
+typedef enum { HC_RANK_SCALAR = 0, HC_RANK_VECTOR = 1, HC_RANK_TENSOR = 2 } hc_rank;
+
+/* The nine contractions; kernel = 3 * family + rank. */
+typedef enum {
+  HC_DATADATA_SCALAR = 0,
+  HC_DATADATA_VECTOR,
+  HC_DATADATA_TENSOR,
+  HC_DATAFIELD_SCALAR,
+  HC_DATAFIELD_VECTOR,
+  HC_DATAFIELD_TENSOR,
+  HC_FIELDFIELD_SCALAR,
+  HC_FIELDFIELD_VECTOR,
+  HC_FIELDFIELD_TENSOR,
+  HC_NUM_KERNELS
+} hc_kernel;
+
+/* Memory layout of every array of a contraction. Inner indices (l, r, p, i, j) are always in C
+   order; only the cell index moves. Cell-major: C slowest ([C][L][P][D], NumPy order).
+   Cell-minor: C fastest ([L][P][D][C]), so that neighbouring GPU threads read neighbouring cells. */
+typedef enum { HC_LAYOUT_CELL_MAJOR = 0, HC_LAYOUT_CELL_MINOR = 1 } hc_layout;
+
+typedef enum { HC_DOUBLE = 0, HC_FLOAT = 1 } hc_precision;
+
+/* Kernel algorithms. CPU backends offer `auto` only; the CUDA backend offers the GPU family. */
+typedef enum {
+  HC_VARIANT_AUTO = 0,
+  HC_VARIANT_FLAT,
+  HC_VARIANT_TEAM,
+  HC_VARIANT_SLICE,
+  HC_VARIANT_ADAPTIVE,
+  HC_VARIANT_TILE,
+  HC_VARIANT_TENSORCORE,
+  HC_VARIANT_CUBLAS,
+  HC_NUM_VARIANTS
+} hc_variant;
+
+/* Which array of a contraction. */
+typedef enum { HC_ARRAY_LEFT = 0, HC_ARRAY_RIGHT = 1, HC_ARRAY_OUT = 2 } hc_array;
+
+/* One contraction problem: what is computed, on which shapes, in which layout and precision.
+   Shapes (cell-major order; see hc_contract_shape):
+     DataData   left (C,P[,D[,D]])      right (C,P[,D[,D]])        out (C)
+     DataField  left (C,L,P[,D[,D]])    right (C,Pd[,D[,D]])       out (C,L)   Pd = P or 1
+     FieldField left (C,L,P[,D[,D]])    right (C,R,P[,D[,D]])      out (C,L,R) */
+typedef struct {
+  hc_kernel kernel;
+  int64_t C;   /* cells */
+  int L;       /* left fields (1 for DataData) */
+  int R;       /* right fields (1 unless FieldField) */
+  int P;       /* quadrature points */
+  int D;       /* space dimension of Vector and Tensor data (1 for Scalar) */
+  int P_data;  /* points of the DataField data array: P, or 1 for data constant over points */
+  hc_layout layout;
+  hc_precision precision;
+  hc_variant variant;
+  int sum_into; /* nonzero: add into out instead of overwriting it */
+} hc_contract;
+
+/* Names, as in SPEC.md ("FieldFieldTensor") and on the command line ("cell-minor", "tile"). */
+const char *hc_kernel_name(hc_kernel kernel);
+int hc_kernel_from_name(const char *name, hc_kernel *kernel);
+hc_family hc_kernel_family(hc_kernel kernel);
+hc_rank hc_kernel_rank(hc_kernel kernel);
+const char *hc_layout_name(hc_layout layout);
+int hc_layout_from_name(const char *name, hc_layout *layout);
+const char *hc_precision_name(hc_precision precision);
+const char *hc_variant_name(hc_variant variant);
+int hc_variant_from_name(const char *name, hc_variant *variant);
+size_t hc_precision_size(hc_precision precision);
+
+/* Fills k with the defaults (C=1, L=R=P=D=P_data=1, cell-major, double, auto, overwrite). */
+void hc_contract_init(hc_contract *k, hc_kernel kernel);
+
+/* Checks that the sizes in k are positive and consistent for its kernel. */
+int hc_contract_validate(const hc_contract *k);
+
+/* The cell-major shape of one array of k: *ndim dimensions in dims[0..5]. */
+void hc_contract_shape(const hc_contract *k, hc_array which, int *ndim, int64_t dims[6]);
+
+/* Derives C, L, R, P, D and P_data of kernel k from the shapes of its left and right arrays.
+   A shape that does not fit the kernel, or left and right shapes that disagree, is HC_ERR_INPUT
+   with a message that names both shapes. Other fields of k are left as they are. */
+int hc_contract_from_shapes(hc_contract *k, int left_ndim, const int64_t *left_dims, int right_ndim,
+                            const int64_t *right_dims);
+
+/* Formats a shape as "(2, 8, 27, 3)". */
+void hc_shape_format(int ndim, const int64_t *dims, char *buf, size_t size);
+
+/* Entries of one array of k, and its extent per cell (the product of its inner dimensions). */
+int64_t hc_contract_numel(const hc_contract *k, hc_array which);
+int64_t hc_contract_inner(const hc_contract *k, hc_array which);
+
+/* Contracted length K = P * D^rank, and the data array's K_data = P_data * D^rank. */
+int64_t hc_contract_K(const hc_contract *k);
+
+/* SPEC.md cost model: floating-point operations and bytes moved by one call. */
+void hc_contract_cost(const hc_contract *k, double *flops, double *bytes);
+
+/* Converts one array of k between layouts on the host (out of place): src and dst hold
+   hc_contract_numel(k, which) scalars of k->precision. */
+int hc_layout_convert(const hc_contract *k, hc_array which, hc_layout src_layout, const void *src,
+                      hc_layout dst_layout, void *dst);
+
+/* A backend: a table of function pointers filled with designated initialisers. Pointers passed to a
+   backend's functions live in that backend's memory (host memory for serial and openmp, device
+   memory for cuda). */
+typedef struct hc_backend {
+  const char *name;
+  const char *description;
+  int is_device; /* nonzero when its memory is not host memory */
+  /* Runs the contraction k: out = left . right (or out += with k->sum_into). Arrays in k->layout. */
+  int (*contract)(const hc_contract *k, const void *left, const void *right, void *out);
+  /* Whether k (its variant, shapes, precision) is supported: HC_OK, or HC_ERR_UNSUPPORTED with why. */
+  int (*supports)(const hc_contract *k);
+  int (*mem_alloc)(size_t bytes, void **ptr);
+  int (*mem_free)(void *ptr);
+  int (*copy_to_device)(void *dst, const void *h_src, size_t bytes);
+  int (*copy_to_host)(void *h_dst, const void *src, size_t bytes);
+  int (*synchronize)(void);
+} hc_backend;
+
+/* Names of every backend hexcontract knows, built or not: "serial", "openmp", "cuda". */
+extern const char *const hc_backend_names[];
+extern const int hc_num_backend_names;
+
+/* Looks a backend up by name. A known backend that was not built gives HC_ERR_NOT_BUILT
+   ("not built into this binary"); an unknown name gives HC_ERR_INPUT. */
+int hc_backend_find(const char *name, const hc_backend **backend);
+
+/* Validates k, asks the backend whether it supports k, then runs it. */
+int hc_contract_apply(const hc_backend *backend, const hc_contract *k, const void *left, const void *right,
+                      void *out);
+
+/* The backends' tables, each defined by its backend when it is built (see hc_backend_find). */
+extern const hc_backend hc_backend_serial;
+extern const hc_backend hc_backend_openmp;
+extern const hc_backend hc_backend_cuda;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,44 @@
+/* The OpenMP backend: the contractions on the host's cores, parallel over cells and vectorised. */
+#include <omp.h>
+
+#include "kernels/hc_kernels.h"
+#include "kernels/serial/hc_host_memory.h"
+
+/* Cells per block in the cell-minor loops: a few vector widths, small enough to sit in L1. */
+#define HC_OMP_CB 64
+
+#define HC_REAL double
+#define HC_FN(name) name##_f64
+#include "kernels/openmp/contract_openmp_impl.h"
+#undef HC_REAL
+#undef HC_FN
+
+#define HC_REAL float
+#define HC_FN(name) name##_f32
+#include "kernels/openmp/contract_openmp_impl.h"
+#undef HC_REAL
+#undef HC_FN
+
+static int hc_contract_openmp(const hc_contract *k, const void *left, const void *right, void *out) {
+  if (k->precision == HC_FLOAT) {
+    hc_contract_omp_f32(k, left, right, out);
+  } else {
+    hc_contract_omp_f64(k, left, right, out);
+  }
+  return HC_OK;
+}
+
+static int hc_supports_openmp(const hc_contract *k) { return hc_supports_host(k, "openmp"); }
+
+const hc_backend hc_backend_openmp = {
+    .name = "openmp",
+    .description = "OpenMP threads over cells, vectorised inner loops",
+    .is_device = 0,
+    .contract = hc_contract_openmp,
+    .supports = hc_supports_openmp,
+    .mem_alloc = hc_host_alloc,
+    .mem_free = hc_host_free,
+    .copy_to_device = hc_host_copy,
+    .copy_to_host = hc_host_copy,
+    .synchronize = hc_host_synchronize,
+};
