@@ -1,0 +1,27 @@
+/* The subcommands of the hexcontract executable. */
+#ifndef HC_APP_H
+#define HC_APP_H
+
+#include "hc_config.h"
+#include "kernels/hc_kernels.h"
+
+/* The backend used when none is named. */
+#if HC_HAVE_OPENMP
+#define HC_DEFAULT_BACKEND "openmp"
+#else
+#define HC_DEFAULT_BACKEND "serial"
+#endif
+
+/* Each runs one subcommand with its own arguments (argv[0] is the subcommand's name) and returns an
+   hc_error_code; main maps it to the documented exit code. */
+int hc_cmd_contract(int argc, char **argv);
+int hc_cmd_demo(int argc, char **argv);
+
+/* Prints the last error as "hexcontract: error: <message>" on stderr (with its source location
+   when HC_DEBUG is set in the environment). */
+void hc_app_report_error(int code);
+
+/* Fills n scalars of a precision with reproducible pseudo-random values in [-1, 1). */
+void hc_fill_random(hc_precision precision, int64_t n, uint64_t seed, void *data);
+
+#endif

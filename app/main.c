@@ -1,0 +1,66 @@
+/* hexcontract's main: dispatches to the subcommands and maps errors to exit codes. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/hc_app.h"
+#include "hc_config.h"
+
+static void hc_print_usage(FILE *out) {
+  fprintf(out,
+          "hexcontract %s: MPI proxy application for finite-element assembly on hexahedral meshes\n"
+          "\n"
+          "Usage:\n"
+          "  hexcontract [demo [--backend B] [--cells N]]\n"
+          "                   with no subcommand: run the nine contractions on generated arrays on every\n"
+          "                   backend built in, check them against the serial reference, print timings\n"
+          "  hexcontract contract --kernel NAME --left A.npy --right B.npy --out O.npy [options]\n"
+          "                   run one contraction on NumPy arrays (see hexcontract contract --help)\n"
+          "  hexcontract --help | --version\n"
+          "\n"
+          "Backends built into this binary:",
+          HC_VERSION);
+  for (int i = 0; i < hc_num_backend_names; i++) {
+    const hc_backend *b;
+    if (hc_backend_find(hc_backend_names[i], &b) == HC_OK) fprintf(out, " %s", b->name);
+  }
+  hc_error_clear();
+  fprintf(out,
+          "\n"
+          "\n"
+          "Exit codes: 0 ran and verified; 1 verification or runtime failure; 2 bad input or usage;\n"
+          "3 out of a resource (memory, device).\n");
+}
+
+void hc_app_report_error(int code) {
+  if (code == HC_OK) return;
+  const char *msg = hc_error_message();
+  fprintf(stderr, "hexcontract: error: %s\n", msg[0] ? msg : "unknown error");
+  if (getenv("HC_DEBUG")) fprintf(stderr, "hexcontract: raised at %s\n", hc_error_location());
+}
+
+int main(int argc, char **argv) {
+  if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+    hc_print_usage(stdout);
+    return 0;
+  }
+  if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
+    printf("hexcontract %s (git %s, %s build, %s)\n", HC_VERSION, HC_GIT_REVISION, HC_BUILD_TYPE, HC_C_COMPILER);
+    return 0;
+  }
+  int err;
+  if (argc < 2) {
+    char *demo_argv[] = {"demo", NULL};
+    err = hc_cmd_demo(1, demo_argv);
+  } else if (strcmp(argv[1], "contract") == 0) {
+    err = hc_cmd_contract(argc - 1, argv + 1);
+  } else if (strcmp(argv[1], "demo") == 0) {
+    err = hc_cmd_demo(argc - 1, argv + 1);
+  } else {
+    fprintf(stderr, "hexcontract: error: unknown subcommand '%s'\n\n", argv[1]);
+    hc_print_usage(stderr);
+    return 2;
+  }
+  hc_app_report_error(err);
+  return hc_error_exit_code(err);
+}

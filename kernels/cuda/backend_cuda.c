@@ -1,0 +1,15 @@
+/* The CUDA backend's table. */
+#include "kernels/cuda/hc_cuda.h"
+
+const hc_backend hc_backend_cuda = {
+    .name = "cuda",
+    .description = "NVIDIA GPUs through CUDA",
+    .is_device = 1,
+    .contract = hc_contract_cuda,
+    .supports = hc_supports_cuda,
+    .mem_alloc = hc_cuda_alloc,
+    .mem_free = hc_cuda_free,
+    .copy_to_device = hc_cuda_copy_to_device,
+    .copy_to_host = hc_cuda_copy_to_host,
+    .synchronize = hc_cuda_synchronize,
+};

@@ -1,0 +1,38 @@
+/* The CUDA backend's C-callable launchers and its error-checking macro. */
+#ifndef HC_CUDA_H
+#define HC_CUDA_H
+
+#include <stddef.h>
+
+#include "kernels/hc_kernels.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Contractions (device pointers, k->layout); run on the backend's stream. */
+int hc_contract_cuda(const hc_contract *k, const void *d_left, const void *d_right, void *d_out);
+int hc_supports_cuda(const hc_contract *k);
+
+/* Device memory and the backend's stream. Each reports "no CUDA device" as HC_ERR_RESOURCE. */
+int hc_cuda_alloc(size_t bytes, void **d_ptr);
+int hc_cuda_free(void *d_ptr);
+int hc_cuda_copy_to_device(void *d_dst, const void *h_src, size_t bytes);
+int hc_cuda_copy_to_host(void *h_dst, const void *d_src, size_t bytes);
+int hc_cuda_synchronize(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+/* Wraps a CUDA runtime call: a failure becomes an HC error naming the call and CUDA's message. */
+#define HC_CALL_CUDA(expr)                                                                                \
+  do {                                                                                                    \
+    cudaError_t hc_cuda_err_ = (expr);                                                                    \
+    if (hc_cuda_err_ != cudaSuccess)                                                                      \
+      return HC_ERROR(hc_cuda_err_ == cudaErrorMemoryAllocation ? HC_ERR_RESOURCE : HC_ERR_RUNTIME,       \
+                      "CUDA error in %s: %s (%s)", #expr, cudaGetErrorString(hc_cuda_err_),               \
+                      cudaGetErrorName(hc_cuda_err_));                                                    \
+  } while (0)
+
+#endif
