@@ -1,0 +1,204 @@
+/* Neighbour lists, packing and the non-blocking summing exchange of nodal vectors. */
+#include "mesh/hc_halo.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "mesh/hc_mpi.h"
+
+struct hc_halo {
+  MPI_Comm comm;         /* duplicate of the mesh's communicator, MPI_ERRORS_RETURN */
+  int64_t num_nodes;     /* local nodes of the mesh */
+  int num_neighbors;     /* neighbour ranks, in increasing rank order */
+  int num_lower;         /* neighbours whose rank is below this rank's */
+  int *neighbor;         /* neighbor: [num_neighbors], their ranks */
+  int64_t *offset;       /* offset: [num_neighbors + 1], start of each neighbour's list in index */
+  int32_t *index;        /* index: [offset[num_neighbors]], local nodes shared with each neighbour */
+  int64_t num_shared;    /* local nodes shared with any neighbour */
+  int32_t *shared;       /* shared: [num_shared], those nodes */
+  void *send_buf;        /* [offset[num_neighbors]] values, sized for double */
+  void *recv_buf;        /* [offset[num_neighbors]] values, sized for double */
+  void *work;            /* [num_nodes] values, sized for double: sums of shared nodes */
+  MPI_Request *requests; /* [2 * num_neighbors]: receives, then sends */
+};
+
+/* The range of local node indices along direction d that a neighbour at offset o shares. */
+static void shared_range(const hc_mesh *mesh, int d, int o, int64_t *lo, int64_t *hi) {
+  *lo = o > 0 ? mesh->local_nodes[d] - 1 : 0;
+  *hi = o < 0 ? 0 : mesh->local_nodes[d] - 1;
+}
+
+int hc_halo_create(const hc_mesh *mesh, hc_halo **halo) {
+  int ierr = HC_OK;
+  hc_halo *h = NULL;
+  uint8_t *mark = NULL;
+  HC_CHECK(mesh && halo, HC_ERR_INPUT, "hc_halo_create: NULL argument");
+  *halo = NULL;
+  h = calloc(1, sizeof(*h));
+  HC_CHECK(h, HC_ERR_RESOURCE, "rank %d: out of memory allocating the halo", mesh->rank);
+  h->comm = MPI_COMM_NULL;
+  h->num_nodes = mesh->num_nodes;
+  h->neighbor = malloc(26 * sizeof(*h->neighbor));
+  h->offset = malloc(27 * sizeof(*h->offset));
+  mark = calloc((size_t)mesh->num_nodes, sizeof(*mark));
+  HC_CHECK_GOTO(h->neighbor && h->offset && mark, HC_ERR_RESOURCE, cleanup, "rank %d: out of memory in the halo",
+                mesh->rank);
+
+  /* Neighbours in (z, y, x) lexicographic order of their offsets, which is increasing rank order. */
+  int offsets[26][3], nn = 0;
+  h->offset[0] = 0;
+  for (int oz = -1; oz <= 1; oz++) {
+    for (int oy = -1; oy <= 1; oy++) {
+      for (int ox = -1; ox <= 1; ox++) {
+        int o[3] = {ox, oy, oz}, nc[3], inside = 1;
+        if (!ox && !oy && !oz) {
+          h->num_lower = nn;
+          continue;
+        }
+        for (int d = 0; d < 3; d++) {
+          nc[d] = mesh->rank_coords[d] + o[d];
+          if (nc[d] < 0 || nc[d] >= mesh->rank_grid[d]) inside = 0;
+        }
+        if (!inside) continue;
+        int64_t count = 1;
+        for (int d = 0; d < 3; d++) {
+          int64_t lo, hi;
+          shared_range(mesh, d, o[d], &lo, &hi);
+          count *= hi - lo + 1;
+        }
+        memcpy(offsets[nn], o, sizeof(o));
+        h->neighbor[nn] = hc_partition_rank(mesh->rank_grid, nc);
+        h->offset[nn + 1] = h->offset[nn] + count;
+        nn++;
+      }
+    }
+  }
+  h->num_neighbors = nn;
+  const int64_t total = h->offset[nn];
+  h->index = malloc((size_t)(total > 0 ? total : 1) * sizeof(*h->index));
+  h->send_buf = malloc((size_t)(total > 0 ? total : 1) * sizeof(double));
+  h->recv_buf = malloc((size_t)(total > 0 ? total : 1) * sizeof(double));
+  h->work = malloc((size_t)mesh->num_nodes * sizeof(double));
+  h->requests = malloc((size_t)(2 * nn > 0 ? 2 * nn : 1) * sizeof(*h->requests));
+  HC_CHECK_GOTO(h->index && h->send_buf && h->recv_buf && h->work && h->requests, HC_ERR_RESOURCE, cleanup,
+                "rank %d: out of memory allocating halo buffers of %lld values", mesh->rank, (long long)total);
+
+  /* Shared nodes in local (x fastest) order, which is their global order on both sides. */
+  const int64_t *ln = mesh->local_nodes;
+  for (int i = 0; i < nn; i++) {
+    int64_t lo[3], hi[3], k = h->offset[i];
+    for (int d = 0; d < 3; d++) shared_range(mesh, d, offsets[i][d], &lo[d], &hi[d]);
+    for (int64_t c = lo[2]; c <= hi[2]; c++) {
+      for (int64_t b = lo[1]; b <= hi[1]; b++) {
+        for (int64_t a = lo[0]; a <= hi[0]; a++) {
+          const int32_t n = (int32_t)(a + ln[0] * (b + ln[1] * c));
+          h->index[k++] = n;
+          mark[n] = 1;
+        }
+      }
+    }
+  }
+  h->num_shared = 0;
+  for (int64_t n = 0; n < mesh->num_nodes; n++) h->num_shared += mark[n];
+  h->shared = malloc((size_t)(h->num_shared > 0 ? h->num_shared : 1) * sizeof(*h->shared));
+  HC_CHECK_GOTO(h->shared, HC_ERR_RESOURCE, cleanup, "rank %d: out of memory in the halo", mesh->rank);
+  for (int64_t n = 0, k = 0; n < mesh->num_nodes; n++) {
+    if (mark[n]) h->shared[k++] = (int32_t)n;
+  }
+
+  HC_CALL_MPI_GOTO(MPI_Comm_dup(mesh->comm, &h->comm), cleanup);
+  HC_CALL_MPI_GOTO(MPI_Comm_set_errhandler(h->comm, MPI_ERRORS_RETURN), cleanup);
+  *halo = h;
+  h = NULL;
+cleanup:
+  free(mark);
+  if (h) hc_halo_destroy(&h);
+  return ierr;
+}
+
+/* Packing and summing for one scalar type T, generated for double and float from one source. */
+#define HC_HALO_DEFINE_TYPED(T)                                                                \
+  static void halo_pack_##T(const hc_halo *h, const T *x) {                                    \
+    T *send = h->send_buf;                                                                     \
+    for (int64_t k = 0; k < h->offset[h->num_neighbors]; k++) send[k] = x[h->index[k]];        \
+  }                                                                                            \
+  static void halo_add_##T(const hc_halo *h, int first, int last, T *work) {                   \
+    const T *recv = h->recv_buf;                                                               \
+    for (int64_t k = h->offset[first]; k < h->offset[last]; k++) work[h->index[k]] += recv[k]; \
+  }                                                                                            \
+  static void halo_sum_##T(const hc_halo *h, T *x) {                                           \
+    T *work = h->work;                                                                         \
+    for (int64_t s = 0; s < h->num_shared; s++) work[h->shared[s]] = 0;                        \
+    halo_add_##T(h, 0, h->num_lower, work);                                                    \
+    for (int64_t s = 0; s < h->num_shared; s++) work[h->shared[s]] += x[h->shared[s]];         \
+    halo_add_##T(h, h->num_lower, h->num_neighbors, work);                                     \
+    for (int64_t s = 0; s < h->num_shared; s++) x[h->shared[s]] = work[h->shared[s]];          \
+  }
+
+HC_HALO_DEFINE_TYPED(double)
+HC_HALO_DEFINE_TYPED(float)
+
+int hc_halo_exchange(hc_halo *halo, hc_precision precision, void *x) {
+  HC_CHECK(halo && (x || halo->num_nodes == 0), HC_ERR_INPUT, "hc_halo_exchange: NULL argument");
+  HC_CHECK(precision == HC_DOUBLE || precision == HC_FLOAT, HC_ERR_INPUT, "hc_halo_exchange: unknown precision %d",
+           (int)precision);
+  hc_halo *h = halo;
+  const int nn = h->num_neighbors;
+  if (nn == 0) return HC_OK;
+  const MPI_Datatype type = precision == HC_DOUBLE ? MPI_DOUBLE : MPI_FLOAT;
+  const size_t size = hc_precision_size(precision);
+  char *send = h->send_buf, *recv = h->recv_buf;
+  for (int i = 0; i < nn; i++) {
+    HC_CALL_MPI(MPI_Irecv(recv + h->offset[i] * size, (int)(h->offset[i + 1] - h->offset[i]), type, h->neighbor[i], 0,
+                          h->comm, &h->requests[i]));
+  }
+  if (precision == HC_DOUBLE) {
+    halo_pack_double(h, x);
+  } else {
+    halo_pack_float(h, x);
+  }
+  for (int i = 0; i < nn; i++) {
+    HC_CALL_MPI(MPI_Isend(send + h->offset[i] * size, (int)(h->offset[i + 1] - h->offset[i]), type, h->neighbor[i], 0,
+                          h->comm, &h->requests[nn + i]));
+  }
+  HC_CALL_MPI(MPI_Waitall(2 * nn, h->requests, MPI_STATUSES_IGNORE));
+  if (precision == HC_DOUBLE) {
+    halo_sum_double(h, x);
+  } else {
+    halo_sum_float(h, x);
+  }
+  return HC_OK;
+}
+
+int hc_halo_get_stats(const hc_halo *halo, hc_precision precision, hc_halo_stats *stats) {
+  HC_CHECK(halo && stats, HC_ERR_INPUT, "hc_halo_get_stats: NULL argument");
+  HC_CHECK(precision == HC_DOUBLE || precision == HC_FLOAT, HC_ERR_INPUT, "hc_halo_get_stats: unknown precision %d",
+           (int)precision);
+  stats->num_neighbors = halo->num_neighbors;
+  stats->shared_nodes = halo->num_shared;
+  stats->send_values = halo->offset[halo->num_neighbors];
+  stats->send_bytes = stats->send_values * (int64_t)hc_precision_size(precision);
+  stats->recv_bytes = stats->send_bytes;
+  return HC_OK;
+}
+
+int hc_halo_destroy(hc_halo **halo) {
+  if (!halo || !*halo) return HC_OK;
+  hc_halo *h = *halo;
+  int ierr = HC_OK;
+  free(h->neighbor);
+  free(h->offset);
+  free(h->index);
+  free(h->shared);
+  free(h->send_buf);
+  free(h->recv_buf);
+  free(h->work);
+  free(h->requests);
+  if (h->comm != MPI_COMM_NULL) {
+    int err = MPI_Comm_free(&h->comm);
+    if (err != MPI_SUCCESS) ierr = hc_mpi_error(err, "MPI_Comm_free(&h->comm)", __FILE__, __LINE__, __func__);
+  }
+  free(h);
+  *halo = NULL;
+  return ierr;
+}

@@ -1,0 +1,51 @@
+/* Halo exchange of nodal vectors: sums each shared node's contributions over every rank that touches it. */
+#ifndef HC_HALO_H
+#define HC_HALO_H
+
+#include <stdint.h>
+
+#include "kernels/hc_kernels.h"
+#include "mesh/hc_mesh.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Opaque: the neighbours of one rank (faces, edges and corners of its block, up to 26), the local
+   nodes shared with each (send and receive lists, the same nodes in the same global order on both
+   sides), message buffers and requests, all set up once by hc_halo_create. */
+typedef struct hc_halo hc_halo;
+
+/* Traffic of one hc_halo_exchange on this rank, for the performance model. */
+typedef struct {
+  int num_neighbors;    /* ranks this rank exchanges with, 0..26; one message each way per neighbour */
+  int64_t shared_nodes; /* local nodes touched by at least one other rank */
+  int64_t send_values;  /* nodal values sent per exchange (a node shared with k ranks is sent k times) */
+  int64_t send_bytes;   /* bytes sent per exchange in the precision asked for */
+  int64_t recv_bytes;   /* bytes received per exchange (equal to send_bytes: the pattern is symmetric) */
+} hc_halo_stats;
+
+/* Builds the halo of mesh: neighbour ranks and shared-node index lists, buffers sized for double
+   (float uses the same buffers). Collective over mesh->comm (duplicates it, so that halo messages never
+   meet other traffic). The mesh must outlive the halo. */
+int hc_halo_create(const hc_mesh *mesh, hc_halo **halo);
+
+/* Sums a nodal vector over ranks: on return, x[n] of every local node n (owned or not) holds the
+   sum of the x[n] that every rank touching that node passed in. Contributions are added in increasing
+   rank order, so every rank ends with bitwise the same value for a shared node.
+   x: [num_nodes] of mesh->num_nodes values in precision (HC_DOUBLE or HC_FLOAT), in and out.
+   Collective over the mesh's communicator: every rank calls it, in the same precision (only neighbours
+   talk, with non-blocking MPI_Irecv/MPI_Isend/MPI_Waitall; there is no global synchronisation). */
+int hc_halo_exchange(hc_halo *halo, hc_precision precision, void *x);
+
+/* Traffic of one exchange on this rank in the given precision. Not collective. */
+int hc_halo_get_stats(const hc_halo *halo, hc_precision precision, hc_halo_stats *stats);
+
+/* Frees a halo; accepts NULL and *halo == NULL, sets *halo to NULL. Collective over the mesh's communicator. */
+int hc_halo_destroy(hc_halo **halo);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
