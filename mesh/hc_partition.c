@@ -1,7 +1,6 @@
 /* Rank grid choice for a box of cells and the cell range of each block. */
 #include "mesh/hc_partition.h"
 
-#include <stdio.h>
 #include <string.h>
 
 const char *hc_sizing_name(hc_sizing sizing) {

@@ -179,7 +179,7 @@ static void test_jitter(void **state) {
   (void)state;
   const double amp = nextafter(HC_MESH_JITTER_MAX, 0);
   hc_mesh *m = make_mesh(HC_SIZING_GLOBAL, 12, 6, 5, 2, amp);
-  const int64_t *N = m->global_cells;
+  const int64_t N[3] = {m->global_cells[0], m->global_cells[1], m->global_cells[2]};
   const int64_t nv = (N[0] + 1) * (N[1] + 1) * (N[2] + 1);
   double *lo = malloc((size_t)nv * 3 * sizeof(double)), *hi = malloc((size_t)nv * 3 * sizeof(double));
   double *glo = malloc((size_t)nv * 3 * sizeof(double)), *ghi = malloc((size_t)nv * 3 * sizeof(double));
@@ -417,6 +417,12 @@ static void test_bad_input(void **state) {
     snprintf(want, sizeof(want), "at most %d ranks", nranks_ - 1);
     EXPECT(strstr(hc_error_message(), want), "message \"%s\" lacks \"%s\"", hc_error_message(), want);
   }
+  /* Too many nodes for one rank's 32-bit local ids, refused before anything is allocated. */
+  hc_mesh_params_init(&p);
+  p.order = 4;
+  for (int d = 0; d < 3; d++) p.cells[d] = 1000;
+  EXPECT(hc_mesh_create(MPI_COMM_WORLD, &p, &m) == HC_ERR_INPUT && m == NULL, "huge block accepted");
+  EXPECT(strstr(hc_error_message(), "32-bit local ids"), "message \"%s\"", hc_error_message());
   /* Destroy accepts NULL. */
   EXPECT(hc_mesh_destroy(NULL) == HC_OK && hc_mesh_destroy(&m) == HC_OK, "destroy NULL");
   EXPECT(hc_halo_destroy(NULL) == HC_OK, "destroy NULL");

@@ -152,6 +152,47 @@ static void test_grid_too_many_ranks(void **state) {
   assert_message_has("0 x 4 x 4");
 }
 
+/* A billion cells and more: grids, vertex ids and node ids stay in 64 bits. */
+static void test_billion_cells(void **state) {
+  (void)state;
+  int g[3];
+  const int64_t big[3] = {1024, 1024, 1024}, huge[3] = {4000, 3000, 2000};
+  assert_int_equal(hc_partition_grid(4096, HC_SIZING_GLOBAL, big, g), HC_OK);
+  assert_true(g[0] == 16 && g[1] == 16 && g[2] == 16);
+  assert_int_equal(hc_partition_grid(131071, HC_SIZING_GLOBAL, huge, g), HC_ERR_INPUT); /* a prime above 4000 */
+  assert_message_has("24000000000 cells");
+
+  /* The numbering helpers only read sizes, so a mesh too big to allocate can be described on the stack. */
+  hc_mesh m;
+  memset(&m, 0, sizeof(m));
+  hc_mesh_params_init(&m.params);
+  m.params.jitter = 0.1;
+  m.order = 4;
+  for (int d = 0; d < 3; d++) {
+    m.global_cells[d] = huge[d];
+    m.length[d] = 1.0;
+    m.cell_size[d] = 1.0 / (double)huge[d];
+    m.global_nodes[d] = 4 * huge[d] + 1;
+  }
+  const int64_t last = m.global_nodes[0] * m.global_nodes[1] * m.global_nodes[2] - 1,
+                ijk_last[3] = {16000, 12000, 8000};
+  int64_t ijk[3];
+  assert_true(last > ((int64_t)1 << 40));
+  hc_mesh_node_global_index(&m, last, ijk);
+  assert_memory_equal(ijk, ijk_last, sizeof(ijk));
+  hc_mesh_node_global_index(&m, last - m.global_nodes[0], ijk);
+  assert_true(ijk[0] == 16000 && ijk[1] == 11999 && ijk[2] == 8000);
+  double X[3], Y[3];
+  assert_int_equal(hc_mesh_vertex_reference(&m, 4000, 3000, 2000, X), HC_OK);
+  assert_true(X[0] == 1.0 && X[1] == 1.0 && X[2] == 1.0);
+  /* Interior vertices whose ids differ only above bit 32 get different jitter. */
+  const int64_t stride = (huge[0] + 1) * (huge[1] + 1); /* about 1.2e7 ids per z plane */
+  assert_int_equal(hc_mesh_vertex_reference(&m, 7, 5, 1000, X), HC_OK);
+  assert_int_equal(hc_mesh_vertex_reference(&m, 7, 5, 1000 + ((int64_t)1 << 32) / stride, Y), HC_OK);
+  assert_true(X[0] != Y[0]);
+  assert_int_equal(hc_mesh_vertex_reference(&m, 4001, 0, 0, X), HC_ERR_INPUT);
+}
+
 static void test_sizing_names(void **state) {
   (void)state;
   hc_sizing s;
@@ -204,7 +245,7 @@ int main(void) {
       cmocka_unit_test(test_block_split),           cmocka_unit_test(test_rank_coords),
       cmocka_unit_test(test_grid_every_rank_count), cmocka_unit_test(test_grid_shapes),
       cmocka_unit_test(test_grid_too_many_ranks),   cmocka_unit_test(test_sizing_names),
-      cmocka_unit_test(test_params_validate),
+      cmocka_unit_test(test_billion_cells),         cmocka_unit_test(test_params_validate),
   };
   return cmocka_run_group_tests_name("mesh_partition", tests, NULL, NULL);
 }
