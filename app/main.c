@@ -49,9 +49,10 @@ int main(int argc, char **argv) {
     return 0;
   }
   int err;
-  if (argc < 2) {
-    char *demo_argv[] = {"demo", NULL};
-    err = hc_cmd_demo(1, demo_argv);
+  if (argc < 2 || argv[1][0] == '-') {
+    /* No subcommand: the demo, with any options given. */
+    argv[0] = "demo";
+    err = hc_cmd_demo(argc, argv);
   } else if (strcmp(argv[1], "contract") == 0) {
     err = hc_cmd_contract(argc - 1, argv + 1);
   } else if (strcmp(argv[1], "demo") == 0) {

@@ -120,6 +120,7 @@ int hc_layout_convert(const hc_contract *k, hc_array which, hc_layout src_layout
 /* A backend: a table of function pointers filled with designated initialisers. Pointers passed to a
    backend's functions live in that backend's memory (host memory for serial and openmp, device
    memory for cuda). */
+struct hc_celldata_desc; /* kernels/hc_celldata.h */
 typedef struct hc_backend {
   const char *name;
   const char *description;
@@ -133,6 +134,9 @@ typedef struct hc_backend {
   int (*copy_to_device)(void *dst, const void *h_src, size_t bytes);
   int (*copy_to_host)(void *h_dst, const void *src, size_t bytes);
   int (*synchronize)(void);
+  /* Fills the left and right arrays of kernel from the cells of desc (see hc_celldata_fill); NULL when the
+     backend computes no cell data. */
+  int (*celldata)(const struct hc_celldata_desc *desc, hc_kernel kernel, void *left, void *right);
 } hc_backend;
 
 /* Names of every backend hexcontract knows, built or not: "serial", "openmp", "cuda". */

@@ -2,6 +2,7 @@
 #include <omp.h>
 
 #include "kernels/hc_kernels.h"
+#include "kernels/hc_celldata.h"
 #include "kernels/serial/hc_host_memory.h"
 
 /* Cells per block in the cell-minor loops: a few vector widths, small enough to sit in L1. */
@@ -41,4 +42,5 @@ const hc_backend hc_backend_openmp = {
     .copy_to_device = hc_host_copy,
     .copy_to_host = hc_host_copy,
     .synchronize = hc_host_synchronize,
+    .celldata = hc_celldata_fill_openmp,
 };

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "kernels/hc_kernels.h"
+#include "kernels/hc_celldata.h"
 #include "kernels/serial/hc_host_memory.h"
 
 #define HC_REAL double
@@ -70,4 +71,5 @@ const hc_backend hc_backend_serial = {
     .copy_to_device = hc_host_copy,
     .copy_to_host = hc_host_copy,
     .synchronize = hc_host_synchronize,
+    .celldata = hc_celldata_fill_serial,
 };

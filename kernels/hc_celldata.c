@@ -1,0 +1,135 @@
+/* Backend-independent parts of the cell data: the descriptor, dispatch and the host geometry helpers. */
+#include "kernels/hc_celldata.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void hc_celldata_desc_init(hc_celldata_desc *desc, const hc_basis *basis, int64_t C, const double *X0, double LX,
+                           double LY, double LZ) {
+  memset(desc, 0, sizeof(*desc));
+  desc->C = C;
+  desc->X0 = X0;
+  desc->t = 0.0;
+  desc->motion.LX = LX, desc->motion.LY = LY, desc->motion.LZ = LZ;
+  desc->motion.A = 0.0, desc->motion.omega = 0.0;
+  desc->data.mode = HC_DATA_SMOOTH;
+  desc->data.LX = LX, desc->data.LY = LY, desc->data.LZ = LZ;
+  desc->basis = basis;
+  desc->layout = HC_LAYOUT_CELL_MAJOR;
+  desc->precision = HC_DOUBLE;
+}
+
+int hc_celldata_validate(const hc_celldata_desc *desc) {
+  HC_CHECK(desc, HC_ERR_INPUT, "cell data: no descriptor");
+  HC_CHECK(desc->C >= 1, HC_ERR_INPUT, "cell data: cell count C must be >= 1, got %lld", (long long)desc->C);
+  HC_CHECK(desc->X0, HC_ERR_INPUT, "cell data: no vertex array X0");
+  HC_CHECK(desc->basis, HC_ERR_INPUT, "cell data: no basis");
+  const hc_motion *m = &desc->motion;
+  HC_CHECK(m->LY > 0 && m->LZ > 0, HC_ERR_INPUT, "cell data: motion box lengths LY, LZ must be > 0, got %g, %g", m->LY,
+           m->LZ);
+  const hc_data_params *d = &desc->data;
+  HC_CHECK(d->LX > 0 && d->LY > 0 && d->LZ > 0, HC_ERR_INPUT,
+           "cell data: data box lengths LX, LY, LZ must be > 0, got %g, %g, %g", d->LX, d->LY, d->LZ);
+  HC_CHECK(d->mode == HC_DATA_SMOOTH || d->mode == HC_DATA_CONSTANT || d->mode == HC_DATA_POLYNOMIAL, HC_ERR_INPUT,
+           "cell data: invalid data mode %d (expected smooth 0, constant 1 or polynomial 2)", (int)d->mode);
+  HC_CHECK(d->mode != HC_DATA_POLYNOMIAL || (d->degree[0] >= 0 && d->degree[1] >= 0 && d->degree[2] >= 0), HC_ERR_INPUT,
+           "cell data: polynomial degrees must be >= 0, got %d, %d, %d", d->degree[0], d->degree[1], d->degree[2]);
+  HC_CHECK(desc->layout == HC_LAYOUT_CELL_MAJOR || desc->layout == HC_LAYOUT_CELL_MINOR, HC_ERR_INPUT,
+           "cell data: invalid layout %d", (int)desc->layout);
+  HC_CHECK(desc->precision == HC_DOUBLE || desc->precision == HC_FLOAT, HC_ERR_INPUT, "cell data: invalid precision %d",
+           (int)desc->precision);
+  return HC_OK;
+}
+
+int hc_celldata_contract(const hc_celldata_desc *desc, hc_kernel kernel, hc_contract *k) {
+  HC_CHECK(kernel >= 0 && kernel < HC_NUM_KERNELS, HC_ERR_INPUT, "cell data: invalid kernel id %d", (int)kernel);
+  HC_CALL(hc_celldata_validate(desc));
+  hc_family fam = hc_kernel_family(kernel);
+  hc_contract_init(k, kernel);
+  k->C = desc->C;
+  k->L = fam == HC_FAMILY_DATADATA ? 1 : desc->basis->L;
+  k->R = fam == HC_FAMILY_FIELDFIELD ? desc->basis->L : 1;
+  k->P = k->P_data = desc->basis->P;
+  k->D = hc_kernel_rank(kernel) == HC_RANK_SCALAR ? 1 : 3;
+  k->layout = desc->layout;
+  k->precision = desc->precision;
+  return HC_OK;
+}
+
+int hc_celldata_fill(const hc_backend *backend, const hc_celldata_desc *desc, hc_kernel kernel, void *left,
+                     void *right) {
+  hc_contract k;
+  HC_CHECK(backend, HC_ERR_INPUT, "cell data: no backend");
+  HC_CALL(hc_celldata_contract(desc, kernel, &k));
+  HC_CHECK(left && right, HC_ERR_INPUT, "cell data: %s needs both a left and a right array", hc_kernel_name(kernel));
+  HC_CHECK(backend->celldata, HC_ERR_UNSUPPORTED, "backend %s does not compute cell data", backend->name);
+  return backend->celldata(desc, kernel, left, right);
+}
+
+int hc_celldata_cell_error(const hc_celldata_desc *desc, int64_t c, const double *h_X0c) {
+  const hc_basis *b = desc->basis;
+  double xv[8][3];
+  hc_pw_cell_vertices(&desc->motion, desc->t, h_X0c, xv);
+  double det_floor = hc_pw_det_floor(xv);
+  for (int p = 0; p < b->P; p++) {
+    hc_point_geom g;
+    const double *xi = &b->qpts[3 * p];
+    if (!hc_pw_geometry(xv, xi, b->qwts[p], det_floor, &g)) {
+      return HC_ERROR(HC_ERR_INPUT,
+                      "cell %lld is inverted or degenerate at t = %g: det J = %g at quadrature point %d "
+                      "(xi = %.3f, %.3f, %.3f; x = %g, %g, %g), must exceed %g (its vertices cross or collapse: "
+                      "reduce the jitter or the shear amplitude)",
+                      (long long)c, desc->t, g.det, p, xi[0], xi[1], xi[2], g.x[0], g.x[1], g.x[2], det_floor);
+    }
+  }
+  return HC_ERROR(HC_ERR_RUNTIME,
+                  "cell %lld was flagged as inverted or degenerate, but its host recomputation is valid", (long long)c);
+}
+
+int hc_celldata_geometry(const hc_celldata_desc *desc, hc_point_geom *geom) {
+  HC_CALL(hc_celldata_validate(desc));
+  const hc_basis *b = desc->basis;
+  const int P = b->P;
+  for (int64_t c = 0; c < desc->C; c++) {
+    const double *X0c = desc->X0 + 24 * c;
+    double xv[8][3];
+    hc_pw_cell_vertices(&desc->motion, desc->t, X0c, xv);
+    double det_floor = hc_pw_det_floor(xv);
+    for (int p = 0; p < P; p++) {
+      if (!hc_pw_geometry(xv, &b->qpts[3 * p], b->qwts[p], det_floor, &geom[c * P + p])) {
+        return hc_celldata_cell_error(desc, c, X0c);
+      }
+    }
+  }
+  return HC_OK;
+}
+
+int hc_celldata_volumes(const hc_celldata_desc *desc, double *volume) {
+  HC_CALL(hc_celldata_validate(desc));
+  const hc_basis *b = desc->basis;
+  for (int64_t c = 0; c < desc->C; c++) {
+    const double *X0c = desc->X0 + 24 * c;
+    double xv[8][3];
+    hc_pw_cell_vertices(&desc->motion, desc->t, X0c, xv);
+    double det_floor = hc_pw_det_floor(xv), sum = 0.0;
+    for (int p = 0; p < b->P; p++) {
+      hc_point_geom g;
+      if (!hc_pw_geometry(xv, &b->qpts[3 * p], b->qwts[p], det_floor, &g)) return hc_celldata_cell_error(desc, c, X0c);
+      sum += g.wdet;
+    }
+    volume[c] = sum;
+  }
+  return HC_OK;
+}
+
+int hc_celldata_nodes(const hc_celldata_desc *desc, double *x) {
+  HC_CALL(hc_celldata_validate(desc));
+  const hc_basis *b = desc->basis;
+  const int L = b->L;
+  for (int64_t c = 0; c < desc->C; c++) {
+    double xv[8][3], J[3][3];
+    hc_pw_cell_vertices(&desc->motion, desc->t, desc->X0 + 24 * c, xv);
+    for (int l = 0; l < L; l++) hc_pw_trilinear(xv, &b->nodes[3 * l], &x[(c * L + l) * 3], J);
+  }
+  return HC_OK;
+}

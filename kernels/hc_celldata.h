@@ -1,0 +1,83 @@
+/* Per-cell data of the finite-element workload (SPEC.md section 2): geometry of moving trilinear cells and
+   the left and right arrays that feed the nine contractions, computed by a backend. */
+#ifndef HC_CELLDATA_H
+#define HC_CELLDATA_H
+
+#include <stdint.h>
+
+#include "kernels/hc_basis.h"
+#include "kernels/hc_kernels.h"
+#include "kernels/hc_pointwise.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What to compute: C cells of the basis's order and quadrature at time t, in one layout and precision.
+   Reference coordinates are [-1,1]^3; cell c's vertex v = a + 2b + 4c sits at corner offsets (a,b,c) in
+   (x,y,z), i.e. at reference point (2a-1, 2b-1, 2c-1). */
+typedef struct hc_celldata_desc {
+  int64_t C;             /* cells */
+  const double *X0;      /* vertex positions before the shear (jittered): [C][8][3]; borrowed. For
+                            hc_celldata_fill in the backend's memory, for the host helpers in host memory */
+  double t;              /* time */
+  hc_motion motion;      /* shear applied to every vertex at time t */
+  hc_data_params data;   /* data functions f, g, F, kappa, s, u, sigma, eps */
+  const hc_basis *basis; /* reference element (host memory); borrowed */
+  hc_layout layout;      /* layout of the arrays hc_celldata_fill writes */
+  hc_precision precision;
+} hc_celldata_desc;
+
+/* Fills desc with C cells at X0 on basis: t = 0, no motion (A = 0, box LX x LY x LZ), smooth data
+   scaled to the box, cell-major, double. */
+void hc_celldata_desc_init(hc_celldata_desc *desc, const hc_basis *basis, int64_t C, const double *X0, double LX,
+                           double LY, double LZ);
+
+/* Checks desc: C >= 1, X0 and basis set, positive box lengths, valid mode, layout and precision. */
+int hc_celldata_validate(const hc_celldata_desc *desc);
+
+/* The contraction problem whose left and right arrays hc_celldata_fill writes for kernel: C cells,
+   L = R = (p+1)^3 fields, P = q^3 points, D = 3, P_data = P, desc's layout and precision. */
+int hc_celldata_contract(const hc_celldata_desc *desc, hc_kernel kernel, hc_contract *k);
+
+/* Fills left and right (backend memory, shapes and layout of hc_celldata_contract) for kernel:
+     FieldFieldScalar  left phi_l w|J|               right phi_r
+     FieldFieldVector  left d_i phi_l w|J|           right d_i phi_r
+     FieldFieldTensor  left kappa_ij d_i phi_l w|J|  right d_j phi_r (replicated over i)
+     DataFieldScalar   left as FieldFieldScalar      right f
+     DataFieldVector   left as FieldFieldVector      right F_i
+     DataFieldTensor   left as FieldFieldTensor      right s_ij
+     DataDataScalar    left f w|J|                   right g
+     DataDataVector    left u_i w|J|                 right u_i
+     DataDataTensor    left sigma_ij w|J|            right eps_ij
+   Everything is computed in double and stored in desc->precision. An inverted or degenerate cell
+   (det J <= HC_DET_RTOL * size^3 at some point) is HC_ERR_INPUT naming the lowest such cell and its
+   point; the arrays are then not to be used. A backend without cell data gives HC_ERR_UNSUPPORTED. */
+int hc_celldata_fill(const hc_backend *backend, const hc_celldata_desc *desc, hc_kernel kernel, void *left,
+                     void *right);
+
+/* Host, serial: the geometry of every cell and point. desc->X0 in host memory. geom: [C][P]. Inverted or
+   degenerate cells are the same error as in hc_celldata_fill. */
+int hc_celldata_geometry(const hc_celldata_desc *desc, hc_point_geom *geom);
+
+/* Host, serial: each cell's volume, sum_p w_p |det J|. desc->X0 in host memory. volume: [C]. */
+int hc_celldata_volumes(const hc_celldata_desc *desc, double *volume);
+
+/* Host, serial: physical coordinates of each cell's GLL nodes at time t (the trilinear map of the sheared
+   vertices at basis->nodes), for nodal interpolants. desc->X0 in host memory. x: [C][L][3], cell-major
+   whatever desc->layout says. Nodes shared by neighbouring cells get the same coordinates. */
+int hc_celldata_nodes(const hc_celldata_desc *desc, double *x);
+
+/* Raises the error for cell c, which a backend found inverted or degenerate: recomputes the cell from
+   h_X0c ([8][3], host memory) and names the cell, the first bad point and its det J. Returns the code. */
+int hc_celldata_cell_error(const hc_celldata_desc *desc, int64_t c, const double *h_X0c);
+
+/* The backends' implementations (the `celldata` member of their tables): desc already validated. */
+int hc_celldata_fill_serial(const hc_celldata_desc *desc, hc_kernel kernel, void *left, void *right);
+int hc_celldata_fill_openmp(const hc_celldata_desc *desc, hc_kernel kernel, void *left, void *right);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,358 @@
+/* Point-wise maths of the cell data, compiled by the host C compiler and by nvcc: the mesh motion,
+   1D Lagrange basis, trilinear geometry, the data functions of SPEC.md section 2 and the entries of
+   the nine contractions' left and right arrays. */
+#ifndef HC_POINTWISE_H
+#define HC_POINTWISE_H
+
+#include <math.h>
+
+#include "kernels/hc_kernels.h"
+
+#ifdef __CUDACC__
+#define HC_HOST_DEVICE __host__ __device__
+#else
+#define HC_HOST_DEVICE
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HC_PI 3.14159265358979323846
+
+/* A cell whose det J at some point is at most HC_DET_RTOL * s^3, with s half the diagonal of the
+   cell's bounding box, is inverted or degenerate. An undeformed cube has det J / s^3 = 0.19. */
+#define HC_DET_RTOL 1e-10
+
+/* The time-dependent shear of SPEC.md section 2, applied to each vertex:
+   x = X + A sin(2 pi Y/LY) sin(2 pi Z/LZ) sin(omega t), y = Y, z = Z. Lengths in mesh units,
+   omega in radians per unit time. Points on the y and z faces stay put (a sine vanishes there) and
+   both x faces shift alike, so the total volume stays LX*LY*LZ. */
+typedef struct hc_motion {
+  double LX, LY, LZ; /* box size */
+  double A;          /* shear amplitude (0: no motion) */
+  double omega;      /* angular frequency */
+} hc_motion;
+
+/* Which data functions f, g, F, kappa, s, u, sigma, eps the cell data uses.
+   HC_DATA_SMOOTH: the smooth functions below (hc_data_f ... hc_data_sigma_eps).
+   HC_DATA_CONSTANT: f = g = 1, F = (1,1,1), kappa = s = I, u = e_x, sigma = eps = e_x e_x^T, so that
+     every DataData kernel integrates 1 (the volume check) and kappa's stiffness is the Laplacian.
+   HC_DATA_POLYNOMIAL: f = x^a y^b z^c (physical coordinates, degree = {a,b,c}; the exactness check),
+     everything else as in HC_DATA_CONSTANT. */
+typedef enum { HC_DATA_SMOOTH = 0, HC_DATA_CONSTANT = 1, HC_DATA_POLYNOMIAL = 2 } hc_data_mode;
+
+typedef struct hc_data_params {
+  hc_data_mode mode;
+  double LX, LY, LZ; /* the smooth functions use s = (x/LX, y/LY, z/LZ) */
+  int degree[3];     /* HC_DATA_POLYNOMIAL: exponents of x, y, z in f */
+} hc_data_params;
+
+/* Geometry of the trilinear map at one point. */
+typedef struct hc_point_geom {
+  double x[3];       /* physical point */
+  double Jinv[3][3]; /* J^-1, J[i][k] = dx_i / dxi_k */
+  double det;        /* det J */
+  double wdet;       /* quadrature weight times |det J| */
+} hc_point_geom;
+
+/* The data functions at one point (only those its kernel needs are filled). */
+typedef struct hc_point_data {
+  double f, g;
+  double F[3], u[3];
+  double kappa[3][3], s[3][3], sigma[3][3], eps[3][3];
+} hc_point_data;
+
+/* Shears one vertex: X (reference position) to x at time t. */
+HC_HOST_DEVICE static inline void hc_motion_apply(const hc_motion *m, double t, const double X[3], double x[3]) {
+  double shift =
+      m->A == 0.0 ? 0.0 : m->A * sin(2.0 * HC_PI * X[1] / m->LY) * sin(2.0 * HC_PI * X[2] / m->LZ) * sin(m->omega * t);
+  x[0] = X[0] + shift;
+  x[1] = X[1];
+  x[2] = X[2];
+}
+
+/* The 8 vertices of a cell at time t. X0c: [8][3] reference positions, vertex v = a + 2b + 4c. */
+HC_HOST_DEVICE static inline void hc_pw_cell_vertices(const hc_motion *m, double t, const double *X0c,
+                                                      double xv[8][3]) {
+  for (int v = 0; v < 8; v++) hc_motion_apply(m, t, X0c + 3 * v, xv[v]);
+}
+
+/* Values phi[a] and derivatives dphi[a] (either may be NULL) at x of the n Lagrange polynomials on
+   nodes[0..n-1]: phi_a(nodes[b]) = delta_ab. */
+HC_HOST_DEVICE static inline void hc_lagrange_1d(int n, const double *nodes, double x, double *phi, double *dphi) {
+  for (int a = 0; a < n; a++) {
+    double v = 1.0, d = 0.0;
+    for (int b = 0; b < n; b++) {
+      if (b == a) continue;
+      double inv = 1.0 / (nodes[a] - nodes[b]);
+      /* product rule: d(v * (x - x_b) inv) = d * (x - x_b) inv + v * inv */
+      d = d * (x - nodes[b]) * inv + v * inv;
+      v = v * (x - nodes[b]) * inv;
+    }
+    if (phi) phi[a] = v;
+    if (dphi) dphi[a] = d;
+  }
+}
+
+/* Trilinear map of the reference cube [-1,1]^3 onto the cell with vertices xv: the point x and the
+   Jacobian J[i][k] = dx_i / dxi_k at xi. */
+HC_HOST_DEVICE static inline void hc_pw_trilinear(const double xv[8][3], const double xi[3], double x[3],
+                                                  double J[3][3]) {
+  for (int i = 0; i < 3; i++) {
+    x[i] = 0.0;
+    for (int k = 0; k < 3; k++) J[i][k] = 0.0;
+  }
+  for (int v = 0; v < 8; v++) {
+    /* corner offsets (a,b,c) of v, as signs s_k = 2 * offset - 1 */
+    double s[3] = {(double)(2 * (v & 1) - 1), (double)(2 * ((v >> 1) & 1) - 1), (double)(2 * ((v >> 2) & 1) - 1)};
+    double h[3] = {0.5 * (1.0 + s[0] * xi[0]), 0.5 * (1.0 + s[1] * xi[1]), 0.5 * (1.0 + s[2] * xi[2])};
+    double N = h[0] * h[1] * h[2];
+    double dN[3] = {0.5 * s[0] * h[1] * h[2], 0.5 * s[1] * h[0] * h[2], 0.5 * s[2] * h[0] * h[1]};
+    for (int i = 0; i < 3; i++) {
+      x[i] += N * xv[v][i];
+      for (int k = 0; k < 3; k++) J[i][k] += dN[k] * xv[v][i];
+    }
+  }
+}
+
+HC_HOST_DEVICE static inline double hc_pw_det3(const double J[3][3]) {
+  return J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) - J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) +
+         J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
+}
+
+/* Jinv = J^-1 = adj(J) / det. */
+HC_HOST_DEVICE static inline void hc_pw_inv3(const double J[3][3], double det, double Jinv[3][3]) {
+  double r = 1.0 / det;
+  Jinv[0][0] = (J[1][1] * J[2][2] - J[1][2] * J[2][1]) * r;
+  Jinv[0][1] = (J[0][2] * J[2][1] - J[0][1] * J[2][2]) * r;
+  Jinv[0][2] = (J[0][1] * J[1][2] - J[0][2] * J[1][1]) * r;
+  Jinv[1][0] = (J[1][2] * J[2][0] - J[1][0] * J[2][2]) * r;
+  Jinv[1][1] = (J[0][0] * J[2][2] - J[0][2] * J[2][0]) * r;
+  Jinv[1][2] = (J[0][2] * J[1][0] - J[0][0] * J[1][2]) * r;
+  Jinv[2][0] = (J[1][0] * J[2][1] - J[1][1] * J[2][0]) * r;
+  Jinv[2][1] = (J[0][1] * J[2][0] - J[0][0] * J[2][1]) * r;
+  Jinv[2][2] = (J[0][0] * J[1][1] - J[0][1] * J[1][0]) * r;
+}
+
+/* The smallest det J a valid cell may have: HC_DET_RTOL * s^3, s half its bounding-box diagonal. */
+HC_HOST_DEVICE static inline double hc_pw_det_floor(const double xv[8][3]) {
+  double lo[3], hi[3];
+  for (int i = 0; i < 3; i++) lo[i] = hi[i] = xv[0][i];
+  for (int v = 1; v < 8; v++) {
+    for (int i = 0; i < 3; i++) {
+      lo[i] = fmin(lo[i], xv[v][i]);
+      hi[i] = fmax(hi[i], xv[v][i]);
+    }
+  }
+  double d2 = 0.0;
+  for (int i = 0; i < 3; i++) d2 += (hi[i] - lo[i]) * (hi[i] - lo[i]);
+  double s = 0.5 * sqrt(d2);
+  return HC_DET_RTOL * s * s * s;
+}
+
+/* Geometry at reference point xi with quadrature weight w. Returns 0 when det J is at most
+   det_floor (or NaN): the cell is inverted or degenerate there, and Jinv is not to be used. */
+HC_HOST_DEVICE static inline int hc_pw_geometry(const double xv[8][3], const double xi[3], double w, double det_floor,
+                                                hc_point_geom *g) {
+  double J[3][3];
+  hc_pw_trilinear(xv, xi, g->x, J);
+  g->det = hc_pw_det3(J);
+  if (!(g->det > det_floor)) {
+    g->wdet = 0.0;
+    for (int i = 0; i < 3; i++)
+      for (int k = 0; k < 3; k++) g->Jinv[i][k] = 0.0;
+    return 0;
+  }
+  hc_pw_inv3(J, g->det, g->Jinv);
+  g->wdet = w * g->det;
+  return 1;
+}
+
+/* Physical gradient grad = J^-T grad_ref: grad_i = sum_k Jinv[k][i] grad_ref_k. */
+HC_HOST_DEVICE static inline void hc_pw_phys_grad(const double Jinv[3][3], const double *grad_ref, double grad[3]) {
+  for (int i = 0; i < 3; i++) grad[i] = Jinv[0][i] * grad_ref[0] + Jinv[1][i] * grad_ref[1] + Jinv[2][i] * grad_ref[2];
+}
+
+/* Normalised coordinates s = (x/LX, y/LY, z/LZ). */
+HC_HOST_DEVICE static inline void hc_data_unit(const hc_data_params *dp, const double x[3], double s[3]) {
+  s[0] = x[0] / dp->LX;
+  s[1] = x[1] / dp->LY;
+  s[2] = x[2] / dp->LZ;
+}
+
+/* Load f. Smooth: f = 1 + 0.5 sin(2 pi s0) cos(2 pi s1) cos(t) + 0.25 s2. */
+HC_HOST_DEVICE static inline double hc_data_f(const hc_data_params *dp, const double x[3], double t) {
+  if (dp->mode == HC_DATA_CONSTANT) return 1.0;
+  if (dp->mode == HC_DATA_POLYNOMIAL) {
+    double v = 1.0;
+    for (int i = 0; i < 3; i++)
+      for (int e = 0; e < dp->degree[i]; e++) v *= x[i];
+    return v;
+  }
+  double s[3];
+  hc_data_unit(dp, x, s);
+  return 1.0 + 0.5 * sin(2.0 * HC_PI * s[0]) * cos(2.0 * HC_PI * s[1]) * cos(t) + 0.25 * s[2];
+}
+
+/* Second scalar g. Smooth: g = 1 + 0.5 cos(2 pi s2 - t) + s0 s1. */
+HC_HOST_DEVICE static inline double hc_data_g(const hc_data_params *dp, const double x[3], double t) {
+  if (dp->mode != HC_DATA_SMOOTH) return 1.0;
+  double s[3];
+  hc_data_unit(dp, x, s);
+  return 1.0 + 0.5 * cos(2.0 * HC_PI * s[2] - t) + s[0] * s[1];
+}
+
+/* Flux F. Smooth: F = (sin(2 pi s1) + 0.5 cos t, s0 cos(2 pi s2), 1 + s0 s1 s2). */
+HC_HOST_DEVICE static inline void hc_data_F(const hc_data_params *dp, const double x[3], double t, double F[3]) {
+  if (dp->mode != HC_DATA_SMOOTH) {
+    F[0] = F[1] = F[2] = 1.0;
+    return;
+  }
+  double s[3];
+  hc_data_unit(dp, x, s);
+  F[0] = sin(2.0 * HC_PI * s[1]) + 0.5 * cos(t);
+  F[1] = s[0] * cos(2.0 * HC_PI * s[2]);
+  F[2] = 1.0 + s[0] * s[1] * s[2];
+}
+
+/* Diffusivity kappa, symmetric positive definite (eigenvalues >= 1). Smooth:
+   kappa = (1 + s0^2) I + a a^T, a = 0.5 (cos(2 pi s1), sin(2 pi s2), cos(t + s0)). */
+HC_HOST_DEVICE static inline void hc_data_kappa(const hc_data_params *dp, const double x[3], double t,
+                                                double kappa[3][3]) {
+  if (dp->mode != HC_DATA_SMOOTH) {
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 3; j++) kappa[i][j] = i == j ? 1.0 : 0.0;
+    return;
+  }
+  double s[3];
+  hc_data_unit(dp, x, s);
+  double a[3] = {0.5 * cos(2.0 * HC_PI * s[1]), 0.5 * sin(2.0 * HC_PI * s[2]), 0.5 * cos(t + s[0])};
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) kappa[i][j] = (i == j ? 1.0 + s[0] * s[0] : 0.0) + a[i] * a[j];
+}
+
+/* Tensor field s (not symmetric). Smooth: s_ij = delta_ij + 0.5 sin(pi (i+1) s_j + t). */
+HC_HOST_DEVICE static inline void hc_data_s(const hc_data_params *dp, const double x[3], double t, double S[3][3]) {
+  double s[3];
+  hc_data_unit(dp, x, s);
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      S[i][j] = (i == j ? 1.0 : 0.0) + (dp->mode == HC_DATA_SMOOTH ? 0.5 * sin(HC_PI * (i + 1) * s[j] + t) : 0.0);
+}
+
+/* Velocity u. Smooth: u = (sin(2 pi s1) cos t, cos(2 pi s2), 1 + s0 s1). */
+HC_HOST_DEVICE static inline void hc_data_u(const hc_data_params *dp, const double x[3], double t, double u[3]) {
+  if (dp->mode != HC_DATA_SMOOTH) {
+    u[0] = 1.0;
+    u[1] = u[2] = 0.0;
+    return;
+  }
+  double s[3];
+  hc_data_unit(dp, x, s);
+  u[0] = sin(2.0 * HC_PI * s[1]) * cos(t);
+  u[1] = cos(2.0 * HC_PI * s[2]);
+  u[2] = 1.0 + s[0] * s[1];
+}
+
+/* Strain eps and stress sigma. Smooth: eps = sym(grad_s d) of the displacement
+   d = (1 + 0.5 sin t) (sin(pi s1), sin(pi s2), sin(pi s0)) + 0.1 (s0^2, s1^2, s2^2) (derivatives in s),
+   sigma = 2 mu eps + lambda tr(eps) I with mu = 1, lambda = 2. */
+HC_HOST_DEVICE static inline void hc_data_sigma_eps(const hc_data_params *dp, const double x[3], double t,
+                                                    double sigma[3][3], double eps[3][3]) {
+  if (dp->mode != HC_DATA_SMOOTH) {
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 3; j++) sigma[i][j] = eps[i][j] = (i == 0 && j == 0) ? 1.0 : 0.0;
+    return;
+  }
+  double s[3], e[3][3] = {{0.0}};
+  hc_data_unit(dp, x, s);
+  double amp = 1.0 + 0.5 * sin(t);
+  for (int i = 0; i < 3; i++) e[i][i] = 0.2 * s[i]; /* d(0.1 s_i^2)/ds_i */
+  e[0][1] = amp * HC_PI * cos(HC_PI * s[1]);        /* d d0 / ds1 */
+  e[1][2] = amp * HC_PI * cos(HC_PI * s[2]);        /* d d1 / ds2 */
+  e[2][0] = amp * HC_PI * cos(HC_PI * s[0]);        /* d d2 / ds0 */
+  double tr = e[0][0] + e[1][1] + e[2][2];
+  for (int i = 0; i < 3; i++) {
+    for (int j = 0; j < 3; j++) {
+      eps[i][j] = 0.5 * (e[i][j] + e[j][i]);
+      sigma[i][j] = 2.0 * eps[i][j] + (i == j ? 2.0 * tr : 0.0);
+    }
+  }
+}
+
+/* Evaluates at x the data functions that kernel's arrays use (the others are left as they are). */
+HC_HOST_DEVICE static inline void hc_pw_data(const hc_data_params *dp, hc_kernel kernel, const double x[3], double t,
+                                             hc_point_data *d) {
+  switch (kernel) {
+    case HC_DATADATA_SCALAR:
+      d->f = hc_data_f(dp, x, t);
+      d->g = hc_data_g(dp, x, t);
+      break;
+    case HC_DATADATA_VECTOR:
+      hc_data_u(dp, x, t, d->u);
+      break;
+    case HC_DATADATA_TENSOR:
+      hc_data_sigma_eps(dp, x, t, d->sigma, d->eps);
+      break;
+    case HC_DATAFIELD_SCALAR:
+      d->f = hc_data_f(dp, x, t);
+      break;
+    case HC_DATAFIELD_VECTOR:
+      hc_data_F(dp, x, t, d->F);
+      break;
+    case HC_DATAFIELD_TENSOR:
+      hc_data_kappa(dp, x, t, d->kappa);
+      hc_data_s(dp, x, t, d->s);
+      break;
+    case HC_FIELDFIELD_TENSOR:
+      hc_data_kappa(dp, x, t, d->kappa);
+      break;
+    default:
+      break;
+  }
+}
+
+/* Entry (l,p,i,j) of the left array of a field kernel (FieldField*, DataField*) of this rank:
+   phi_l w|J|, d_i phi_l w|J|, kappa_ij d_i phi_l w|J|. grad: physical gradient of phi_l at p. */
+HC_HOST_DEVICE static inline double hc_pw_field_left(int rank, double phi, const double grad[3], const hc_point_data *d,
+                                                     double wdet, int i, int j) {
+  if (rank == 0) return phi * wdet;
+  if (rank == 1) return grad[i] * wdet;
+  return d->kappa[i][j] * grad[i] * wdet;
+}
+
+/* Entry (r,p,i,j) of the right array of FieldField: phi_r, d_i phi_r, d_j phi_r (the same for every
+   i), so that sum_{p,i,j} left right = sum_p w|J| grad phi_l . kappa grad phi_r. */
+HC_HOST_DEVICE static inline double hc_pw_fieldfield_right(int rank, double phi, const double grad[3], int i, int j) {
+  if (rank == 0) return phi;
+  if (rank == 1) return grad[i];
+  return grad[j];
+}
+
+/* Entry (p,i,j) of the data array of DataField: f, F_i, s_ij. */
+HC_HOST_DEVICE static inline double hc_pw_datafield_right(int rank, const hc_point_data *d, int i, int j) {
+  if (rank == 0) return d->f;
+  if (rank == 1) return d->F[i];
+  return d->s[i][j];
+}
+
+/* Entry (p,i,j) of the left array of DataData: f w|J|, u_i w|J|, sigma_ij w|J|. */
+HC_HOST_DEVICE static inline double hc_pw_datadata_left(int rank, const hc_point_data *d, double wdet, int i, int j) {
+  if (rank == 0) return d->f * wdet;
+  if (rank == 1) return d->u[i] * wdet;
+  return d->sigma[i][j] * wdet;
+}
+
+/* Entry (p,i,j) of the right array of DataData: g, u_i, eps_ij. */
+HC_HOST_DEVICE static inline double hc_pw_datadata_right(int rank, const hc_point_data *d, int i, int j) {
+  if (rank == 0) return d->g;
+  if (rank == 1) return d->u[i];
+  return d->eps[i][j];
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,617 @@
+/* Unit tests of the cell data on one backend (argv[1], default serial): geometry, volumes, the arrays of the
+   nine contractions contracted by the serial reference, agreement with serial, layouts and bad cells. */
+#include <float.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "kernels/hc_celldata.h"
+
+static const char *backend_name = "serial";
+static const hc_backend *backend, *serial;
+
+/* A box mesh of NX x NY x NZ cells with its vertices as X0 [C][8][3]. */
+typedef struct {
+  int NX, NY, NZ;
+  double LX, LY, LZ;
+  int64_t C;
+  double *X0; /* [C][8][3] */
+} box;
+
+/* Deterministic numbers in [-1, 1). */
+static double rnd(uint64_t *s) {
+  *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+  return (double)(*s >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+}
+
+/* Builds the box; interior vertices move by up to jitter * h in each direction. */
+static void box_make(box *m, int NX, int NY, int NZ, double LX, double LY, double LZ, double jitter) {
+  m->NX = NX, m->NY = NY, m->NZ = NZ, m->LX = LX, m->LY = LY, m->LZ = LZ;
+  m->C = (int64_t)NX * NY * NZ;
+  const int VX = NX + 1, VY = NY + 1, VZ = NZ + 1;
+  double *V = malloc(sizeof(*V) * 3 * VX * VY * VZ); /* V: [VZ][VY][VX][3] */
+  const double h[3] = {LX / NX, LY / NY, LZ / NZ};
+  uint64_t seed = 12345;
+  for (int k = 0; k < VZ; k++) {
+    for (int j = 0; j < VY; j++) {
+      for (int i = 0; i < VX; i++) {
+        double *v = &V[3 * (i + VX * (j + VY * k))];
+        int interior = i > 0 && i < NX && j > 0 && j < NY && k > 0 && k < NZ;
+        v[0] = i * h[0], v[1] = j * h[1], v[2] = k * h[2];
+        for (int d = 0; d < 3; d++) v[d] += interior ? jitter * h[d] * rnd(&seed) : 0.0;
+      }
+    }
+  }
+  m->X0 = malloc(sizeof(*m->X0) * 24 * m->C);
+  for (int k = 0; k < NZ; k++) {
+    for (int j = 0; j < NY; j++) {
+      for (int i = 0; i < NX; i++) {
+        int64_t c = i + (int64_t)NX * (j + (int64_t)NY * k);
+        for (int v = 0; v < 8; v++) {
+          int a = v & 1, b = (v >> 1) & 1, cc = (v >> 2) & 1;
+          for (int d = 0; d < 3; d++) m->X0[24 * c + 3 * v + d] = V[3 * ((i + a) + VX * ((j + b) + VY * (k + cc))) + d];
+        }
+      }
+    }
+  }
+  free(V);
+}
+
+static void box_free(box *m) {
+  free(m->X0);
+  m->X0 = NULL;
+}
+
+static void desc_for(hc_celldata_desc *desc, const hc_basis *b, const box *m) {
+  hc_celldata_desc_init(desc, b, m->C, m->X0, m->LX, m->LY, m->LZ);
+}
+
+static double eps_of(hc_precision prec) {
+  return prec == HC_FLOAT ? (double)FLT_EPSILON : DBL_EPSILON;
+}
+
+/* n scalars of prec as doubles (new array). */
+static double *as_double(const void *a, int64_t n, hc_precision prec) {
+  double *d = malloc(sizeof(*d) * (n ? n : 1));
+  for (int64_t i = 0; i < n; i++) d[i] = prec == HC_FLOAT ? (double)((const float *)a)[i] : ((const double *)a)[i];
+  return d;
+}
+
+/* |a| in place. */
+static void abs_inplace(void *a, int64_t n, hc_precision prec) {
+  for (int64_t i = 0; i < n; i++) {
+    if (prec == HC_FLOAT) {
+      ((float *)a)[i] = fabsf(((float *)a)[i]);
+    } else {
+      ((double *)a)[i] = fabs(((double *)a)[i]);
+    }
+  }
+}
+
+/* Fills kernel's arrays on be (new arrays in *left, *right; k set). */
+static int fill(const hc_backend *be, const hc_celldata_desc *desc, hc_kernel kernel, hc_contract *k, void **left,
+                void **right) {
+  assert_int_equal(hc_celldata_contract(desc, kernel, k), HC_OK);
+  size_t s = hc_precision_size(desc->precision);
+  *left = malloc(s * hc_contract_numel(k, HC_ARRAY_LEFT));
+  *right = malloc(s * hc_contract_numel(k, HC_ARRAY_RIGHT));
+  return hc_celldata_fill(be, desc, kernel, *left, *right);
+}
+
+/* Contracts with the serial reference: the output (cell-major, as doubles) and, from |left| and |right|,
+   the magnitude sum |left||right| behind each entry. */
+static void contract(const hc_contract *k, void *left, void *right, double **out, double **mag) {
+  size_t s = hc_precision_size(k->precision);
+  int64_t no = hc_contract_numel(k, HC_ARRAY_OUT);
+  void *o = malloc(s * no), *ocm = malloc(s * no);
+  assert_int_equal(hc_contract_apply(serial, k, left, right, o), HC_OK);
+  assert_int_equal(hc_layout_convert(k, HC_ARRAY_OUT, k->layout, o, HC_LAYOUT_CELL_MAJOR, ocm), HC_OK);
+  *out = as_double(ocm, no, k->precision);
+  abs_inplace(left, hc_contract_numel(k, HC_ARRAY_LEFT), k->precision);
+  abs_inplace(right, hc_contract_numel(k, HC_ARRAY_RIGHT), k->precision);
+  assert_int_equal(hc_contract_apply(serial, k, left, right, o), HC_OK);
+  assert_int_equal(hc_layout_convert(k, HC_ARRAY_OUT, k->layout, o, HC_LAYOUT_CELL_MAJOR, ocm), HC_OK);
+  *mag = as_double(ocm, no, k->precision);
+  free(o);
+  free(ocm);
+}
+
+static double sum(const double *a, int64_t n) {
+  double s = 0.0;
+  for (int64_t i = 0; i < n; i++) s += a[i];
+  return s;
+}
+
+/* Sum of w|J| is the box volume: undeformed, jittered, sheared at several times, jittered and sheared. */
+static void test_volume(void **state) {
+  (void)state;
+  const double LX = 2.0, LY = 1.5, LZ = 1.0, V = LX * LY * LZ;
+  for (int p = 1; p <= 3; p += 2) {
+    hc_basis *b = NULL;
+    assert_int_equal(hc_basis_create(p, 0, &b), HC_OK);
+    for (int jit = 0; jit <= 1; jit++) {
+      box m;
+      box_make(&m, 4, 3, 3, LX, LY, LZ, jit ? 0.2 : 0.0);
+      double *vol = malloc(sizeof(*vol) * m.C);
+      const double times[] = {0.0, 0.3, 1.1, 2.5};
+      for (int it = 0; it < 4; it++) {
+        hc_celldata_desc desc;
+        desc_for(&desc, b, &m);
+        desc.t = times[it];
+        desc.motion.A = 0.08 * LX;
+        desc.motion.omega = 1.3;
+        assert_int_equal(hc_celldata_volumes(&desc, vol), HC_OK);
+        for (int64_t c = 0; c < m.C; c++) assert_true(vol[c] > 0.0);
+        assert_true(fabs(sum(vol, m.C) - V) <= 1e-12 * V);
+      }
+      free(vol);
+      box_free(&m);
+    }
+    hc_basis_destroy(&b);
+  }
+}
+
+/* Cells x = x0 + M (a,b,c) for corner offsets (a,b,c): gradients, det J and linear reproduction. */
+static void test_affine_cells(void **state) {
+  (void)state;
+  const double M[2][3][3] = {{{2.0, 0.3, 0.1}, {0.2, 1.5, -0.2}, {0.1, 0.4, 1.2}},
+                             {{0.5, -0.2, 0.0}, {0.1, 0.7, 0.3}, {-0.1, 0.0, 0.9}}};
+  const double x0[2][3] = {{0.1, -0.2, 0.3}, {3.0, 1.0, -1.0}};
+  double X0[2][8][3];
+  for (int c = 0; c < 2; c++)
+    for (int v = 0; v < 8; v++)
+      for (int i = 0; i < 3; i++)
+        X0[c][v][i] = x0[c][i] + M[c][i][0] * (v & 1) + M[c][i][1] * ((v >> 1) & 1) + M[c][i][2] * ((v >> 2) & 1);
+  const double u0 = 3.0, du[3] = {1.0, -2.0, 0.5}; /* u = u0 + du . x */
+  for (int p = 1; p <= 4; p++) {
+    hc_basis *b = NULL;
+    assert_int_equal(hc_basis_create(p, 0, &b), HC_OK);
+    const int L = b->L, P = b->P;
+    hc_celldata_desc desc;
+    hc_celldata_desc_init(&desc, b, 2, &X0[0][0][0], 4.0, 3.0, 2.0);
+    hc_contract k;
+    void *left, *right;
+    assert_int_equal(fill(backend, &desc, HC_FIELDFIELD_VECTOR, &k, &left, &right), HC_OK);
+    int ndim;
+    int64_t dims[6];
+    hc_contract_shape(&k, HC_ARRAY_RIGHT, &ndim, dims);
+    assert_int_equal(ndim, 4);
+    assert_true(dims[0] == 2 && dims[1] == L && dims[2] == P && dims[3] == 3);
+    const double *gl = left, *gr = right; /* [C][L][P][3] */
+    double *xn = malloc(sizeof(*xn) * 2 * L * 3);
+    hc_point_geom *geom = malloc(sizeof(*geom) * 2 * P);
+    assert_int_equal(hc_celldata_nodes(&desc, xn), HC_OK);
+    assert_int_equal(hc_celldata_geometry(&desc, geom), HC_OK);
+    for (int c = 0; c < 2; c++) {
+      /* J = M / 2 on [-1,1]^3; det J = det M / 8 */
+      double J[3][3], Jinv[3][3];
+      for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) J[i][j] = 0.5 * M[c][i][j];
+      double det = hc_pw_det3(J);
+      hc_pw_inv3(J, det, Jinv);
+      double vol = 0.0;
+      for (int q = 0; q < P; q++) {
+        const hc_point_geom *g = &geom[c * P + q];
+        assert_true(fabs(g->det - det) < 1e-14);
+        vol += g->wdet;
+        double gu[3] = {0.0, 0.0, 0.0};
+        for (int l = 0; l < L; l++) {
+          const double *gp = &gr[((c * L + l) * P + q) * 3];
+          /* analytic gradient J^-T grad_ref, grad_ref from the tables */
+          double ga[3];
+          hc_pw_phys_grad(Jinv, &b->grad[3 * (l * P + q)], ga);
+          for (int i = 0; i < 3; i++) {
+            assert_true(fabs(gp[i] - ga[i]) < 1e-12);
+            assert_true(fabs(gl[((c * L + l) * P + q) * 3 + i] - ga[i] * b->qwts[q] * det) < 1e-12);
+          }
+          double ul =
+              u0 + du[0] * xn[(c * L + l) * 3] + du[1] * xn[(c * L + l) * 3 + 1] + du[2] * xn[(c * L + l) * 3 + 2];
+          for (int i = 0; i < 3; i++) gu[i] += ul * gp[i];
+        }
+        for (int i = 0; i < 3; i++) assert_true(fabs(gu[i] - du[i]) < 1e-11);
+      }
+      assert_true(fabs(vol - 8.0 * det) < 1e-13);
+      if (p == 1) {
+        /* p = 1: the trilinear basis, grad_ref phi_v = s_k/2 prod of the other (1 + s xi)/2. */
+        for (int q = 0; q < P; q++) {
+          const double *xi = &b->qpts[3 * q];
+          for (int v = 0; v < 8; v++) {
+            double s[3] = {2.0 * (v & 1) - 1, 2.0 * ((v >> 1) & 1) - 1, 2.0 * ((v >> 2) & 1) - 1};
+            double h[3] = {0.5 * (1 + s[0] * xi[0]), 0.5 * (1 + s[1] * xi[1]), 0.5 * (1 + s[2] * xi[2])};
+            double gref[3] = {0.5 * s[0] * h[1] * h[2], 0.5 * s[1] * h[0] * h[2], 0.5 * s[2] * h[0] * h[1]}, ga[3];
+            hc_pw_phys_grad(Jinv, gref, ga);
+            for (int i = 0; i < 3; i++) assert_true(fabs(gr[((c * L + v) * P + q) * 3 + i] - ga[i]) < 1e-12);
+            for (int i = 0; i < 3; i++) assert_true(fabs(xn[(c * L + v) * 3 + i] - X0[c][v][i]) < 1e-14);
+          }
+        }
+      }
+    }
+    free(xn);
+    free(geom);
+    free(left);
+    free(right);
+    hc_basis_destroy(&b);
+  }
+}
+
+/* Polynomial f of degree <= 2q-1 per direction integrates exactly on the undeformed box (the load vector
+   summed over l, and DataDataScalar with g = 1). */
+static void test_polynomial_exactness(void **state) {
+  (void)state;
+  const double LX = 2.0, LY = 1.5, LZ = 1.2;
+  for (int p = 1; p <= 2; p++) {
+    hc_basis *b = NULL;
+    assert_int_equal(hc_basis_create(p, 0, &b), HC_OK);
+    const int q = b->q;
+    box m;
+    box_make(&m, 3, 2, 2, LX, LY, LZ, 0.0);
+    hc_celldata_desc desc;
+    desc_for(&desc, b, &m);
+    desc.data.mode = HC_DATA_POLYNOMIAL;
+    const int deg[3] = {2 * q - 1, 2 * q - 2, 1};
+    for (int i = 0; i < 3; i++) desc.data.degree[i] = deg[i];
+    double exact =
+        pow(LX, deg[0] + 1) / (deg[0] + 1) * pow(LY, deg[1] + 1) / (deg[1] + 1) * pow(LZ, deg[2] + 1) / (deg[2] + 1);
+    const hc_kernel kernels[2] = {HC_DATAFIELD_SCALAR, HC_DATADATA_SCALAR};
+    for (int ik = 0; ik < 2; ik++) {
+      hc_contract k;
+      void *left, *right;
+      double *out, *mag;
+      assert_int_equal(fill(backend, &desc, kernels[ik], &k, &left, &right), HC_OK);
+      contract(&k, left, right, &out, &mag);
+      assert_true(fabs(sum(out, hc_contract_numel(&k, HC_ARRAY_OUT)) - exact) < 1e-12 * exact);
+      free(out), free(mag), free(left), free(right);
+    }
+    box_free(&m);
+    hc_basis_destroy(&b);
+  }
+}
+
+/* Volume, mass-matrix sum and zero row sums of the contracted arrays, every precision and layout. */
+static void test_contracted_checks(void **state) {
+  (void)state;
+  const double LX = 1.0, LY = 2.0, LZ = 1.5, V = LX * LY * LZ;
+  for (int p = 1; p <= 2; p++) {
+    hc_basis *b = NULL;
+    assert_int_equal(hc_basis_create(p, 0, &b), HC_OK);
+    box m;
+    box_make(&m, 3, 3, 2, LX, LY, LZ, 0.2);
+    for (int prec = 0; prec < 2; prec++) {
+      for (int lay = 0; lay < 2; lay++) {
+        hc_celldata_desc desc;
+        desc_for(&desc, b, &m);
+        desc.t = 0.7;
+        desc.motion.A = 0.1;
+        desc.motion.omega = 2.0;
+        desc.precision = (hc_precision)prec;
+        desc.layout = (hc_layout)lay;
+        const double eps = eps_of(desc.precision);
+        for (int kern = 0; kern < HC_NUM_KERNELS; kern++) {
+          hc_kernel kernel = (hc_kernel)kern;
+          hc_family fam = hc_kernel_family(kernel);
+          desc.data.mode = fam == HC_FAMILY_DATADATA ? HC_DATA_CONSTANT : HC_DATA_SMOOTH;
+          hc_contract k;
+          void *left, *right;
+          double *out, *mag;
+          assert_int_equal(fill(backend, &desc, kernel, &k, &left, &right), HC_OK);
+          contract(&k, left, right, &out, &mag);
+          const int64_t C = k.C, L = k.L, R = k.R, K = hc_contract_K(&k);
+          const double tol = 4.0 * (double)(K + L + R) * eps;
+          if (fam == HC_FAMILY_DATADATA || kernel == HC_FIELDFIELD_SCALAR) {
+            /* constant data: every DataData kernel integrates 1; the mass matrix sums to the volume */
+            int64_t n = hc_contract_numel(&k, HC_ARRAY_OUT);
+            double s = sum(out, n), smag = sum(mag, n);
+            if (fabs(s - V) > tol * smag) {
+              print_error("%s %s %s p=%d: sum %.17g, volume %.17g\n", hc_kernel_name(kernel),
+                          hc_precision_name(desc.precision), hc_layout_name(desc.layout), p, s, V);
+            }
+            assert_true(fabs(s - V) <= tol * smag);
+          }
+          if (kernel == HC_FIELDFIELD_VECTOR || kernel == HC_FIELDFIELD_TENSOR) {
+            for (int64_t c = 0; c < C; c++) {
+              for (int64_t l = 0; l < L; l++) {
+                double s = 0.0, smag = 0.0;
+                for (int64_t r = 0; r < R; r++) s += out[(c * L + l) * R + r], smag += mag[(c * L + l) * R + r];
+                assert_true(smag > 0.0);
+                assert_true(fabs(s) <= tol * smag);
+              }
+            }
+          }
+          if (kernel == HC_DATAFIELD_VECTOR || kernel == HC_DATAFIELD_TENSOR) {
+            for (int64_t c = 0; c < C; c++) {
+              double s = 0.0, smag = 0.0;
+              for (int64_t l = 0; l < L; l++) s += out[c * L + l], smag += mag[c * L + l];
+              assert_true(smag > 0.0);
+              assert_true(fabs(s) <= tol * smag);
+            }
+          }
+          free(out), free(mag), free(left), free(right);
+        }
+      }
+    }
+    box_free(&m);
+    hc_basis_destroy(&b);
+  }
+}
+
+/* Each contraction of the produced arrays is the integral SPEC.md section 2 names, recomputed here from
+   the host geometry and the data functions: e.g. FieldFieldTensor = sum_p w|J| grad phi_l . kappa grad phi_r. */
+static void test_formulas(void **state) {
+  (void)state;
+  hc_basis *b = NULL;
+  assert_int_equal(hc_basis_create(2, 0, &b), HC_OK);
+  box m;
+  box_make(&m, 2, 2, 2, 1.0, 1.2, 0.8, 0.2);
+  hc_celldata_desc desc;
+  desc_for(&desc, b, &m);
+  desc.t = 0.9, desc.motion.A = 0.1, desc.motion.omega = 1.0;
+  desc.layout = HC_LAYOUT_CELL_MINOR;
+  const int64_t C = m.C, L = b->L, P = b->P;
+  hc_point_geom *geom = malloc(sizeof(*geom) * C * P);
+  double *grad = malloc(sizeof(*grad) * L * P * 3); /* grad: [L][P][3] of one cell */
+  assert_int_equal(hc_celldata_geometry(&desc, geom), HC_OK);
+  for (int kern = 0; kern < HC_NUM_KERNELS; kern++) {
+    hc_kernel kernel = (hc_kernel)kern;
+    hc_family fam = hc_kernel_family(kernel);
+    hc_contract k;
+    void *left, *right;
+    double *out, *mag;
+    assert_int_equal(fill(backend, &desc, kernel, &k, &left, &right), HC_OK);
+    contract(&k, left, right, &out, &mag);
+    const int64_t no = hc_contract_inner(&k, HC_ARRAY_OUT);
+    for (int64_t c = 0; c < C; c++) {
+      for (int64_t l = 0; l < L; l++)
+        for (int64_t p = 0; p < P; p++)
+          hc_pw_phys_grad(geom[c * P + p].Jinv, &b->grad[3 * (l * P + p)], &grad[3 * (l * P + p)]);
+      for (int64_t e = 0; e < no; e++) {
+        const int64_t l = fam == HC_FAMILY_FIELDFIELD ? e / L : e, r = e % L;
+        double ref = 0.0;
+        for (int64_t p = 0; p < P; p++) {
+          const hc_point_geom *g = &geom[c * P + p];
+          const double *x = g->x, t = desc.t, *gl = &grad[3 * (l * P + p)];
+          const double phil = fam == HC_FAMILY_DATADATA ? 0.0 : b->phi[l * P + p];
+          double v = 0.0, F[3], u[3], kap[3][3], S[3][3], sig[3][3], eps[3][3];
+          switch (kernel) {
+            case HC_DATADATA_SCALAR:
+              v = hc_data_f(&desc.data, x, t) * hc_data_g(&desc.data, x, t);
+              break;
+            case HC_DATADATA_VECTOR:
+              hc_data_u(&desc.data, x, t, u);
+              v = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
+              break;
+            case HC_DATADATA_TENSOR:
+              hc_data_sigma_eps(&desc.data, x, t, sig, eps);
+              for (int i = 0; i < 3; i++)
+                for (int j = 0; j < 3; j++) v += sig[i][j] * eps[i][j];
+              break;
+            case HC_DATAFIELD_SCALAR:
+              v = phil * hc_data_f(&desc.data, x, t);
+              break;
+            case HC_DATAFIELD_VECTOR:
+              hc_data_F(&desc.data, x, t, F);
+              v = gl[0] * F[0] + gl[1] * F[1] + gl[2] * F[2];
+              break;
+            case HC_DATAFIELD_TENSOR:
+              hc_data_kappa(&desc.data, x, t, kap);
+              hc_data_s(&desc.data, x, t, S);
+              for (int i = 0; i < 3; i++)
+                for (int j = 0; j < 3; j++) v += kap[i][j] * gl[i] * S[i][j];
+              break;
+            case HC_FIELDFIELD_SCALAR:
+              v = phil * b->phi[r * P + p];
+              break;
+            case HC_FIELDFIELD_VECTOR:
+              for (int i = 0; i < 3; i++) v += gl[i] * grad[3 * (r * P + p) + i];
+              break;
+            default:
+              hc_data_kappa(&desc.data, x, t, kap);
+              for (int i = 0; i < 3; i++)
+                for (int j = 0; j < 3; j++) v += gl[i] * kap[i][j] * grad[3 * (r * P + p) + j];
+              break;
+          }
+          ref += g->wdet * v;
+        }
+        assert_true(fabs(out[c * no + e] - ref) <= 1e-13 * (mag[c * no + e] + 1e-300));
+      }
+    }
+    free(out), free(mag), free(left), free(right);
+  }
+  free(geom);
+  free(grad);
+  box_free(&m);
+  hc_basis_destroy(&b);
+}
+
+/* The backend's arrays agree with serial's, and cell-minor arrays are the transpose of cell-major ones. */
+static void test_agreement_and_layouts(void **state) {
+  (void)state;
+  hc_basis *b = NULL;
+  assert_int_equal(hc_basis_create(2, 0, &b), HC_OK);
+  box m;
+  box_make(&m, 5, 3, 3, 1.0, 1.0, 1.0, 0.15); /* 45 cells: blocks of cells with a remainder */
+  for (int prec = 0; prec < 2; prec++) {
+    for (int kern = 0; kern < HC_NUM_KERNELS; kern++) {
+      hc_celldata_desc desc;
+      desc_for(&desc, b, &m);
+      desc.t = 1.9;
+      desc.motion.A = 0.05;
+      desc.motion.omega = 1.0;
+      desc.precision = (hc_precision)prec;
+      hc_contract k;
+      void *arr[2][2][2]; /* [backend, serial][cell-major, cell-minor][left, right] */
+      for (int lay = 0; lay < 2; lay++) {
+        desc.layout = (hc_layout)lay;
+        assert_int_equal(fill(backend, &desc, (hc_kernel)kern, &k, &arr[0][lay][0], &arr[0][lay][1]), HC_OK);
+        assert_int_equal(fill(serial, &desc, (hc_kernel)kern, &k, &arr[1][lay][0], &arr[1][lay][1]), HC_OK);
+      }
+      for (int w = 0; w < 2; w++) {
+        hc_array which = w ? HC_ARRAY_RIGHT : HC_ARRAY_LEFT;
+        int64_t n = hc_contract_numel(&k, which);
+        size_t bytes = (size_t)n * hc_precision_size(desc.precision);
+        /* cell-minor = transpose of cell-major, exactly */
+        void *t = malloc(bytes);
+        k.layout = HC_LAYOUT_CELL_MAJOR;
+        assert_int_equal(hc_layout_convert(&k, which, HC_LAYOUT_CELL_MAJOR, arr[0][0][w], HC_LAYOUT_CELL_MINOR, t),
+                         HC_OK);
+        assert_memory_equal(t, arr[0][1][w], bytes);
+        free(t);
+        /* backend against serial, to the precision's rounding */
+        for (int lay = 0; lay < 2; lay++) {
+          double *x = as_double(arr[0][lay][w], n, desc.precision), *y = as_double(arr[1][lay][w], n, desc.precision);
+          double amax = 0.0;
+          for (int64_t i = 0; i < n; i++) amax = fmax(amax, fabs(y[i]));
+          for (int64_t i = 0; i < n; i++) assert_true(fabs(x[i] - y[i]) <= 4.0 * eps_of(desc.precision) * amax);
+          free(x), free(y);
+        }
+      }
+      for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++)
+          for (int l = 0; l < 2; l++) free(arr[i][j][l]);
+    }
+  }
+  box_free(&m);
+  hc_basis_destroy(&b);
+}
+
+/* Neighbouring cells give their shared nodes the same coordinates. */
+static void test_shared_nodes(void **state) {
+  (void)state;
+  hc_basis *b = NULL;
+  assert_int_equal(hc_basis_create(3, 0, &b), HC_OK);
+  box m;
+  box_make(&m, 3, 3, 3, 1.0, 1.0, 1.0, 0.2);
+  hc_celldata_desc desc;
+  desc_for(&desc, b, &m);
+  desc.t = 0.4, desc.motion.A = 0.1, desc.motion.omega = 1.0;
+  const int n = b->n1d, L = b->L;
+  double *x = malloc(sizeof(*x) * m.C * L * 3);
+  assert_int_equal(hc_celldata_nodes(&desc, x), HC_OK);
+  /* cells 13 (centre) and 14 (its +x neighbour): node (p, b, c) of 13 is node (0, b, c) of 14 */
+  for (int cc = 0; cc < n; cc++) {
+    for (int bb = 0; bb < n; bb++) {
+      int l13 = (n - 1) + n * (bb + n * cc), l14 = 0 + n * (bb + n * cc);
+      for (int i = 0; i < 3; i++) assert_true(fabs(x[(13 * L + l13) * 3 + i] - x[(14 * L + l14) * 3 + i]) < 1e-15);
+    }
+  }
+  free(x);
+  box_free(&m);
+  hc_basis_destroy(&b);
+}
+
+/* An inverted or flattened cell is an error naming the (lowest) bad cell, from the backend and the host. */
+static void test_bad_cells(void **state) {
+  (void)state;
+  hc_basis *b = NULL;
+  assert_int_equal(hc_basis_create(2, 0, &b), HC_OK);
+  for (int prec = 0; prec < 2; prec++) {
+    box m;
+    box_make(&m, 2, 2, 2, 1.0, 1.0, 1.0, 0.0);
+    hc_celldata_desc desc;
+    desc_for(&desc, b, &m);
+    desc.precision = (hc_precision)prec;
+    hc_contract k;
+    void *left, *right;
+    double vol[8];
+    char want[32];
+    /* cell 5 mirrored in x: vertices a = 0 and a = 1 swapped */
+    for (int v = 0; v < 8; v += 2) {
+      for (int d = 0; d < 3; d++) {
+        double tmp = m.X0[24 * 5 + 3 * v + d];
+        m.X0[24 * 5 + 3 * v + d] = m.X0[24 * 5 + 3 * (v + 1) + d];
+        m.X0[24 * 5 + 3 * (v + 1) + d] = tmp;
+      }
+    }
+    snprintf(want, sizeof(want), "cell 5 ");
+    assert_int_equal(fill(backend, &desc, HC_FIELDFIELD_VECTOR, &k, &left, &right), HC_ERR_INPUT);
+    assert_non_null(strstr(hc_error_message(), want));
+    assert_non_null(strstr(hc_error_message(), "inverted"));
+    free(left), free(right);
+    assert_int_equal(hc_celldata_volumes(&desc, vol), HC_ERR_INPUT);
+    assert_non_null(strstr(hc_error_message(), want));
+    /* cell 2 flattened onto its bottom face as well: cell 2 is named, being the lowest */
+    for (int v = 4; v < 8; v++) m.X0[24 * 2 + 3 * v + 2] = m.X0[24 * 2 + 3 * (v - 4) + 2];
+    assert_int_equal(fill(backend, &desc, HC_DATADATA_TENSOR, &k, &left, &right), HC_ERR_INPUT);
+    assert_non_null(strstr(hc_error_message(), "cell 2 "));
+    free(left), free(right);
+    /* a NaN vertex */
+    box_free(&m);
+    box_make(&m, 2, 2, 2, 1.0, 1.0, 1.0, 0.0);
+    desc.X0 = m.X0;
+    m.X0[24 * 7 + 4] = NAN;
+    assert_int_equal(fill(backend, &desc, HC_FIELDFIELD_SCALAR, &k, &left, &right), HC_ERR_INPUT);
+    assert_non_null(strstr(hc_error_message(), "cell 7 "));
+    free(left), free(right);
+    /* shear so strong that cells fold */
+    box_free(&m);
+    box_make(&m, 2, 4, 4, 0.2, 1.0, 1.0, 0.3); /* a shear alone moves a cell's x-edges alike: jitter */
+    desc_for(&desc, b, &m);
+    desc.t = 1.0, desc.motion.A = 2.0, desc.motion.omega = 1.5;
+    assert_int_equal(fill(backend, &desc, HC_FIELDFIELD_SCALAR, &k, &left, &right), HC_ERR_INPUT);
+    assert_non_null(strstr(hc_error_message(), "inverted or degenerate"));
+    free(left), free(right);
+    box_free(&m);
+  }
+  hc_basis_destroy(&b);
+}
+
+/* A backend member that only says it was called. */
+static int called_celldata(const struct hc_celldata_desc *desc, hc_kernel kernel, void *left, void *right) {
+  return HC_ERROR(HC_ERR_RUNTIME, "called through the backend table");
+}
+
+static void test_invalid_input(void **state) {
+  (void)state;
+  hc_basis *b = NULL;
+  assert_int_equal(hc_basis_create(1, 0, &b), HC_OK);
+  box m;
+  box_make(&m, 1, 1, 1, 1.0, 1.0, 1.0, 0.0);
+  hc_celldata_desc desc;
+  desc_for(&desc, b, &m);
+  double left[8 * 8], right[8 * 8];
+  desc.C = 0;
+  assert_int_equal(hc_celldata_fill(backend, &desc, HC_DATADATA_SCALAR, left, right), HC_ERR_INPUT);
+  desc.C = 1, desc.X0 = NULL;
+  assert_int_equal(hc_celldata_fill(backend, &desc, HC_DATADATA_SCALAR, left, right), HC_ERR_INPUT);
+  desc.X0 = m.X0, desc.data.LY = 0.0;
+  assert_int_equal(hc_celldata_fill(backend, &desc, HC_DATADATA_SCALAR, left, right), HC_ERR_INPUT);
+  desc.data.LY = 1.0;
+  assert_int_equal(hc_celldata_fill(backend, &desc, HC_NUM_KERNELS, left, right), HC_ERR_INPUT);
+  assert_int_equal(hc_celldata_fill(backend, &desc, HC_DATADATA_SCALAR, NULL, right), HC_ERR_INPUT);
+  hc_backend none = *backend;
+  none.celldata = NULL;
+  assert_int_equal(hc_celldata_fill(&none, &desc, HC_DATADATA_SCALAR, left, right), HC_ERR_UNSUPPORTED);
+  none.celldata = called_celldata;
+  assert_int_equal(hc_celldata_fill(&none, &desc, HC_DATADATA_SCALAR, left, right), HC_ERR_RUNTIME);
+  assert_int_equal(hc_celldata_fill(backend, &desc, HC_DATADATA_SCALAR, left, right), HC_OK);
+  box_free(&m);
+  hc_basis_destroy(&b);
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1) backend_name = argv[1];
+  if (hc_backend_find(backend_name, &backend) || hc_backend_find("serial", &serial)) {
+    fprintf(stderr, "test_celldata: %s\n", hc_error_message());
+    return 1;
+  }
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_volume),
+      cmocka_unit_test(test_affine_cells),
+      cmocka_unit_test(test_polynomial_exactness),
+      cmocka_unit_test(test_contracted_checks),
+      cmocka_unit_test(test_formulas),
+      cmocka_unit_test(test_agreement_and_layouts),
+      cmocka_unit_test(test_shared_nodes),
+      cmocka_unit_test(test_bad_cells),
+      cmocka_unit_test(test_invalid_input),
+  };
+  char name[64];
+  snprintf(name, sizeof(name), "celldata[%s]", backend_name);
+  return cmocka_run_group_tests_name(name, tests, NULL, NULL);
+}
