@@ -1,5 +1,6 @@
 /* The OpenMP backend: the contractions on the host's cores, parallel over cells and vectorised. */
 #include <omp.h>
+#include <stdlib.h>
 
 #include "kernels/hc_kernels.h"
 #include "kernels/hc_celldata.h"
@@ -7,6 +8,8 @@
 
 /* Cells per block in the cell-minor loops: a few vector widths, small enough to sit in L1. */
 #define HC_OMP_CB 64
+/* Cells per block in the cell-minor FieldField loop: two or more vector widths. */
+#define HC_OMP_CB_FF 16
 
 #define HC_REAL double
 #define HC_FN(name) name##_f64
@@ -21,11 +24,18 @@
 #undef HC_FN
 
 static int hc_contract_openmp(const hc_contract *k, const void *left, const void *right, void *out) {
-  if (k->precision == HC_FLOAT) {
-    hc_contract_omp_f32(k, left, right, out);
-  } else {
-    hc_contract_omp_f64(k, left, right, out);
+  void *work = NULL;
+  if (k->layout == HC_LAYOUT_CELL_MINOR && hc_kernel_family(k->kernel) == HC_FAMILY_FIELDFIELD) {
+    size_t n = (size_t)omp_get_max_threads() * (size_t)k->R * HC_OMP_CB_FF;
+    work = malloc(n * hc_precision_size(k->precision));
+    HC_CHECK(work, HC_ERR_RESOURCE, "out of host memory for the OpenMP work space (%zu scalars)", n);
   }
+  if (k->precision == HC_FLOAT) {
+    hc_contract_omp_f32(k, left, right, out, work);
+  } else {
+    hc_contract_omp_f64(k, left, right, out, work);
+  }
+  free(work);
   return HC_OK;
 }
 

@@ -77,8 +77,9 @@ static void HC_FN(hc_datafield_omp)(const hc_contract *k, const HC_REAL *restric
   }
 }
 
+/* work: R * HC_OMP_CB_FF scalars per thread (cell-minor only). */
 static void HC_FN(hc_fieldfield_omp)(const hc_contract *k, const HC_REAL *restrict left,
-                                     const HC_REAL *restrict right, HC_REAL *restrict out) {
+                                     const HC_REAL *restrict right, HC_REAL *restrict out, HC_REAL *work) {
   const int64_t C = k->C, L = k->L, R = k->R, K = hc_contract_K(k);
   const int sum_into = k->sum_into;
   if (k->layout == HC_LAYOUT_CELL_MAJOR) {
@@ -117,25 +118,37 @@ static void HC_FN(hc_fieldfield_omp)(const hc_contract *k, const HC_REAL *restri
     }
     return;
   }
-#pragma omp parallel for schedule(static)
-  for (int64_t c0 = 0; c0 < C; c0 += HC_OMP_CB) {
-    const int64_t nc = C - c0 < HC_OMP_CB ? C - c0 : HC_OMP_CB;
-    for (int64_t l = 0; l < L; l++) {
-      for (int64_t r = 0; r < R; r++) {
-        HC_REAL acc[HC_OMP_CB] = {0};
+  /* Cell-minor: for each left entry A[l,q,block], update all R accumulators of the block, so each
+     left entry is loaded once; the accumulators (R x HC_OMP_CB_FF) stay in L1. */
+#pragma omp parallel
+  {
+    HC_REAL *acc = work + (int64_t)omp_get_thread_num() * R * HC_OMP_CB_FF;
+#pragma omp for schedule(static)
+    for (int64_t c0 = 0; c0 < C; c0 += HC_OMP_CB_FF) {
+      const int64_t nc = C - c0 < HC_OMP_CB_FF ? C - c0 : HC_OMP_CB_FF;
+      for (int64_t l = 0; l < L; l++) {
+        for (int64_t i = 0; i < R * HC_OMP_CB_FF; i++) acc[i] = 0;
         for (int64_t q = 0; q < K; q++) {
-          const HC_REAL *a = left + (l * K + q) * C + c0, *b = right + (r * K + q) * C + c0;
+          const HC_REAL *a = left + (l * K + q) * C + c0;
+          for (int64_t r = 0; r < R; r++) {
+            const HC_REAL *b = right + (r * K + q) * C + c0;
+            HC_REAL *ar = acc + r * HC_OMP_CB_FF;
 #pragma omp simd
-          for (int64_t c = 0; c < nc; c++) acc[c] += a[c] * b[c];
+            for (int64_t c = 0; c < nc; c++) ar[c] += a[c] * b[c];
+          }
         }
-        HC_REAL *o = out + (l * R + r) * C + c0;
-        for (int64_t c = 0; c < nc; c++) o[c] = sum_into ? o[c] + acc[c] : acc[c];
+        for (int64_t r = 0; r < R; r++) {
+          HC_REAL *o = out + (l * R + r) * C + c0;
+          const HC_REAL *ar = acc + r * HC_OMP_CB_FF;
+          for (int64_t c = 0; c < nc; c++) o[c] = sum_into ? o[c] + ar[c] : ar[c];
+        }
       }
     }
   }
 }
 
-static void HC_FN(hc_contract_omp)(const hc_contract *k, const void *left, const void *right, void *out) {
+static void HC_FN(hc_contract_omp)(const hc_contract *k, const void *left, const void *right, void *out,
+                                   void *work) {
   switch (hc_kernel_family(k->kernel)) {
     case HC_FAMILY_DATADATA:
       HC_FN(hc_datadata_omp)(k, (const HC_REAL *)left, (const HC_REAL *)right, (HC_REAL *)out);
@@ -144,7 +157,7 @@ static void HC_FN(hc_contract_omp)(const hc_contract *k, const void *left, const
       HC_FN(hc_datafield_omp)(k, (const HC_REAL *)left, (const HC_REAL *)right, (HC_REAL *)out);
       break;
     case HC_FAMILY_FIELDFIELD:
-      HC_FN(hc_fieldfield_omp)(k, (const HC_REAL *)left, (const HC_REAL *)right, (HC_REAL *)out);
+      HC_FN(hc_fieldfield_omp)(k, (const HC_REAL *)left, (const HC_REAL *)right, (HC_REAL *)out, (HC_REAL *)work);
       break;
   }
 }
