@@ -1,0 +1,223 @@
+/* `hexcontract [DECK.yaml] [--set key=value ...]`: the proxy run under MPI, its summary and results file. */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "app/hc_app.h"
+#include "app/hc_results.h"
+#include "app/hc_run.h"
+#include "hc_config.h"
+#include "io/hc_deck.h"
+
+static void hc_run_usage(FILE *out) {
+  fprintf(out,
+          "Usage: mpirun -np N hexcontract [DECK.yaml] [--set key=value ...]\n"
+          "\n"
+          "Runs the proxy workload: every rank builds its block of the hexahedral mesh, computes its cells'\n"
+          "basis, quadrature and geometry data, runs the enabled contractions every step, assembles across\n"
+          "ranks and checks its own answer (SPEC.md sections 2 and 3). With no deck the defaults run (the\n"
+          "same as inputs/default.yaml). Every deck key is documented in inputs/README.md.\n"
+          "\n"
+          "Options:\n"
+          "  --set key=value    override one deck key (repeatable), e.g. --set mesh.cells=32,32,32\n"
+          "                     --set run.backend=cuda --set kernels.variants.FieldFieldTensor=tile\n"
+          "  -h, --help         print this help\n"
+          "\n"
+          "Writes a one-screen summary on rank 0 and a YAML results file (output.dir/output.results).\n"
+          "Exit codes: 0 ran and verified; 1 a check or the run failed; 2 bad input (the message names the\n"
+          "deck file:line:column or the --set option); 3 out of memory or device.\n");
+}
+
+/* The run configuration of a deck. */
+static void hc_config_from_deck(const hc_deck *deck, hc_run_config *cfg) {
+  memset(cfg, 0, sizeof(*cfg));
+  hc_mesh_params_init(&cfg->mesh);
+  cfg->mesh.sizing = deck->mesh.sizing;
+  for (int d = 0; d < 3; d++) cfg->mesh.cells[d] = deck->mesh.cells[d], cfg->mesh.length[d] = deck->mesh.length[d];
+  cfg->mesh.order = deck->mesh.order;
+  cfg->mesh.jitter = deck->mesh.jitter;
+  cfg->mesh.seed = (uint64_t)deck->mesh.seed;
+  cfg->quadrature = hc_deck_quadrature(deck);
+  cfg->shear_amplitude = deck->mesh.shear_amplitude;
+  cfg->shear_omega = deck->mesh.shear_omega;
+  cfg->steps = deck->run.steps;
+  cfg->warmup = deck->run.warmup;
+  cfg->dt = deck->run.dt;
+  snprintf(cfg->backend, sizeof(cfg->backend), "%s", deck->run.backend);
+  cfg->precision = deck->run.precision;
+  cfg->layout = deck->run.layout;
+  cfg->deterministic = deck->run.deterministic;
+  cfg->progress_s = deck->run.progress;
+  for (int k = 0; k < HC_NUM_KERNELS; k++) {
+    cfg->enabled[k] = deck->kernels.enabled[k];
+    cfg->variant[k] = hc_deck_variant(deck, (hc_kernel)k);
+  }
+  cfg->checks = deck->checks.enabled;
+  cfg->check_every = deck->checks.every;
+  cfg->check_samples = deck->checks.samples;
+  cfg->tolerance_factor = deck->checks.tolerance_factor;
+  cfg->host_limit_gib = deck->memory.host_limit_gib;
+  cfg->device_limit_gib = deck->memory.device_limit_gib;
+}
+
+/* Available host memory of this node in bytes (MemAvailable), 0 when unknown. */
+static double hc_host_available(void) {
+  FILE *f = fopen("/proc/meminfo", "r");
+  if (!f) return 0;
+  char line[256];
+  double kb = 0;
+  while (fgets(line, sizeof(line), f)) {
+    if (sscanf(line, "MemAvailable: %lf kB", &kb) == 1) break;
+  }
+  fclose(f);
+  return kb * 1024.0;
+}
+
+/* Checks everything that can be checked before any work, the same way on every rank (rank 0 decides
+   the machine-dependent part and broadcasts it): backend built, variants supported, memory. */
+static int hc_run_precheck(MPI_Comm comm, const hc_deck *deck, const hc_run_config *cfg) {
+  int rank, nranks, err = HC_OK;
+  char msg[2048] = "";
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &nranks);
+  if (rank == 0) {
+    const hc_backend *be = NULL;
+    int any = 0;
+    for (int k = 0; k < HC_NUM_KERNELS; k++) any |= cfg->enabled[k];
+    if (hc_backend_find(cfg->backend, &be) != HC_OK) {
+      char why[1024];
+      snprintf(why, sizeof(why), "%s", hc_error_message());
+      err = HC_DECK_ERROR(deck, "run.backend", HC_ERR_INPUT, "%s", why);
+    } else if (!any) {
+      err = HC_DECK_ERROR(deck, "kernels.enabled", HC_ERR_INPUT, "enables no kernel; name at least one, or all");
+    } else if (cfg->steps < 1) {
+      err = HC_DECK_ERROR(deck, "run.steps", HC_ERR_INPUT, "must be at least 1");
+    } else {
+      hc_memory_estimate est;
+      err = hc_run_estimate_memory(cfg, nranks, be->is_device, &est);
+      /* Ranks of this node share its memory. */
+      MPI_Comm node;
+      int local = 1;
+      if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+        MPI_Comm_size(node, &local);
+        MPI_Comm_free(&node);
+      }
+      const double GiB = 1073741824.0;
+      double limit = cfg->host_limit_gib > 0 ? cfg->host_limit_gib * GiB : hc_host_available() / local;
+      if (!err && limit > 0 && est.host_bytes > limit) {
+        double fit = floor(limit / est.host_per_cell);
+        err = HC_DECK_ERROR(deck, "mesh.cells", HC_ERR_RESOURCE,
+                            "each rank would need about %.2f GiB of host memory for its %.0f cells but %.2f GiB is "
+                            "available per rank (%s); about %.0f cells per rank fit (e.g. %.0f,%.0f,%.0f per rank), "
+                            "or use more ranks",
+                            est.host_bytes / GiB, est.cells, limit / GiB,
+                            cfg->host_limit_gib > 0 ? "memory.host_limit_gib" : "MemAvailable / ranks on this node",
+                            fit, floor(cbrt(fit)), floor(cbrt(fit)), floor(cbrt(fit)));
+      }
+      if (!err && be->is_device && cfg->device_limit_gib > 0 && est.device_bytes > cfg->device_limit_gib * GiB) {
+        double fit = floor(cfg->device_limit_gib * GiB / est.device_per_cell);
+        err = HC_DECK_ERROR(deck, "mesh.cells", HC_ERR_RESOURCE,
+                            "each rank would need about %.2f GiB of device memory for its %.0f cells but "
+                            "memory.device_limit_gib is %.2f; about %.0f cells per rank fit",
+                            est.device_bytes / GiB, est.cells, cfg->device_limit_gib, fit);
+      }
+    }
+    if (err) snprintf(msg, sizeof(msg), "%s", hc_error_message());
+  }
+  MPI_Bcast(&err, 1, MPI_INT, 0, comm);
+  if (err) {
+    MPI_Bcast(msg, sizeof(msg), MPI_CHAR, 0, comm);
+    return HC_ERROR(err, "%s", msg);
+  }
+  return HC_OK;
+}
+
+/* Prints a message and ends every rank with the documented exit code (errors found on one rank). */
+static void hc_run_abort(MPI_Comm comm, int code) {
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  fprintf(stderr, "hexcontract: error on rank %d: %s\n", rank, hc_error_message());
+  if (getenv("HC_DEBUG")) fprintf(stderr, "hexcontract: raised at %s\n", hc_error_location());
+  fflush(stderr);
+  MPI_Abort(comm, hc_error_exit_code(code));
+}
+
+int hc_main_run(int argc, char **argv) {
+  const char *path = NULL;
+  char **sets = calloc((size_t)argc + 1, sizeof(*sets));
+  int nset = 0, err = HC_OK, rank;
+  if (!sets) return 3;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      hc_run_usage(stdout);
+      free(sets);
+      return 0;
+    } else if (strcmp(argv[i], "--set") == 0) {
+      if (i + 1 >= argc) {
+        free(sets);
+        fprintf(stderr, "hexcontract: error: option --set needs key=value (see hexcontract --help)\n");
+        return 2;
+      }
+      sets[nset++] = argv[++i];
+    } else if (strncmp(argv[i], "--set=", 6) == 0) {
+      sets[nset++] = argv[i] + 6;
+    } else if (argv[i][0] == '-') {
+      free(sets);
+      fprintf(stderr, "hexcontract: error: unknown option '%s' (see hexcontract --help)\n", argv[i]);
+      return 2;
+    } else if (!path) {
+      path = argv[i];
+    } else {
+      free(sets);
+      fprintf(stderr, "hexcontract: error: unexpected argument '%s': give one deck (see hexcontract --help)\n",
+              argv[i]);
+      return 2;
+    }
+  }
+
+  int provided;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  MPI_Comm comm = MPI_COMM_WORLD;
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(comm, &rank);
+  hc_deck deck;
+  hc_run_config cfg;
+  hc_run run;
+  memset(&run, 0, sizeof(run));
+  err = hc_deck_load(comm, path, nset, sets, &deck);
+  free(sets);
+  if (!err) {
+    hc_config_from_deck(&deck, &cfg);
+    err = hc_run_precheck(comm, &deck, &cfg);
+  }
+  if (err) {
+    /* The same error on every rank: rank 0 says it once, everyone exits. */
+    if (rank == 0) hc_app_report_error(err);
+    MPI_Finalize();
+    return hc_error_exit_code(err);
+  }
+  if (rank == 0 && deck.output.summary) hc_results_print_header(&deck, &cfg);
+  err = hc_run_execute(comm, &cfg, &run);
+  if (err) hc_run_abort(comm, err);
+  hc_results_stats stats;
+  err = hc_results_gather(&run, &stats);
+  if (err) hc_run_abort(comm, err);
+  int failed = 0;
+  for (int i = 0; i < run.nchecks; i++) failed |= run.checks[i].failures > 0;
+  if (rank == 0) {
+    if (deck.output.summary) hc_results_print_summary(&deck, &run, &stats);
+    err = hc_results_write(&deck, &run, &stats);
+    if (err) {
+      hc_app_report_error(err);
+      MPI_Abort(comm, hc_error_exit_code(err));
+    }
+  }
+  hc_results_stats_free(&stats);
+  hc_run_free(&run);
+  MPI_Finalize();
+  if (failed && rank == 0) fprintf(stderr, "hexcontract: error: a self-check failed (see the checks above)\n");
+  return failed ? 1 : 0;
+}

@@ -1,0 +1,116 @@
+/* The proxy run: configuration, phase timers, checks and the timestep loop. */
+#ifndef HC_RUN_H
+#define HC_RUN_H
+
+#include <mpi.h>
+
+#include "kernels/hc_assembly.h"
+#include "kernels/hc_basis.h"
+#include "kernels/hc_celldata.h"
+#include "kernels/hc_kernels.h"
+#include "mesh/hc_halo.h"
+#include "mesh/hc_mesh.h"
+
+/* Everything a run needs to know, taken from the effective deck. */
+typedef struct {
+  hc_mesh_params mesh;    /* sizing, cells, length, order, jitter, seed */
+  int quadrature;         /* q points per direction; 0: order + 1 */
+  double shear_amplitude; /* A of the shear x = X + A sin(2 pi Y/LY) sin(2 pi Z/LZ) sin(omega t) */
+  double shear_omega;
+  int steps, warmup; /* timed steps, untimed steps before them */
+  double dt;
+  char backend[32];
+  hc_precision precision;
+  hc_layout layout;
+  int deterministic;                 /* order-independent global sums */
+  double progress_s;                 /* seconds between progress lines, 0: none */
+  int enabled[HC_NUM_KERNELS];       /* kernels run every step */
+  hc_variant variant[HC_NUM_KERNELS];
+  int checks;                        /* run the self-checks */
+  int check_every;                   /* every N steps; 0: after the last step only */
+  int check_samples;                 /* cells per rank recomputed by the serial reference */
+  double tolerance_factor;           /* multiplies every check's tolerance */
+  double host_limit_gib, device_limit_gib; /* 0: from the machine */
+} hc_run_config;
+
+/* Phases of a step, timed separately (seconds summed over the timed steps). */
+typedef enum {
+  HC_PHASE_CELLDATA = 0, /* mesh motion, geometry, basis transforms, the left/right arrays */
+  HC_PHASE_CONTRACT,     /* the contractions (all kernels; per kernel in kernel_s) */
+  HC_PHASE_TRANSFER,     /* element outputs from the device to the host */
+  HC_PHASE_ASSEMBLY,     /* gather/scatter into nodal vectors */
+  HC_PHASE_HALO,         /* halo exchange of the nodal vectors */
+  HC_PHASE_REDUCTION,    /* global sums of the DataData outputs */
+  HC_PHASE_STEP,         /* the whole step */
+  HC_NUM_PHASES
+} hc_phase;
+
+extern const char *const hc_phase_names[HC_NUM_PHASES];
+
+/* One check of SPEC.md section 3 with its numbers. */
+typedef struct {
+  char name[48];     /* "volume", "mass_sum", "zero_row_sum:FieldFieldVector", ... */
+  char what[128];    /* what it compares */
+  int step;          /* step it was last evaluated at */
+  double value, expected, tolerance; /* |value - expected| <= tolerance passes */
+  int passed;
+  int evaluations, failures; /* over the run */
+} hc_check;
+
+#define HC_MAX_CHECKS 24
+
+/* Global results that must not depend on the rank count (SPEC.md check 5). */
+typedef struct {
+  double dd_sum[HC_NUM_KERNELS]; /* DataData: sum over cells */
+  double nodal_sum[HC_NUM_KERNELS]; /* DataField, FieldField: sum over nodes of the assembled vector */
+  double nodal_norm[HC_NUM_KERNELS]; /* ... and its 2-norm */
+} hc_run_values;
+
+typedef struct {
+  hc_run_config cfg;
+  MPI_Comm comm;
+  int rank, nranks;
+  const hc_backend *be;
+  hc_mesh *mesh;
+  hc_halo *halo;
+  hc_basis *basis;
+  hc_coloring *coloring;
+  hc_contract k[HC_NUM_KERNELS]; /* each kernel's problem on this rank */
+  void *d_X0;                    /* jittered vertices [C][8][3] double, backend memory */
+  void *d_left, *d_right;        /* input arrays, sized for the largest enabled kernel */
+  void *d_out[HC_NUM_KERNELS];   /* element outputs, backend memory */
+  void *h_out[HC_NUM_KERNELS];   /* the same on the host (aliases d_out on host backends) */
+  void *d_scratch;               /* a spare output for the checks */
+  double *u;                     /* nodal interpolant of a linear function at the current time */
+  double *y[HC_NUM_KERNELS];     /* assembled nodal vectors of DataField and FieldField kernels */
+  double *node_x;                /* [C][L][3] node coordinates of the current step */
+  double phase_s[HC_NUM_PHASES];
+  double kernel_s[HC_NUM_KERNELS];  /* contraction seconds per kernel */
+  double celldata_s[HC_NUM_KERNELS];/* cell-data seconds per kernel */
+  double total_s;                   /* wall time of the timed steps */
+  double t;                         /* simulated time of the last step */
+  int steps_done;
+  hc_run_values values;
+  hc_check checks[HC_MAX_CHECKS];
+  int nchecks;
+  double host_bytes, device_bytes;  /* the memory estimate of this rank */
+} hc_run;
+
+/* Runs the whole workload of cfg on comm: mesh, cell data, the timestep loop, checks. Collective.
+   On return run holds the timers, checks and values (for the summary and the results file). */
+int hc_run_execute(MPI_Comm comm, const hc_run_config *cfg, hc_run *run);
+
+/* Releases what hc_run_execute allocated. Collective. */
+void hc_run_free(hc_run *run);
+
+/* One rank's memory for a run, with the largest block of the decomposition. */
+typedef struct {
+  double cells;                          /* cells of the largest block */
+  double host_bytes, device_bytes;       /* totals (device 0 on host backends) */
+  double host_per_cell, device_per_cell; /* the parts that grow with the cells, nodes included */
+} hc_memory_estimate;
+
+/* Estimates one rank's host and device memory for cfg on nranks ranks. */
+int hc_run_estimate_memory(const hc_run_config *cfg, int nranks, int is_device, hc_memory_estimate *est);
+
+#endif

@@ -1,0 +1,351 @@
+/* The run's summary and results file: timers reduced over ranks, figures of merit, checks, provenance. */
+#define _GNU_SOURCE
+#include <math.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "app/hc_results.h"
+#include "hc_config.h"
+#include "io/hc_yaml_writer.h"
+#if HC_HAVE_OPENMP
+#include <omp.h>
+#endif
+
+/* The cost model of kernel on the whole mesh (all ranks). */
+static void hc_global_cost(const hc_run *run, hc_kernel kernel, double *flops, double *bytes) {
+  hc_contract k = run->k[kernel];
+  k.C = run->mesh->num_global_cells;
+  hc_contract_cost(&k, flops, bytes);
+}
+
+static void hc_cpu_model(char *buf, size_t n) {
+  snprintf(buf, n, "unknown CPU");
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  if (!f) return;
+  char line[512];
+  while (fgets(line, sizeof(line), f)) {
+    char *colon = strchr(line, ':');
+    if (strncmp(line, "model name", 10) == 0 && colon) {
+      colon += 2;
+      colon[strcspn(colon, "\n")] = '\0';
+      snprintf(buf, n, "%s", colon);
+      break;
+    }
+  }
+  fclose(f);
+}
+
+/* What this rank computes on: the backend's device or the CPU and its threads. */
+static void hc_device_of(const hc_run *run, char *buf, size_t n) {
+  char cpu[160];
+  hc_cpu_model(cpu, sizeof(cpu));
+  int threads = 1;
+#if HC_HAVE_OPENMP
+  if (strcmp(run->be->name, "openmp") == 0) threads = omp_get_max_threads();
+#endif
+  if (run->be->device_name) {
+    char dev[200] = "";
+    if (run->be->device_name(dev, sizeof(dev)) == HC_OK) {
+      snprintf(buf, n, "%s", dev);
+      return;
+    }
+    hc_error_clear();
+  }
+  snprintf(buf, n, "%s, %d thread%s", cpu, threads, threads == 1 ? "" : "s");
+}
+
+static int hc_reduce_stats(MPI_Comm comm, int n, const double *local, hc_stat *out) {
+  double *buf = malloc(sizeof(double) * 3 * (size_t)n);
+  HC_CHECK(buf, HC_ERR_RESOURCE, "out of host memory");
+  int nranks;
+  MPI_Comm_size(comm, &nranks);
+  MPI_Allreduce(local, buf, n, MPI_DOUBLE, MPI_MIN, comm);
+  MPI_Allreduce(local, buf + n, n, MPI_DOUBLE, MPI_SUM, comm);
+  MPI_Allreduce(local, buf + 2 * n, n, MPI_DOUBLE, MPI_MAX, comm);
+  for (int i = 0; i < n; i++) {
+    out[i].min = buf[i];
+    out[i].avg = buf[n + i] / nranks;
+    out[i].max = buf[2 * n + i];
+  }
+  free(buf);
+  return HC_OK;
+}
+
+int hc_results_gather(const hc_run *run, hc_results_stats *st) {
+  memset(st, 0, sizeof(*st));
+  const int steps = run->steps_done > 0 ? run->steps_done : 1;
+  double local[HC_NUM_PHASES + 2 * HC_NUM_KERNELS + 5];
+  int n = 0;
+  for (int i = 0; i < HC_NUM_PHASES; i++) local[n++] = run->phase_s[i] / steps;
+  for (int i = 0; i < HC_NUM_KERNELS; i++) local[n++] = run->kernel_s[i] / steps;
+  for (int i = 0; i < HC_NUM_KERNELS; i++) local[n++] = run->celldata_s[i] / steps;
+  hc_halo_stats hs;
+  HC_CALL(hc_halo_get_stats(run->halo, HC_DOUBLE, &hs));
+  local[n++] = (double)run->mesh->C;
+  local[n++] = (double)run->mesh->num_nodes;
+  local[n++] = (double)run->mesh->num_owned_nodes;
+  local[n++] = (double)hs.send_bytes;
+  local[n++] = (double)hs.num_neighbors;
+  hc_stat all[HC_NUM_PHASES + 2 * HC_NUM_KERNELS + 5];
+  HC_CALL(hc_reduce_stats(run->comm, n, local, all));
+  n = 0;
+  for (int i = 0; i < HC_NUM_PHASES; i++) st->phase[i] = all[n++];
+  for (int i = 0; i < HC_NUM_KERNELS; i++) st->kernel[i] = all[n++];
+  for (int i = 0; i < HC_NUM_KERNELS; i++) st->celldata[i] = all[n++];
+  st->cells = all[n++];
+  st->nodes = all[n++];
+  st->owned_nodes = all[n++];
+  st->halo_bytes = all[n++];
+  st->halo_neighbors = all[n++];
+  for (int k = 0; k < HC_NUM_KERNELS; k++) st->halo_exchanges += run->y[k] != NULL;
+  MPI_Allreduce(&run->total_s, &st->total_s, 1, MPI_DOUBLE, MPI_MAX, run->comm);
+  st->nranks = run->nranks;
+  char dev[HC_DEVICE_LEN], host[HC_DEVICE_LEN];
+  hc_device_of(run, dev, sizeof(dev));
+  if (gethostname(host, sizeof(host)) != 0) snprintf(host, sizeof(host), "unknown");
+  host[sizeof(host) - 1] = '\0';
+  if (run->rank == 0) {
+    st->devices = calloc((size_t)run->nranks, HC_DEVICE_LEN);
+    st->hosts = calloc((size_t)run->nranks, HC_DEVICE_LEN);
+  }
+  int ok = run->rank != 0 || (st->devices && st->hosts);
+  MPI_Bcast(&ok, 1, MPI_INT, 0, run->comm);
+  HC_CHECK(ok, HC_ERR_RESOURCE, "out of host memory");
+  MPI_Gather(dev, HC_DEVICE_LEN, MPI_CHAR, st->devices, HC_DEVICE_LEN, MPI_CHAR, 0, run->comm);
+  MPI_Gather(host, HC_DEVICE_LEN, MPI_CHAR, st->hosts, HC_DEVICE_LEN, MPI_CHAR, 0, run->comm);
+  return HC_OK;
+}
+
+void hc_results_stats_free(hc_results_stats *st) {
+  free(st->devices);
+  free(st->hosts);
+  st->devices = st->hosts = NULL;
+}
+
+void hc_results_print_header(const hc_deck *deck, const hc_run_config *cfg) {
+  int nranks;
+  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  const int p = cfg->mesh.order, q = cfg->quadrature;
+  printf("hexcontract %s (git %s): %d rank%s, backend %s, %s, %s\n", HC_VERSION, HC_GIT_REVISION, nranks,
+         nranks == 1 ? "" : "s", cfg->backend, hc_precision_name(cfg->precision), hc_layout_name(cfg->layout));
+  printf("deck: %s\n", deck->path[0] ? deck->path : "(none: defaults)");
+  printf("mesh: %lld x %lld x %lld cells %s, order %d (L = %d), q = %d (P = %d), jitter %g, shear A = %g\n",
+         (long long)cfg->mesh.cells[0], (long long)cfg->mesh.cells[1], (long long)cfg->mesh.cells[2],
+         cfg->mesh.sizing == HC_SIZING_PER_RANK ? "per rank" : "in all", p, (p + 1) * (p + 1) * (p + 1), q, q * q * q,
+         cfg->mesh.jitter, cfg->shear_amplitude);
+  printf("steps: %d timed after %d warm-up, dt = %g; checks %s\n", cfg->steps, cfg->warmup, cfg->dt,
+         !cfg->checks ? "off" : cfg->check_every > 0 ? "every few steps" : "at the end");
+  fflush(stdout);
+}
+
+static const char *hc_pct(double part, double whole, char *buf, size_t n) {
+  snprintf(buf, n, "%5.1f%%", whole > 0 ? 100.0 * part / whole : 0.0);
+  return buf;
+}
+
+void hc_results_print_summary(const hc_deck *deck, const hc_run *run, const hc_results_stats *st) {
+  const hc_mesh *m = run->mesh;
+  char pct[16];
+  printf("decomposition: rank grid %d x %d x %d, %lld global cells, %lld global nodes; per rank %.0f..%.0f cells, "
+         "%.0f..%.0f nodes\n",
+         m->rank_grid[0], m->rank_grid[1], m->rank_grid[2], (long long)m->num_global_cells,
+         (long long)m->num_global_nodes, st->cells.min, st->cells.max, st->nodes.min, st->nodes.max);
+  printf("rank 0 ran on %s (%s)\n", st->devices, st->hosts);
+  const hc_stat *step = &st->phase[HC_PHASE_STEP];
+  printf("\ntime per step: %.6g s avg (min %.6g, max %.6g over ranks), imbalance %.1f%%, %d timed steps in %.3f s\n",
+         step->avg, step->min, step->max, step->avg > 0 ? 100.0 * (step->max / step->avg - 1.0) : 0.0,
+         run->steps_done, st->total_s);
+  printf("  %-10s %12s %12s %8s\n", "phase", "avg s/step", "max s/step", "share");
+  for (int i = 0; i < HC_PHASE_STEP; i++) {
+    if (i == HC_PHASE_TRANSFER && !run->be->is_device) continue;
+    printf("  %-10s %12.6g %12.6g %8s\n", hc_phase_names[i], st->phase[i].avg, st->phase[i].max,
+           hc_pct(st->phase[i].avg, step->avg, pct, sizeof(pct)));
+  }
+  printf("\n  %-17s %-8s %12s %10s %10s\n", "kernel", "variant", "max ms/step", "GB/s", "GFLOP/s");
+  double tf = 0, tb = 0, tt = 0;
+  for (int k = 0; k < HC_NUM_KERNELS; k++) {
+    if (!run->cfg.enabled[k]) continue;
+    double flops, bytes, tmax = st->kernel[k].max;
+    hc_global_cost(run, (hc_kernel)k, &flops, &bytes);
+    printf("  %-17s %-8s %12.4f %10.2f %10.2f\n", hc_kernel_name((hc_kernel)k), hc_variant_name(run->cfg.variant[k]),
+           1e3 * tmax, tmax > 0 ? 1e-9 * bytes / tmax : 0, tmax > 0 ? 1e-9 * flops / tmax : 0);
+    tf += flops, tb += bytes, tt += tmax;
+  }
+  double cells_per_s = step->max > 0 ? (double)m->num_global_cells / step->max : 0;
+  double dofs_per_s = step->max > 0 ? (double)m->num_global_nodes / step->max : 0;
+  printf("\nfigures of merit: %.4g cell-steps/s, %.4g node-steps/s; contractions %.2f GB/s, %.2f GFLOP/s "
+         "(all ranks)\n",
+         cells_per_s, dofs_per_s, tt > 0 ? 1e-9 * tb / tt : 0, tt > 0 ? 1e-9 * tf / tt : 0);
+  printf("halo: %.0f..%.0f neighbours, %.0f..%.0f bytes sent per rank and exchange, %d exchanges per step\n",
+         st->halo_neighbors.min, st->halo_neighbors.max, st->halo_bytes.min, st->halo_bytes.max, st->halo_exchanges);
+  if (run->nchecks) {
+    printf("\nchecks (SPEC.md section 3; the worst evaluation of each):\n");
+    for (int i = 0; i < run->nchecks; i++) {
+      const hc_check *c = &run->checks[i];
+      printf("  %-28s %-6s value %-24.17g expected %-10.6g tolerance %-10.3g (%d of %d passed)\n", c->name,
+             c->failures ? "FAILED" : "ok", c->value, c->expected, c->tolerance, c->evaluations - c->failures,
+             c->evaluations);
+    }
+  }
+  char path[HC_DECK_PATH_MAX + HC_DECK_NAME_MAX + 2];
+  snprintf(path, sizeof(path), "%s/%s", deck->output.dir, deck->output.results);
+  printf("\nresults: %s\n", path);
+  fflush(stdout);
+}
+
+static int hc_write_stat(hc_yaml_writer *w, const char *key, const hc_stat *s) {
+  HC_CALL(hc_yaml_writer_begin_mapping(w, key, HC_YAML_FLOW));
+  HC_CALL(hc_yaml_writer_double(w, "min", s->min));
+  HC_CALL(hc_yaml_writer_double(w, "avg", s->avg));
+  HC_CALL(hc_yaml_writer_double(w, "max", s->max));
+  HC_CALL(hc_yaml_writer_double(w, "imbalance", s->avg > 0 ? s->max / s->avg - 1.0 : 0.0));
+  return hc_yaml_writer_end_mapping(w);
+}
+
+static int hc_results_body(hc_yaml_writer *w, const hc_deck *deck, const hc_run *run, const hc_results_stats *st) {
+  const hc_mesh *m = run->mesh;
+  char buf[MPI_MAX_LIBRARY_VERSION_STRING + 64];
+  HC_CALL(hc_yaml_writer_begin_mapping(w, NULL, HC_YAML_BLOCK));
+  HC_CALL(hc_yaml_writer_string(w, "schema", HC_RESULTS_SCHEMA));
+  int failed = 0;
+  for (int i = 0; i < run->nchecks; i++) failed |= run->checks[i].failures > 0;
+  HC_CALL(hc_yaml_writer_string(w, "status", failed ? "failed" : "passed"));
+  time_t now = time(NULL);
+  strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+  HC_CALL(hc_yaml_writer_string(w, "date", buf));
+
+  HC_CALL(hc_yaml_writer_begin_mapping(w, "build", HC_YAML_BLOCK));
+  HC_CALL(hc_yaml_writer_string(w, "version", HC_VERSION));
+  HC_CALL(hc_yaml_writer_string(w, "git_revision", HC_GIT_REVISION));
+  HC_CALL(hc_yaml_writer_string(w, "build_type", HC_BUILD_TYPE));
+  HC_CALL(hc_yaml_writer_string(w, "c_compiler", HC_C_COMPILER));
+  HC_CALL(hc_yaml_writer_string(w, "c_flags", HC_C_FLAGS));
+  HC_CALL(hc_yaml_writer_bool(w, "openmp", HC_HAVE_OPENMP));
+  HC_CALL(hc_yaml_writer_bool(w, "cuda", HC_HAVE_CUDA));
+  if (HC_HAVE_CUDA) {
+    HC_CALL(hc_yaml_writer_string(w, "cuda_compiler", HC_CUDA_COMPILER));
+    HC_CALL(hc_yaml_writer_string(w, "cuda_architectures", HC_CUDA_ARCHITECTURES));
+  }
+  int len = 0;
+  MPI_Get_library_version(buf, &len);
+  buf[strcspn(buf, "\n")] = '\0';
+  HC_CALL(hc_yaml_writer_string(w, "mpi_library", buf));
+  HC_CALL(hc_yaml_writer_end_mapping(w));
+
+  HC_CALL(hc_deck_write(w, "deck", deck));
+
+  HC_CALL(hc_yaml_writer_begin_mapping(w, "decomposition", HC_YAML_BLOCK));
+  HC_CALL(hc_yaml_writer_int64(w, "ranks", run->nranks));
+  HC_CALL(hc_yaml_writer_begin_sequence(w, "rank_grid", HC_YAML_FLOW));
+  for (int d = 0; d < 3; d++) HC_CALL(hc_yaml_writer_int64(w, NULL, m->rank_grid[d]));
+  HC_CALL(hc_yaml_writer_end_sequence(w));
+  HC_CALL(hc_yaml_writer_begin_sequence(w, "global_cells", HC_YAML_FLOW));
+  for (int d = 0; d < 3; d++) HC_CALL(hc_yaml_writer_int64(w, NULL, m->global_cells[d]));
+  HC_CALL(hc_yaml_writer_end_sequence(w));
+  HC_CALL(hc_yaml_writer_begin_sequence(w, "length", HC_YAML_FLOW));
+  for (int d = 0; d < 3; d++) HC_CALL(hc_yaml_writer_double(w, NULL, m->length[d]));
+  HC_CALL(hc_yaml_writer_end_sequence(w));
+  HC_CALL(hc_yaml_writer_int64(w, "num_global_cells", m->num_global_cells));
+  HC_CALL(hc_yaml_writer_int64(w, "num_global_nodes", m->num_global_nodes));
+  HC_CALL(hc_write_stat(w, "cells_per_rank", &st->cells));
+  HC_CALL(hc_write_stat(w, "nodes_per_rank", &st->nodes));
+  HC_CALL(hc_write_stat(w, "halo_bytes_per_exchange", &st->halo_bytes));
+  HC_CALL(hc_write_stat(w, "halo_neighbors", &st->halo_neighbors));
+  HC_CALL(hc_yaml_writer_int64(w, "halo_exchanges_per_step", st->halo_exchanges));
+  HC_CALL(hc_yaml_writer_end_mapping(w));
+
+  HC_CALL(hc_yaml_writer_begin_sequence(w, "ranks", HC_YAML_BLOCK));
+  for (int r = 0; r < st->nranks; r++) {
+    HC_CALL(hc_yaml_writer_begin_mapping(w, NULL, HC_YAML_FLOW));
+    HC_CALL(hc_yaml_writer_int64(w, "rank", r));
+    HC_CALL(hc_yaml_writer_string(w, "host", st->hosts + (size_t)r * HC_DEVICE_LEN));
+    HC_CALL(hc_yaml_writer_string(w, "device", st->devices + (size_t)r * HC_DEVICE_LEN));
+    HC_CALL(hc_yaml_writer_end_mapping(w));
+  }
+  HC_CALL(hc_yaml_writer_end_sequence(w));
+
+  HC_CALL(hc_yaml_writer_begin_mapping(w, "timers", HC_YAML_BLOCK));
+  HC_CALL(hc_yaml_writer_string(w, "unit", "seconds per timed step, over ranks"));
+  HC_CALL(hc_yaml_writer_int64(w, "timed_steps", run->steps_done));
+  HC_CALL(hc_yaml_writer_double(w, "total_seconds", st->total_s));
+  for (int i = 0; i < HC_NUM_PHASES; i++) HC_CALL(hc_write_stat(w, hc_phase_names[i], &st->phase[i]));
+  HC_CALL(hc_yaml_writer_end_mapping(w));
+
+  HC_CALL(hc_yaml_writer_begin_mapping(w, "kernels", HC_YAML_BLOCK));
+  for (int k = 0; k < HC_NUM_KERNELS; k++) {
+    if (!run->cfg.enabled[k]) continue;
+    double flops, bytes, tmax = st->kernel[k].max;
+    hc_global_cost(run, (hc_kernel)k, &flops, &bytes);
+    HC_CALL(hc_yaml_writer_begin_mapping(w, hc_kernel_name((hc_kernel)k), HC_YAML_BLOCK));
+    HC_CALL(hc_yaml_writer_string(w, "variant", hc_variant_name(run->cfg.variant[k])));
+    HC_CALL(hc_write_stat(w, "contract_seconds", &st->kernel[k]));
+    HC_CALL(hc_write_stat(w, "celldata_seconds", &st->celldata[k]));
+    HC_CALL(hc_yaml_writer_double(w, "flops_per_step", flops));
+    HC_CALL(hc_yaml_writer_double(w, "bytes_per_step", bytes));
+    HC_CALL(hc_yaml_writer_double(w, "gflops", tmax > 0 ? 1e-9 * flops / tmax : 0));
+    HC_CALL(hc_yaml_writer_double(w, "gbytes_per_second", tmax > 0 ? 1e-9 * bytes / tmax : 0));
+    HC_CALL(hc_yaml_writer_end_mapping(w));
+  }
+  HC_CALL(hc_yaml_writer_end_mapping(w));
+
+  const double tstep = st->phase[HC_PHASE_STEP].max;
+  HC_CALL(hc_yaml_writer_begin_mapping(w, "figures_of_merit", HC_YAML_BLOCK));
+  HC_CALL(hc_yaml_writer_double(w, "cell_steps_per_second", tstep > 0 ? m->num_global_cells / tstep : 0));
+  HC_CALL(hc_yaml_writer_double(w, "node_steps_per_second", tstep > 0 ? m->num_global_nodes / tstep : 0));
+  HC_CALL(hc_yaml_writer_double(w, "seconds_per_step", tstep));
+  HC_CALL(hc_yaml_writer_end_mapping(w));
+
+  HC_CALL(hc_yaml_writer_begin_mapping(w, "checks", HC_YAML_BLOCK));
+  for (int i = 0; i < run->nchecks; i++) {
+    const hc_check *c = &run->checks[i];
+    HC_CALL(hc_yaml_writer_begin_mapping(w, c->name, HC_YAML_BLOCK));
+    HC_CALL(hc_yaml_writer_string(w, "what", c->what));
+    HC_CALL(hc_yaml_writer_bool(w, "passed", c->failures == 0));
+    HC_CALL(hc_yaml_writer_double(w, "value", c->value));
+    HC_CALL(hc_yaml_writer_double(w, "expected", c->expected));
+    HC_CALL(hc_yaml_writer_double(w, "tolerance", c->tolerance));
+    HC_CALL(hc_yaml_writer_int64(w, "step", c->step));
+    HC_CALL(hc_yaml_writer_int64(w, "evaluations", c->evaluations));
+    HC_CALL(hc_yaml_writer_int64(w, "failures", c->failures));
+    HC_CALL(hc_yaml_writer_end_mapping(w));
+  }
+  HC_CALL(hc_yaml_writer_end_mapping(w));
+
+  HC_CALL(hc_yaml_writer_begin_mapping(w, "values", HC_YAML_BLOCK));
+  HC_CALL(hc_yaml_writer_double(w, "time", run->t));
+  for (int k = 0; k < HC_NUM_KERNELS; k++) {
+    if (!run->cfg.enabled[k]) continue;
+    HC_CALL(hc_yaml_writer_begin_mapping(w, hc_kernel_name((hc_kernel)k), HC_YAML_FLOW));
+    if (hc_kernel_family((hc_kernel)k) == HC_FAMILY_DATADATA) {
+      HC_CALL(hc_yaml_writer_double(w, "sum", run->values.dd_sum[k]));
+    } else {
+      HC_CALL(hc_yaml_writer_double(w, "nodal_sum", run->values.nodal_sum[k]));
+      HC_CALL(hc_yaml_writer_double(w, "nodal_norm", run->values.nodal_norm[k]));
+    }
+    HC_CALL(hc_yaml_writer_end_mapping(w));
+  }
+  HC_CALL(hc_yaml_writer_end_mapping(w));
+  return hc_yaml_writer_end_mapping(w);
+}
+
+int hc_results_write(const hc_deck *deck, const hc_run *run, const hc_results_stats *st) {
+  char path[HC_DECK_PATH_MAX + HC_DECK_NAME_MAX + 2];
+  snprintf(path, sizeof(path), "%s/%s", deck->output.dir, deck->output.results);
+  hc_yaml_writer *w = NULL;
+  int err = hc_yaml_writer_create(path, &w);
+  if (err) {
+    char why[1024];
+    snprintf(why, sizeof(why), "%s", hc_error_message());
+    return HC_DECK_ERROR(deck, "output.dir", err, "cannot write the results file: %s", why);
+  }
+  err = hc_results_body(w, deck, run, st);
+  if (err) {
+    hc_yaml_writer_destroy(&w);
+    return err;
+  }
+  return hc_yaml_writer_close(&w);
+}

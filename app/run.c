@@ -1,0 +1,589 @@
+/* The timestep loop of the proxy run (SPEC.md section 2) and its self-checks (section 3). */
+#define _POSIX_C_SOURCE 200809L
+#include "app/hc_run.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/hc_timer.h"
+#include "mesh/hc_mpi.h"
+
+const char *const hc_phase_names[HC_NUM_PHASES] = {"celldata", "contract",  "transfer", "assembly",
+                                                   "halo",     "reduction", "step"};
+
+/* Coefficients of the linear function whose interpolant the FieldField outputs are applied to:
+   u(x) = 1 + x/LX - 2 y/LY + 0.5 z/LZ (the linear patch test). */
+static double hc_linear_u(const double *L, const double x[3]) {
+  return 1.0 + x[0] / L[0] - 2.0 * x[1] / L[1] + 0.5 * x[2] / L[2];
+}
+
+static double hc_eps(hc_precision precision) { return precision == HC_FLOAT ? (double)FLT_EPSILON : DBL_EPSILON; }
+
+/* The contraction problem of kernel on this rank. */
+static void hc_run_contract_of(const hc_run *run, hc_kernel kernel, hc_contract *k) {
+  hc_contract_init(k, kernel);
+  hc_family fam = hc_kernel_family(kernel);
+  k->C = run->mesh->C;
+  k->L = fam == HC_FAMILY_DATADATA ? 1 : run->basis->L;
+  k->R = fam == HC_FAMILY_FIELDFIELD ? run->basis->L : 1;
+  k->P = k->P_data = run->basis->P;
+  k->D = hc_kernel_rank(kernel) > 0 ? 3 : 1;
+  k->layout = run->cfg.layout;
+  k->precision = run->cfg.precision;
+  k->variant = run->cfg.variant[kernel];
+}
+
+int hc_run_estimate_memory(const hc_run_config *cfg, int nranks, int is_device, hc_memory_estimate *est) {
+  int grid[3];
+  HC_CALL(hc_partition_grid(nranks, cfg->mesh.sizing, cfg->mesh.cells, grid));
+  int64_t cmax[3];
+  for (int d = 0; d < 3; d++) {
+    cmax[d] = cfg->mesh.sizing == HC_SIZING_PER_RANK ? cfg->mesh.cells[d] : (cfg->mesh.cells[d] + grid[d] - 1) / grid[d];
+  }
+  const int p = cfg->mesh.order, q = cfg->quadrature > 0 ? cfg->quadrature : p + 1;
+  const double C = (double)cmax[0] * (double)cmax[1] * (double)cmax[2];
+  const double nodes = (double)(p * cmax[0] + 1) * (double)(p * cmax[1] + 1) * (double)(p * cmax[2] + 1);
+  const double L = (double)((p + 1) * (p + 1) * (p + 1)), P = (double)q * q * q;
+  const double s = (double)hc_precision_size(cfg->precision);
+  /* The largest enabled kernel's left + right per cell (the checks' DataFieldScalar too), all outputs. */
+  double inputs = cfg->checks ? (L + 1) * P : 0, outputs = 0;
+  int nodal = 3; /* u, and two scratch vectors of the checks */
+  for (int kid = 0; kid < HC_NUM_KERNELS; kid++) {
+    if (!cfg->enabled[kid]) continue;
+    hc_family fam = hc_kernel_family((hc_kernel)kid);
+    double Dr = pow(3.0, hc_kernel_rank((hc_kernel)kid));
+    double in = fam == HC_FAMILY_DATADATA ? 2 * P * Dr : fam == HC_FAMILY_DATAFIELD ? (L + 1) * P * Dr : 2 * L * P * Dr;
+    double out = fam == HC_FAMILY_DATADATA ? 1 : fam == HC_FAMILY_DATAFIELD ? L : L * L;
+    if (in > inputs) inputs = in;
+    outputs += out;
+    if (fam != HC_FAMILY_DATADATA) nodal++;
+  }
+  /* Host: cell index, vertices, node map, node coordinates of a step; per node: ids, ownership,
+     nodal vectors and halo lists (generously). Backend: vertices, inputs, outputs, a scratch output. */
+  const double host_cell = 3 * 8 + 24 * 8 + L * 4 + L * 3 * 8 + (is_device ? s * outputs : 0);
+  const double host_node = 8 + 1 + 8 * nodal + 16;
+  const double dev_cell = 24 * 8 + s * (inputs + outputs + L * L);
+  est->cells = C;
+  est->host_per_cell = host_cell + host_node * nodes / C + (is_device ? 0 : dev_cell);
+  est->device_per_cell = is_device ? dev_cell : 0;
+  est->host_bytes = C * est->host_per_cell;
+  est->device_bytes = C * est->device_per_cell;
+  return HC_OK;
+}
+
+/* Allocates and zeroes a host array. */
+static int hc_calloc(size_t n, size_t size, void *ptr) {
+  void *p = calloc(n ? n : 1, size);
+  HC_CHECK(p, HC_ERR_RESOURCE, "out of host memory allocating %zu bytes", n * size);
+  *(void **)ptr = p;
+  return HC_OK;
+}
+
+static int hc_run_setup(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
+  memset(run, 0, sizeof(*run));
+  run->cfg = *cfg;
+  run->comm = comm;
+  MPI_Comm_rank(comm, &run->rank);
+  MPI_Comm_size(comm, &run->nranks);
+  HC_CALL(hc_backend_find(cfg->backend, &run->be));
+  HC_CALL(hc_mesh_create(comm, &cfg->mesh, &run->mesh));
+  HC_CALL(hc_halo_create(run->mesh, &run->halo));
+  HC_CALL(hc_basis_create(cfg->mesh.order, cfg->quadrature, &run->basis));
+  HC_CALL(hc_coloring_create(run->mesh->C, run->mesh->cell_index, &run->coloring));
+  const hc_mesh *m = run->mesh;
+  const hc_backend *be = run->be;
+  size_t s = hc_precision_size(cfg->precision);
+  size_t in_max = 0, out_max = (size_t)m->C;
+  for (int kid = 0; kid < HC_NUM_KERNELS; kid++) {
+    hc_run_contract_of(run, (hc_kernel)kid, &run->k[kid]);
+    if (!cfg->enabled[kid]) continue;
+    HC_CALL(be->supports(&run->k[kid]));
+    size_t in = (size_t)(hc_contract_numel(&run->k[kid], HC_ARRAY_LEFT) + hc_contract_numel(&run->k[kid], HC_ARRAY_RIGHT));
+    if (in > in_max) in_max = in;
+    size_t out = (size_t)hc_contract_numel(&run->k[kid], HC_ARRAY_OUT);
+    if (out > out_max) out_max = out;
+  }
+  /* The checks need DataDataScalar and DataFieldScalar problems even when those kernels are off. */
+  size_t dfs = (size_t)(hc_contract_numel(&run->k[HC_DATAFIELD_SCALAR], HC_ARRAY_LEFT) +
+                        hc_contract_numel(&run->k[HC_DATAFIELD_SCALAR], HC_ARRAY_RIGHT));
+  if (cfg->checks && dfs > in_max) in_max = dfs;
+  if (cfg->checks && (size_t)(m->C * m->nodes_per_cell) > out_max) out_max = (size_t)(m->C * m->nodes_per_cell);
+
+  size_t X0_bytes = sizeof(double) * (size_t)(m->C * 24);
+  HC_CALL(be->mem_alloc(X0_bytes, &run->d_X0));
+  HC_CALL(be->copy_to_device(run->d_X0, m->vertex_coords, X0_bytes));
+  HC_CALL(be->mem_alloc(s * in_max, &run->d_left));
+  run->d_right = (char *)run->d_left; /* set per kernel: right follows left in the same buffer */
+  HC_CALL(be->mem_alloc(s * out_max, &run->d_scratch));
+  for (int kid = 0; kid < HC_NUM_KERNELS; kid++) {
+    if (!cfg->enabled[kid]) continue;
+    size_t bytes = s * (size_t)hc_contract_numel(&run->k[kid], HC_ARRAY_OUT);
+    HC_CALL(be->mem_alloc(bytes, &run->d_out[kid]));
+    if (be->is_device) {
+      HC_CALL(hc_calloc(bytes, 1, &run->h_out[kid]));
+    } else {
+      run->h_out[kid] = run->d_out[kid];
+    }
+    if (hc_kernel_family((hc_kernel)kid) != HC_FAMILY_DATADATA) {
+      HC_CALL(hc_calloc((size_t)m->num_nodes, sizeof(double), &run->y[kid]));
+    }
+  }
+  HC_CALL(hc_calloc((size_t)m->num_nodes, sizeof(double), &run->u));
+  HC_CALL(hc_calloc((size_t)(m->C * m->nodes_per_cell * 3), sizeof(double), &run->node_x));
+  return HC_OK;
+}
+
+void hc_run_free(hc_run *run) {
+  const hc_backend *be = run->be;
+  if (be) {
+    for (int kid = 0; kid < HC_NUM_KERNELS; kid++) {
+      if (run->d_out[kid]) be->mem_free(run->d_out[kid]);
+      if (be->is_device) free(run->h_out[kid]);
+      free(run->y[kid]);
+      run->d_out[kid] = run->h_out[kid] = NULL;
+      run->y[kid] = NULL;
+    }
+    if (run->d_X0) be->mem_free(run->d_X0);
+    if (run->d_left) be->mem_free(run->d_left);
+    if (run->d_scratch) be->mem_free(run->d_scratch);
+  }
+  run->d_X0 = run->d_left = run->d_right = run->d_scratch = NULL;
+  free(run->u);
+  free(run->node_x);
+  run->u = run->node_x = NULL;
+  hc_coloring_destroy(&run->coloring);
+  hc_basis_destroy(&run->basis);
+  hc_halo_destroy(&run->halo);
+  hc_mesh_destroy(&run->mesh);
+}
+
+/* The cell-data descriptor of this rank at time t, with vertices X0 (backend or host memory). */
+static void hc_run_desc(const hc_run *run, const double *X0, int64_t C, double t, hc_celldata_desc *desc) {
+  const hc_mesh *m = run->mesh;
+  hc_celldata_desc_init(desc, run->basis, C, X0, m->length[0], m->length[1], m->length[2]);
+  desc->t = t;
+  desc->motion.A = run->cfg.shear_amplitude;
+  desc->motion.omega = run->cfg.shear_omega;
+  desc->layout = run->cfg.layout;
+  desc->precision = run->cfg.precision;
+}
+
+/* Fills the inputs of kernel at time t into d_left / d_right (right placed after left). */
+static int hc_run_fill(hc_run *run, const hc_celldata_desc *desc, hc_kernel kernel, const hc_contract *k) {
+  size_t s = hc_precision_size(k->precision);
+  run->d_right = (char *)run->d_left + s * (size_t)hc_contract_numel(k, HC_ARRAY_LEFT);
+  return hc_celldata_fill(run->be, desc, kernel, run->d_left, run->d_right);
+}
+
+/* Recomputes the nodal interpolant u of the linear function at the nodes' positions at time t. */
+static int hc_run_interpolate_u(hc_run *run, double t) {
+  const hc_mesh *m = run->mesh;
+  hc_celldata_desc desc;
+  hc_run_desc(run, m->vertex_coords, m->C, t, &desc);
+  HC_CALL(hc_celldata_nodes(&desc, run->node_x));
+  const int L = m->nodes_per_cell;
+  for (int64_t c = 0; c < m->C; c++)
+    for (int l = 0; l < L; l++)
+      run->u[m->cell_nodes[c * L + l]] = hc_linear_u(m->length, run->node_x + 3 * (c * L + l));
+  return HC_OK;
+}
+
+/* Global sum of per-cell or per-node values: in double, or order-independent when deterministic. */
+static int hc_run_allreduce_sum(const hc_run *run, double *values, int n) {
+  HC_CALL_MPI(MPI_Allreduce(MPI_IN_PLACE, values, n, MPI_DOUBLE, MPI_SUM, run->comm));
+  return HC_OK;
+}
+
+static double hc_get(const void *a, hc_precision precision, int64_t i) {
+  return precision == HC_FLOAT ? (double)((const float *)a)[i] : ((const double *)a)[i];
+}
+
+/* Records a check's outcome on every rank (values are global already). */
+static void hc_run_check(hc_run *run, const char *name, const char *what, int step, double value, double expected,
+                         double tolerance) {
+  hc_check *ch = NULL;
+  for (int i = 0; i < run->nchecks; i++)
+    if (strcmp(run->checks[i].name, name) == 0) ch = &run->checks[i];
+  if (!ch && run->nchecks < HC_MAX_CHECKS) {
+    ch = &run->checks[run->nchecks++];
+    memset(ch, 0, sizeof(*ch));
+    snprintf(ch->name, sizeof(ch->name), "%s", name);
+    snprintf(ch->what, sizeof(ch->what), "%s", what);
+  }
+  if (!ch) return;
+  int passed = fabs(value - expected) <= tolerance; /* NaN fails */
+  /* Keep the worst evaluation: a failure, else the latest. */
+  if (!passed || ch->failures == 0) {
+    ch->step = step;
+    ch->value = value;
+    ch->expected = expected;
+    ch->tolerance = tolerance;
+    ch->passed = passed;
+  }
+  ch->evaluations++;
+  ch->failures += !passed;
+}
+
+/* One timestep at time t: cell data, contractions, assembly, halo exchange, reductions. */
+static int hc_run_step(hc_run *run, double t, int timed) {
+  const hc_backend *be = run->be;
+  const hc_mesh *m = run->mesh;
+  double ph[HC_NUM_PHASES] = {0}, kern[HC_NUM_KERNELS] = {0}, cd[HC_NUM_KERNELS] = {0};
+  double t_step = hc_wtime(), t0;
+  hc_celldata_desc desc;
+  hc_run_desc(run, run->d_X0, m->C, t, &desc);
+
+  t0 = hc_wtime();
+  HC_CALL(hc_run_interpolate_u(run, t));
+  ph[HC_PHASE_CELLDATA] += hc_wtime() - t0;
+  for (int kid = 0; kid < HC_NUM_KERNELS; kid++) {
+    if (!run->cfg.enabled[kid]) continue;
+    const hc_contract *k = &run->k[kid];
+    t0 = hc_wtime();
+    HC_CALL(hc_run_fill(run, &desc, (hc_kernel)kid, k));
+    HC_CALL(be->synchronize());
+    cd[kid] = hc_wtime() - t0;
+    ph[HC_PHASE_CELLDATA] += cd[kid];
+
+    t0 = hc_wtime();
+    HC_CALL(hc_contract_apply(be, k, run->d_left, run->d_right, run->d_out[kid]));
+    HC_CALL(be->synchronize());
+    kern[kid] = hc_wtime() - t0;
+    ph[HC_PHASE_CONTRACT] += kern[kid];
+
+    if (be->is_device) {
+      t0 = hc_wtime();
+      size_t bytes = hc_precision_size(k->precision) * (size_t)hc_contract_numel(k, HC_ARRAY_OUT);
+      HC_CALL(be->copy_to_host(run->h_out[kid], run->d_out[kid], bytes));
+      ph[HC_PHASE_TRANSFER] += hc_wtime() - t0;
+    }
+
+    t0 = hc_wtime();
+    hc_family fam = hc_kernel_family((hc_kernel)kid);
+    if (fam == HC_FAMILY_DATAFIELD) {
+      memset(run->y[kid], 0, sizeof(double) * (size_t)m->num_nodes);
+      HC_CALL(hc_assemble_vector(run->coloring, k->L, k->layout, k->precision, run->h_out[kid], m->cell_nodes,
+                                 run->y[kid]));
+    } else if (fam == HC_FAMILY_FIELDFIELD) {
+      memset(run->y[kid], 0, sizeof(double) * (size_t)m->num_nodes);
+      HC_CALL(hc_assemble_apply(run->coloring, k->L, k->layout, k->precision, run->h_out[kid], m->cell_nodes,
+                                run->u, run->y[kid], NULL));
+    }
+    ph[HC_PHASE_ASSEMBLY] += hc_wtime() - t0;
+  }
+
+  t0 = hc_wtime();
+  for (int kid = 0; kid < HC_NUM_KERNELS; kid++)
+    if (run->y[kid]) HC_CALL(hc_halo_exchange(run->halo, HC_DOUBLE, run->y[kid]));
+  ph[HC_PHASE_HALO] += hc_wtime() - t0;
+
+  t0 = hc_wtime();
+  double sums[HC_NUM_KERNELS] = {0};
+  for (int kid = 0; kid < 3; kid++) {
+    if (!run->cfg.enabled[kid]) continue;
+    for (int64_t c = 0; c < m->C; c++) sums[kid] += hc_get(run->h_out[kid], run->cfg.precision, c);
+  }
+  HC_CALL(hc_run_allreduce_sum(run, sums, 3));
+  for (int kid = 0; kid < 3; kid++) run->values.dd_sum[kid] = sums[kid];
+  ph[HC_PHASE_REDUCTION] += hc_wtime() - t0;
+  ph[HC_PHASE_STEP] = hc_wtime() - t_step;
+
+  if (timed) {
+    for (int i = 0; i < HC_NUM_PHASES; i++) run->phase_s[i] += ph[i];
+    for (int i = 0; i < HC_NUM_KERNELS; i++) run->kernel_s[i] += kern[i], run->celldata_s[i] += cd[i];
+  }
+  run->t = t;
+  return HC_OK;
+}
+
+/* Global sum and 2-norm over nodes (each counted once) of the assembled vectors. */
+static int hc_run_nodal_values(hc_run *run) {
+  double v[2 * HC_NUM_KERNELS] = {0};
+  const hc_mesh *m = run->mesh;
+  for (int kid = 0; kid < HC_NUM_KERNELS; kid++) {
+    if (!run->y[kid]) continue;
+    for (int64_t n = 0; n < m->num_nodes; n++) {
+      if (!m->node_owned[n]) continue;
+      v[2 * kid] += run->y[kid][n];
+      v[2 * kid + 1] += run->y[kid][n] * run->y[kid][n];
+    }
+  }
+  HC_CALL(hc_run_allreduce_sum(run, v, 2 * HC_NUM_KERNELS));
+  for (int kid = 0; kid < HC_NUM_KERNELS; kid++) {
+    run->values.nodal_sum[kid] = v[2 * kid];
+    run->values.nodal_norm[kid] = sqrt(v[2 * kid + 1]);
+  }
+  return HC_OK;
+}
+
+/* The tolerance of a sum of n terms of K-term products in the run's precision, relative to scale. */
+static double hc_run_tol(const hc_run *run, double K, double n, double scale) {
+  return run->cfg.tolerance_factor * 16.0 * hc_eps(run->cfg.precision) * (K + log2(n + 1.0) + 1.0) * scale;
+}
+
+/* SPEC.md section 3, checks 1 to 4 and 6, at the state of the step just run. Collective. */
+static int hc_run_checks(hc_run *run, int step) {
+  const hc_mesh *m = run->mesh;
+  const hc_backend *be = run->be;
+  const hc_precision prec = run->cfg.precision;
+  const double V = m->length[0] * m->length[1] * m->length[2];
+  const double Ncells = (double)m->num_global_cells;
+  const int L = m->nodes_per_cell, P = run->basis->P;
+  hc_celldata_desc desc;
+  hc_run_desc(run, run->d_X0, m->C, run->t, &desc);
+  size_t s = hc_precision_size(prec);
+
+  /* 1. Volume: DataDataScalar with f = g = 1 sums to LX*LY*LZ; so do all mass-matrix entries. */
+  {
+    hc_contract k = run->k[HC_DATADATA_SCALAR];
+    k.variant = HC_VARIANT_AUTO;
+    desc.data.mode = HC_DATA_CONSTANT;
+    HC_CALL(hc_run_fill(run, &desc, HC_DATADATA_SCALAR, &k));
+    HC_CALL(hc_contract_apply(be, &k, run->d_left, run->d_right, run->d_scratch));
+    double *h = malloc(s * (size_t)m->C);
+    HC_CHECK(h, HC_ERR_RESOURCE, "out of host memory");
+    int err = be->copy_to_host(h, run->d_scratch, s * (size_t)m->C);
+    double v[2] = {0, 0};
+    for (int64_t c = 0; !err && c < m->C; c++) v[0] += hc_get(h, prec, c), v[1] += fabs(hc_get(h, prec, c));
+    free(h);
+    HC_CALL(err);
+    HC_CALL(hc_run_allreduce_sum(run, v, 2));
+    hc_run_check(run, "volume", "global sum of DataDataScalar with f = g = 1 against LX*LY*LZ", step, v[0], V,
+                 hc_run_tol(run, P, Ncells, v[1]));
+    desc.data.mode = HC_DATA_SMOOTH;
+  }
+  if (run->cfg.enabled[HC_FIELDFIELD_SCALAR]) {
+    const hc_contract *k = &run->k[HC_FIELDFIELD_SCALAR];
+    double v[2] = {0, 0};
+    int64_t n = hc_contract_numel(k, HC_ARRAY_OUT);
+    for (int64_t i = 0; i < n; i++) {
+      double a = hc_get(run->h_out[HC_FIELDFIELD_SCALAR], prec, i);
+      v[0] += a, v[1] += fabs(a);
+    }
+    HC_CALL(hc_run_allreduce_sum(run, v, 2));
+    hc_run_check(run, "mass_sum", "sum of all mass-matrix entries against LX*LY*LZ", step, v[0], V,
+                 hc_run_tol(run, P, Ncells * L * L, v[1]));
+  }
+
+  /* 2. Zero row sums of FieldFieldVector/Tensor (over r) and DataFieldVector/Tensor (over l). */
+  const hc_kernel zero_rows[4] = {HC_FIELDFIELD_VECTOR, HC_FIELDFIELD_TENSOR, HC_DATAFIELD_VECTOR, HC_DATAFIELD_TENSOR};
+  for (int z = 0; z < 4; z++) {
+    hc_kernel kid = zero_rows[z];
+    if (!run->cfg.enabled[kid]) continue;
+    const hc_contract *k = &run->k[kid];
+    const int ff = hc_kernel_family(kid) == HC_FAMILY_FIELDFIELD;
+    const int64_t rows = ff ? (int64_t)L : 1, len = L, inner = ff ? (int64_t)L * L : L;
+    double worst[2] = {0, 0}; /* largest |row sum| / tolerance scale, and that row's numbers */
+    double worst_ratio = 0;
+    for (int64_t c = 0; c < m->C; c++) {
+      for (int64_t row = 0; row < rows; row++) {
+        double sum = 0, abs_sum = 0;
+        for (int64_t j = 0; j < len; j++) {
+          int64_t q = row * len + j;
+          int64_t i = k->layout == HC_LAYOUT_CELL_MAJOR ? c * inner + q : q * k->C + c;
+          double a = hc_get(run->h_out[kid], prec, i);
+          sum += a, abs_sum += fabs(a);
+        }
+        double ratio = fabs(sum) / (abs_sum + DBL_MIN);
+        if (!(ratio <= worst_ratio)) worst_ratio = ratio, worst[0] = sum, worst[1] = abs_sum;
+      }
+    }
+    struct {
+      double ratio;
+      int rank;
+    } loc = {worst_ratio, run->rank}, glob;
+    HC_CALL_MPI(MPI_Allreduce(&loc, &glob, 1, MPI_DOUBLE_INT, MPI_MAXLOC, run->comm));
+    HC_CALL_MPI(MPI_Bcast(worst, 2, MPI_DOUBLE, glob.rank, run->comm));
+    char name[48], what[128];
+    snprintf(name, sizeof(name), "zero_row_sum:%s", hc_kernel_name(kid));
+    snprintf(what, sizeof(what), "largest |sum over %s| of %s, against 0", ff ? "r of out[c,l,r]" : "l of out[c,l]",
+             hc_kernel_name(kid));
+    /* The row sum cancels to 0: its error scales with the row's entries, times the sum's length. */
+    hc_run_check(run, name, what, step, worst[0], 0.0,
+                 4.0 * hc_run_tol(run, (double)hc_contract_K(k) + len, 1, worst[1]));
+  }
+
+  /* 3. Exactness: on the undeformed, unjittered mesh the load vector of a polynomial f of degree
+     2q-1 in x, 2q-2 in y and 1 in z integrates to its analytic value. */
+  {
+    const int q = run->basis->q;
+    double *X0 = malloc(sizeof(double) * 24 * (size_t)m->C);
+    HC_CHECK(X0, HC_ERR_RESOURCE, "out of host memory");
+    for (int64_t c = 0; c < m->C; c++)
+      for (int v = 0; v < 8; v++) {
+        int off[3] = {v & 1, (v >> 1) & 1, (v >> 2) & 1};
+        for (int d = 0; d < 3; d++) X0[24 * c + 3 * v + d] = (double)(m->cell_index[3 * c + d] + off[d]) * m->cell_size[d];
+      }
+    void *d_X0flat = NULL;
+    int err = be->mem_alloc(sizeof(double) * 24 * (size_t)m->C, &d_X0flat);
+    if (!err) err = be->copy_to_device(d_X0flat, X0, sizeof(double) * 24 * (size_t)m->C);
+    free(X0);
+    hc_contract k = run->k[HC_DATAFIELD_SCALAR];
+    k.variant = HC_VARIANT_AUTO;
+    hc_celldata_desc pd;
+    hc_run_desc(run, d_X0flat, m->C, 0.0, &pd);
+    pd.motion.A = 0.0;
+    pd.data.mode = HC_DATA_POLYNOMIAL;
+    int deg[3] = {2 * q - 1, 2 * q - 2, 1};
+    for (int d = 0; d < 3; d++) pd.data.degree[d] = deg[d];
+    if (!err) err = hc_run_fill(run, &pd, HC_DATAFIELD_SCALAR, &k);
+    if (!err) err = hc_contract_apply(be, &k, run->d_left, run->d_right, run->d_scratch);
+    double v[2] = {0, 0};
+    void *h = NULL;
+    if (!err) err = hc_calloc((size_t)(m->C * L), s, &h);
+    if (!err) err = be->copy_to_host(h, run->d_scratch, s * (size_t)(m->C * L));
+    for (int64_t i = 0; !err && i < m->C * L; i++) v[0] += hc_get(h, prec, i), v[1] += fabs(hc_get(h, prec, i));
+    free(h);
+    if (d_X0flat) be->mem_free(d_X0flat);
+    HC_CALL(err);
+    HC_CALL(hc_run_allreduce_sum(run, v, 2));
+    double exact = 1.0;
+    for (int d = 0; d < 3; d++) exact *= pow(m->length[d], deg[d] + 1) / (deg[d] + 1);
+    char what[128];
+    snprintf(what, sizeof(what), "load vector of f = x^%d y^%d z^%d on the undeformed mesh against its integral",
+             deg[0], deg[1], deg[2]);
+    hc_run_check(run, "exactness", what, step, v[0], exact, hc_run_tol(run, P, Ncells * L, v[1]));
+  }
+
+  /* 4. Linear patch test: the assembled stiffness apply of a linear u is zero at interior nodes. */
+  if (run->cfg.enabled[HC_FIELDFIELD_VECTOR]) {
+    const hc_contract *k = &run->k[HC_FIELDFIELD_VECTOR];
+    double *y = NULL, *ya = NULL;
+    HC_CALL(hc_calloc((size_t)m->num_nodes, sizeof(double), &y));
+    int err = hc_calloc((size_t)m->num_nodes, sizeof(double), &ya);
+    if (!err) err = hc_assemble_apply(run->coloring, L, k->layout, prec, run->h_out[HC_FIELDFIELD_VECTOR], m->cell_nodes,
+                                      run->u, y, ya);
+    if (!err) err = hc_halo_exchange(run->halo, HC_DOUBLE, y);
+    if (!err) err = hc_halo_exchange(run->halo, HC_DOUBLE, ya);
+    double worst = 0, worst_scale = 0, worst_ratio = -1;
+    for (int64_t n = 0; !err && n < m->num_nodes; n++) {
+      int64_t ijk[3];
+      hc_mesh_node_global_index(m, m->node_global_id[n], ijk);
+      int interior = 1;
+      for (int d = 0; d < 3; d++) interior &= ijk[d] > 0 && ijk[d] < m->global_nodes[d] - 1;
+      if (!interior) continue;
+      double ratio = fabs(y[n]) / (ya[n] + DBL_MIN);
+      if (ratio > worst_ratio) worst_ratio = ratio, worst = y[n], worst_scale = ya[n];
+    }
+    free(y);
+    free(ya);
+    HC_CALL(err);
+    struct {
+      double ratio;
+      int rank;
+    } loc = {worst_ratio, run->rank}, glob;
+    HC_CALL_MPI(MPI_Allreduce(&loc, &glob, 1, MPI_DOUBLE_INT, MPI_MAXLOC, run->comm));
+    double w[2] = {worst, worst_scale};
+    HC_CALL_MPI(MPI_Bcast(w, 2, MPI_DOUBLE, glob.rank, run->comm));
+    if (glob.ratio >= 0) {
+      hc_run_check(run, "patch_test", "largest |(K u)_n| at interior nodes for a linear u, against 0", step, w[0], 0.0,
+                   4.0 * hc_run_tol(run, (double)hc_contract_K(k) + 8.0 * L, 1, w[1]));
+    }
+  }
+
+  /* 6. Device against host: sampled cells recomputed by the serial reference. */
+  if (run->cfg.check_samples > 0) {
+    const hc_backend *serial;
+    HC_CALL(hc_backend_find("serial", &serial));
+    int64_t S = run->cfg.check_samples < m->C ? run->cfg.check_samples : m->C;
+    double worst_ratio = 0, worst_err = 0, worst_tol = 0;
+    char worst_kernel[32] = "";
+    for (int kid = 0; kid < HC_NUM_KERNELS; kid++) {
+      if (!run->cfg.enabled[kid]) continue;
+      const hc_contract *k = &run->k[kid];
+      hc_contract k1 = *k;
+      k1.C = 1;
+      k1.layout = HC_LAYOUT_CELL_MAJOR;
+      k1.variant = HC_VARIANT_AUTO;
+      k1.sum_into = 0;
+      int64_t nl = hc_contract_numel(&k1, HC_ARRAY_LEFT), nr = hc_contract_numel(&k1, HC_ARRAY_RIGHT);
+      int64_t no = hc_contract_numel(&k1, HC_ARRAY_OUT);
+      void *left = NULL, *right = NULL, *out = NULL, *out_abs = NULL;
+      int err = hc_calloc((size_t)(nl + nr), s, &left);
+      if (!err) err = hc_calloc((size_t)no, s, &out);
+      if (!err) err = hc_calloc((size_t)no, s, &out_abs);
+      if (err) {
+        free(left), free(out), free(out_abs);
+        return err;
+      }
+      right = (char *)left + s * (size_t)nl;
+      for (int64_t i = 0; i < S && !err; i++) {
+        int64_t c = (i * m->C) / S;
+        hc_celldata_desc d1;
+        hc_run_desc(run, m->vertex_coords + 24 * c, 1, run->t, &d1);
+        d1.layout = HC_LAYOUT_CELL_MAJOR;
+        err = hc_celldata_fill(serial, &d1, (hc_kernel)kid, left, right);
+        if (!err) err = hc_contract_apply(serial, &k1, left, right, out);
+        /* The scale of the tolerance: the same contraction of |left| and |right|. */
+        for (int64_t j = 0; j < nl + nr; j++) {
+          if (prec == HC_FLOAT) {
+            ((float *)left)[j] = fabsf(((float *)left)[j]);
+          } else {
+            ((double *)left)[j] = fabs(((double *)left)[j]);
+          }
+        }
+        if (!err) err = hc_contract_apply(serial, &k1, left, right, out_abs);
+        for (int64_t e = 0; !err && e < no; e++) {
+          int64_t idx = k->layout == HC_LAYOUT_CELL_MAJOR ? c * no + e : e * k->C + c;
+          double got = hc_get(run->h_out[kid], prec, idx), want = hc_get(out, prec, e);
+          double tol = run->cfg.tolerance_factor * 4.0 * ((double)hc_contract_K(k) + 2.0) * hc_eps(prec) *
+                       (hc_get(out_abs, prec, e) + fabs(want)) + DBL_MIN;
+          double ratio = fabs(got - want) / tol;
+          if (!(ratio <= worst_ratio)) {
+            worst_ratio = ratio, worst_err = fabs(got - want), worst_tol = tol;
+            snprintf(worst_kernel, sizeof(worst_kernel), "%s", hc_kernel_name((hc_kernel)kid));
+          }
+        }
+      }
+      free(left), free(out), free(out_abs);
+      HC_CALL(err);
+    }
+    struct {
+      double ratio;
+      int rank;
+    } loc = {worst_ratio, run->rank}, glob;
+    HC_CALL_MPI(MPI_Allreduce(&loc, &glob, 1, MPI_DOUBLE_INT, MPI_MAXLOC, run->comm));
+    double w[2] = {worst_err, worst_tol};
+    HC_CALL_MPI(MPI_Bcast(w, 2, MPI_DOUBLE, glob.rank, run->comm));
+    char what[128];
+    snprintf(what, sizeof(what), "largest |backend - serial reference| over %lld sampled cells per rank",
+             (long long)S);
+    hc_run_check(run, "device_vs_host", what, step, w[0], 0.0, w[1]);
+  }
+  return HC_OK;
+}
+
+int hc_run_execute(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
+  HC_CALL(hc_run_setup(comm, cfg, run));
+  const int total = cfg->warmup + cfg->steps;
+  double start = 0, last_progress = hc_wtime();
+  for (int s = 0; s < total; s++) {
+    const int timed = s >= cfg->warmup;
+    if (s == cfg->warmup) {
+      HC_CALL_MPI(MPI_Barrier(comm));
+      start = hc_wtime();
+    }
+    HC_CALL(hc_run_step(run, s * cfg->dt, timed));
+    if (timed) run->steps_done++;
+    int step = s - cfg->warmup + 1; /* 1-based among the timed steps */
+    int last = s == total - 1;
+    if (cfg->checks && timed && (last || (cfg->check_every > 0 && step % cfg->check_every == 0))) {
+      HC_CALL(hc_run_checks(run, step));
+    }
+    if (run->rank == 0 && cfg->progress_s > 0 && hc_wtime() - last_progress >= cfg->progress_s && !last) {
+      double el = timed ? hc_wtime() - start : 0;
+      printf("hexcontract: step %d/%d (%s), t = %g, %.1f s per step%s\n", timed ? step : s + 1,
+             timed ? cfg->steps : cfg->warmup, timed ? "timed" : "warm-up", s * cfg->dt,
+             timed && step > 0 ? el / step : 0.0, timed ? "" : "");
+      fflush(stdout);
+      last_progress = hc_wtime();
+    }
+  }
+  HC_CALL_MPI(MPI_Barrier(comm));
+  run->total_s = hc_wtime() - start;
+  HC_CALL(hc_run_nodal_values(run));
+  return HC_OK;
+}
