@@ -83,6 +83,13 @@ static int hc_run_precheck(MPI_Comm comm, const hc_deck *deck, const hc_run_conf
   char msg[2048] = "";
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &nranks);
+  /* Ranks of rank 0's node share its memory (collective: every rank splits). */
+  MPI_Comm node;
+  int local = 1;
+  if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+    MPI_Comm_size(node, &local);
+    MPI_Comm_free(&node);
+  }
   if (rank == 0) {
     const hc_backend *be = NULL;
     int any = 0;
@@ -98,13 +105,6 @@ static int hc_run_precheck(MPI_Comm comm, const hc_deck *deck, const hc_run_conf
     } else {
       hc_memory_estimate est;
       err = hc_run_estimate_memory(cfg, nranks, be->is_device, &est);
-      /* Ranks of this node share its memory. */
-      MPI_Comm node;
-      int local = 1;
-      if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
-        MPI_Comm_size(node, &local);
-        MPI_Comm_free(&node);
-      }
       const double GiB = 1073741824.0;
       double limit = cfg->host_limit_gib > 0 ? cfg->host_limit_gib * GiB : hc_host_available() / local;
       if (!err && limit > 0 && est.host_bytes > limit) {

@@ -17,6 +17,10 @@
 int hc_cmd_contract(int argc, char **argv);
 int hc_cmd_demo(int argc, char **argv);
 
+/* The proxy run (argv[0] is the program or "run"): initialises and finalises MPI itself and returns the
+   process exit code, having reported any error. */
+int hc_main_run(int argc, char **argv);
+
 /* Prints the last error as "hexcontract: error: <message>" on stderr (with its source location
    when HC_DEBUG is set in the environment). */
 void hc_app_report_error(int code);

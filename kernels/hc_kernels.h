@@ -137,6 +137,9 @@ typedef struct hc_backend {
   /* Fills the left and right arrays of kernel from the cells of desc (see hc_celldata_fill); NULL when the
      backend computes no cell data. */
   int (*celldata)(const struct hc_celldata_desc *desc, hc_kernel kernel, void *left, void *right);
+  /* The device this rank computes on, e.g. "NVIDIA H100 80GB HBM3 (device 0, PCI 0000:19:00.0)"; NULL on the
+     CPU backends, whose device the app describes itself. */
+  int (*device_name)(char *buf, size_t size);
 } hc_backend;
 
 /* Names of every backend hexcontract knows, built or not: "serial", "openmp", "cuda". */
