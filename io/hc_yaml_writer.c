@@ -225,14 +225,25 @@ void hc_yaml_format_double(double value, char *buf, size_t size) {
     snprintf(buf, size, value > 0 ? ".inf" : "-.inf");
     return;
   }
-  for (int digits = 1; digits <= 17; digits++) {
+  int digits = 1;
+  for (; digits <= 17; digits++) {
     snprintf(buf, size, "%.*g", digits, value);
     if (strtod(buf, NULL) == value) break;
   }
-  /* 1 would read back as an integer: write 1.0 (and 1e+20 stays as it is). */
-  if (!strpbrk(buf, ".eEn")) {
-    size_t n = strlen(buf);
-    if (n + 2 < size) memcpy(buf + n, ".0", 3);
+  /* Plain decimals for everyday magnitudes: 10.0 rather than 1e+01. */
+  double mag = fabs(value);
+  if (strchr(buf, 'e') && mag >= 1e-4 && mag < 1e16) {
+    int prec = digits - 1 - (int)floor(log10(mag));
+    snprintf(buf, size, "%.*f", prec > 0 ? prec : 0, value);
+    if (strtod(buf, NULL) != value) snprintf(buf, size, "%.*g", digits, value);
+  }
+  /* A mantissa without '.' would read back as an integer (1), or as a string in YAML 1.1 readers
+     such as PyYAML (1e+20): write 1.0 and 1.0e+20. */
+  char *e = strchr(buf, 'e');
+  size_t n = strlen(buf), m = e ? (size_t)(e - buf) : n;
+  if (!memchr(buf, '.', m) && n + 3 <= size) {
+    memmove(buf + m + 2, buf + m, n - m + 1);
+    memcpy(buf + m, ".0", 2);
   }
 }
 

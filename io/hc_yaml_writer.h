@@ -46,8 +46,9 @@ int hc_yaml_writer_end_sequence(hc_yaml_writer *w);
 /* A string, quoted whenever it would otherwise read back as a number, boolean or null. */
 int hc_yaml_writer_string(hc_yaml_writer *w, const char *key, const char *value);
 int hc_yaml_writer_int64(hc_yaml_writer *w, const char *key, int64_t value);
-/* The shortest decimal form that reads back to the same double (at most %.17g digits), always with
-   a '.' or exponent so that YAML reads a float; NaN and infinities as .nan, .inf and -.inf. */
+/* The shortest decimal form that reads back to the same double (at most 17 significant digits),
+   with a '.' in the mantissa so that every YAML reader (1.1 and 1.2) reads a float: 0.1, 10.0,
+   1.0e+21; NaN and infinities as .nan, .inf and -.inf. */
 int hc_yaml_writer_double(hc_yaml_writer *w, const char *key, double value);
 int hc_yaml_writer_bool(hc_yaml_writer *w, const char *key, bool value);
 int hc_yaml_writer_null(hc_yaml_writer *w, const char *key);
