@@ -133,6 +133,9 @@ typedef struct hc_backend {
   int (*copy_to_device)(void *dst, const void *h_src, size_t bytes);
   int (*copy_to_host)(void *h_dst, const void *src, size_t bytes);
   int (*synchronize)(void);
+  /* Optional (NULL where a backend has only one algorithm): the variant that runs k, which for auto
+     is the one chosen for k's shape (HC_VARIANT_AUTO while none has been chosen yet). */
+  int (*chosen_variant)(const hc_contract *k, hc_variant *variant);
 } hc_backend;
 
 /* Names of every backend hexcontract knows, built or not: "serial", "openmp", "cuda". */

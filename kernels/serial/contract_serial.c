@@ -70,4 +70,5 @@ const hc_backend hc_backend_serial = {
     .copy_to_device = hc_host_copy,
     .copy_to_host = hc_host_copy,
     .synchronize = hc_host_synchronize,
+    .chosen_variant = NULL,
 };
