@@ -89,7 +89,9 @@ void tuned_insert(int device, const hc_contract *k, hc_variant chosen) {
 }
 
 // Milliseconds of the fastest of `reps` calls of k, each timed with CUDA events on the backend's stream.
-int time_variant(const hc_contract *k, const void *d_left, const void *d_right, void *d_out, int reps, float *ms) {
+// Stops early once a call takes longer than cutoff_ms, so that a slow candidate costs the tuner one call.
+int time_variant(const hc_contract *k, const void *d_left, const void *d_right, void *d_out, int reps, float cutoff_ms,
+                 float *ms) {
   int ierr = HC_OK;
   cudaEvent_t start = nullptr, stop = nullptr;
   *ms = INFINITY;
@@ -103,6 +105,7 @@ int time_variant(const hc_contract *k, const void *d_left, const void *d_right, 
     if (err == cudaSuccess && !ierr) err = cudaEventSynchronize(stop);
     if (err == cudaSuccess && !ierr) err = cudaEventElapsedTime(&t, start, stop);
     if (err == cudaSuccess && !ierr && t < *ms) *ms = t;
+    if (t > cutoff_ms) break;
   }
   if (err != cudaSuccess && !ierr)
     ierr = HC_ERROR(HC_ERR_RUNTIME, "CUDA error timing variant '%s': %s", hc_variant_name(k->variant),
@@ -155,7 +158,7 @@ int tune(const hc_contract *k, const void *d_left, const void *d_right, void *d_
       }
       if (bad) continue;
       float ms;
-      if (time_variant(&kv, d_left, d_right, d_x, 3, &ms) != HC_OK) {
+      if (time_variant(&kv, d_left, d_right, d_x, 3, 2 * best, &ms) != HC_OK) {
         hc_error_clear();
         continue;
       }
