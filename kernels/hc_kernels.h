@@ -140,6 +140,9 @@ typedef struct hc_backend {
   /* The device this rank computes on, e.g. "NVIDIA H100 80GB HBM3 (device 0, PCI 0000:19:00.0)"; NULL on the
      CPU backends, whose device the app describes itself. */
   int (*device_name)(char *buf, size_t size);
+  /* Optional (NULL where a backend has only one algorithm): the variant that runs k, which for auto
+     is the one chosen for k's shape (HC_VARIANT_AUTO while none has been chosen yet). */
+  int (*chosen_variant)(const hc_contract *k, hc_variant *variant);
 } hc_backend;
 
 /* Names of every backend hexcontract knows, built or not: "serial", "openmp", "cuda". */

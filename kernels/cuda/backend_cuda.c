@@ -12,4 +12,5 @@ const hc_backend hc_backend_cuda = {
     .copy_to_device = hc_cuda_copy_to_device,
     .copy_to_host = hc_cuda_copy_to_host,
     .synchronize = hc_cuda_synchronize,
+    .chosen_variant = hc_chosen_variant_cuda,
 };

@@ -1,76 +1,16 @@
-// The CUDA backend: the nine contractions on the GPU (the `flat` algorithm: one thread per output
-// entry), device memory and the backend's stream. Kernels are templates over the scalar type and
-// the layout; in the cell-minor layout neighbouring threads take neighbouring cells, so every load
-// of a warp is coalesced.
+// The CUDA backend: dispatch of a contraction to its variant, the `auto` tuner and its cache, device
+// memory, the backend's stream and the device's properties. The variants live in contract_<name>.cu.
 #include <cuda_runtime.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <mutex>
 
-#include "kernels/cuda/hc_cuda.h"
+#include "kernels/cuda/hc_cuda_common.cuh"
+#include "kernels/cuda/hc_cuda_variants.h"
 
 namespace {
-
-constexpr int kThreads = 256;
-
-// Addresses of entry (c, q) of an array with `inner` entries per cell.
-template <bool CellMinor>
-__device__ __forceinline__ int64_t at(int64_t c, int64_t q, int64_t C, int64_t inner) {
-  return CellMinor ? q * C + c : c * inner + q;
-}
-
-// out[c,l,r] = sum_q A[c,l,q] B[c,r,q]  (DataData: L = R = 1; DataField: R = 1 with B the data,
-// whose point index is 0 when P_data = 1). Dr = D^rank entries per point.
-template <typename T, bool CellMinor>
-__global__ void __launch_bounds__(kThreads) contract_flat(int64_t C, int L, int R, int64_t K, int64_t Dr,
-                                                          int64_t K_right, int right_has_r, int constant,
-                                                          const T *__restrict__ A, const T *__restrict__ B,
-                                                          T *__restrict__ out, int sum_into) {
-  const int64_t n = C * L * R;
-  const int64_t LK = (int64_t)L * K, RK = right_has_r ? (int64_t)R * K_right : K_right;
-  for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < n; e += (int64_t)gridDim.x * blockDim.x) {
-    int64_t c, lr;
-    if (CellMinor) {
-      c = e % C;
-      lr = e / C;
-    } else {
-      c = e / ((int64_t)L * R);
-      lr = e % ((int64_t)L * R);
-    }
-    const int64_t l = lr / R, r = lr % R;
-    const int64_t a0 = l * K, b0 = right_has_r ? r * K_right : 0;
-    T sum = 0;
-    for (int64_t q = 0; q < K; q++) {
-      const int64_t qb = constant ? q % Dr : q;
-      sum += A[at<CellMinor>(c, a0 + q, C, LK)] * B[at<CellMinor>(c, b0 + qb, C, RK)];
-    }
-    T *o = &out[at<CellMinor>(c, lr, C, (int64_t)L * R)];
-    *o = sum_into ? *o + sum : sum;
-  }
-}
-
-template <typename T>
-cudaError_t launch_flat(const hc_contract *k, const void *d_left, const void *d_right, void *d_out,
-                        cudaStream_t stream) {
-  const hc_family fam = hc_kernel_family(k->kernel);
-  const int64_t K = hc_contract_K(k), Dr = K / k->P;
-  const int64_t K_right = (fam == HC_FAMILY_DATAFIELD ? k->P_data : k->P) * Dr;
-  const int constant = fam == HC_FAMILY_DATAFIELD && k->P_data == 1 && k->P > 1;
-  const int64_t n = k->C * k->L * k->R;
-  const int64_t blocks = (n + kThreads - 1) / kThreads;
-  const unsigned grid = (unsigned)(blocks < (1 << 20) ? blocks : (1 << 20));
-  const T *A = static_cast<const T *>(d_left), *B = static_cast<const T *>(d_right);
-  T *out = static_cast<T *>(d_out);
-  const int has_r = fam == HC_FAMILY_FIELDFIELD;
-  if (k->layout == HC_LAYOUT_CELL_MINOR) {
-    contract_flat<T, true>
-        <<<grid, kThreads, 0, stream>>>(k->C, k->L, k->R, K, Dr, K_right, has_r, constant, A, B, out, k->sum_into);
-  } else {
-    contract_flat<T, false>
-        <<<grid, kThreads, 0, stream>>>(k->C, k->L, k->R, K, Dr, K_right, has_r, constant, A, B, out, k->sum_into);
-  }
-  return cudaGetLastError();
-}
 
 // The backend's stream: the default stream of the current device, for now.
 cudaStream_t hc_stream = 0;
@@ -93,22 +33,209 @@ int hc_cuda_ready(void) {
   return HC_OK;
 }
 
+struct variant_fns {
+  int (*supports)(const hc_contract *k);
+  int (*contract)(const hc_contract *k, const void *d_left, const void *d_right, void *d_out);
+};
+
+// Indexed by hc_variant; auto has no entry of its own.
+const variant_fns kVariants[HC_NUM_VARIANTS] = {
+    {nullptr, nullptr},
+    {hc_supports_cuda_flat, hc_contract_cuda_flat},
+    {hc_supports_cuda_team, hc_contract_cuda_team},
+    {hc_supports_cuda_slice, hc_contract_cuda_slice},
+    {hc_supports_cuda_adaptive, hc_contract_cuda_adaptive},
+    {hc_supports_cuda_tile, hc_contract_cuda_tile},
+    {hc_supports_cuda_tensorcore, hc_contract_cuda_tensorcore},
+    {hc_supports_cuda_cublas, hc_contract_cuda_cublas},
+};
+static_assert(HC_VARIANT_AUTO == 0 && HC_VARIANT_FLAT == 1 && HC_VARIANT_TEAM == 2 && HC_VARIANT_SLICE == 3 &&
+                  HC_VARIANT_ADAPTIVE == 4 && HC_VARIANT_TILE == 5 && HC_VARIANT_TENSORCORE == 6 &&
+                  HC_VARIANT_CUBLAS == 7 && HC_NUM_VARIANTS == 8,
+              "kVariants follows the order of hc_variant");
+
+// The auto tuner's choices: one per (device, kernel, C, L, R, P, D, P_data, layout, precision, sum_into).
+struct tuned_entry {
+  int device;
+  hc_contract key;
+  hc_variant chosen;
+};
+constexpr int kCacheSize = 64;
+tuned_entry tuned_cache[kCacheSize];
+int tuned_count = 0, tuned_next = 0;
+std::mutex tuned_lock;
+
+bool same_key(const hc_contract *a, const hc_contract *b) {
+  return a->kernel == b->kernel && a->C == b->C && a->L == b->L && a->R == b->R && a->P == b->P && a->D == b->D &&
+         a->P_data == b->P_data && a->layout == b->layout && a->precision == b->precision &&
+         !a->sum_into == !b->sum_into;
+}
+
+// The cached choice for k, or HC_VARIANT_AUTO when k has not been tuned. Call with tuned_lock held.
+hc_variant tuned_lookup(int device, const hc_contract *k) {
+  for (int i = 0; i < tuned_count; i++) {
+    if (tuned_cache[i].device == device && same_key(&tuned_cache[i].key, k)) return tuned_cache[i].chosen;
+  }
+  return HC_VARIANT_AUTO;
+}
+
+void tuned_insert(int device, const hc_contract *k, hc_variant chosen) {
+  tuned_entry *e = &tuned_cache[tuned_next];
+  tuned_next = (tuned_next + 1) % kCacheSize;
+  if (tuned_count < kCacheSize) tuned_count++;
+  e->device = device;
+  e->key = *k;
+  e->chosen = chosen;
+}
+
+// Milliseconds of the fastest of `reps` calls of k, each timed with CUDA events on the backend's stream.
+// Stops early once a call takes longer than cutoff_ms, so that a slow candidate costs the tuner one call.
+int time_variant(const hc_contract *k, const void *d_left, const void *d_right, void *d_out, int reps, float cutoff_ms,
+                 float *ms) {
+  int ierr = HC_OK;
+  cudaEvent_t start = nullptr, stop = nullptr;
+  *ms = INFINITY;
+  HC_CALL_CUDA(cudaEventCreate(&start));
+  cudaError_t err = cudaEventCreate(&stop);
+  for (int i = 0; i < reps && err == cudaSuccess && !ierr; i++) {
+    float t = 0;
+    err = cudaEventRecord(start, hc_stream);
+    if (err == cudaSuccess) ierr = kVariants[k->variant].contract(k, d_left, d_right, d_out);
+    if (err == cudaSuccess && !ierr) err = cudaEventRecord(stop, hc_stream);
+    if (err == cudaSuccess && !ierr) err = cudaEventSynchronize(stop);
+    if (err == cudaSuccess && !ierr) err = cudaEventElapsedTime(&t, start, stop);
+    if (err == cudaSuccess && !ierr && t < *ms) *ms = t;
+    if (t > cutoff_ms) break;
+  }
+  if (err != cudaSuccess && !ierr)
+    ierr = HC_ERROR(HC_ERR_RUNTIME, "CUDA error timing variant '%s': %s", hc_variant_name(k->variant),
+                    cudaGetErrorString(err));
+  cudaEventDestroy(start);
+  if (stop) cudaEventDestroy(stop);
+  return ierr;
+}
+
+// Times every supported variant on k's arrays and returns the fastest whose result agrees with flat's
+// within 2 gamma_{K+2} sum_q |a_q b_q| (gamma_n = n u / (1 - n u), u the unit roundoff), the bound each
+// correct summation order keeps to. Candidates write into scratch buffers, never into d_out. Without
+// device memory for the scratch buffers the choice is flat, untimed.
+int tune(const hc_contract *k, const void *d_left, const void *d_right, void *d_out, hc_variant *chosen) {
+  int ierr = HC_OK;
+  const int64_t n = hc_contract_numel(k, HC_ARRAY_OUT);
+  const size_t bytes = (size_t)n * hc_precision_size(k->precision);
+  void *d_ref = nullptr, *d_bound = nullptr, *d_x = nullptr;
+  *chosen = HC_VARIANT_FLAT;
+  if (cudaMalloc(&d_ref, bytes) != cudaSuccess || cudaMalloc(&d_bound, bytes) != cudaSuccess ||
+      cudaMalloc(&d_x, bytes) != cudaSuccess) {
+    cudaGetLastError();
+    goto cleanup;
+  }
+  {
+    hc_contract kf = *k;
+    kf.variant = HC_VARIANT_FLAT;
+    kf.sum_into = 0;
+    HC_CALL_GOTO(hc_contract_cuda_flat(&kf, d_left, d_right, d_ref), cleanup);
+    HC_CALL_GOTO(hc_contract_cuda_flat_abs(&kf, d_left, d_right, d_bound), cleanup);
+    const double u = k->precision == HC_FLOAT ? ldexp(1.0, -24) : ldexp(1.0, -53);
+    const double nk = (double)hc_contract_K(k) + 2.0, tol = 2.0 * nk * u / (1.0 - nk * u);
+    float best = INFINITY;
+    for (int v = HC_VARIANT_FLAT; v < HC_NUM_VARIANTS; v++) {
+      hc_contract kv = *k;
+      kv.variant = (hc_variant)v;
+      if (kVariants[v].supports(&kv) != HC_OK) {
+        hc_error_clear();
+        continue;
+      }
+      // One call on a zeroed output, checked against flat (with sum_into it adds to zero), then timed.
+      HC_CALL_CUDA_GOTO(cudaMemsetAsync(d_x, 0, bytes, hc_stream), cleanup);
+      if (kVariants[v].contract(&kv, d_left, d_right, d_x) != HC_OK) {
+        hc_error_clear();
+        continue;
+      }
+      int64_t bad = 0;
+      if (v != HC_VARIANT_FLAT) {
+        HC_CALL_GOTO(hc_cuda_count_disagree(k->precision, n, d_x, d_ref, d_bound, tol, &bad), cleanup);
+      }
+      if (bad) continue;
+      float ms;
+      if (time_variant(&kv, d_left, d_right, d_x, 3, 2 * best, &ms) != HC_OK) {
+        hc_error_clear();
+        continue;
+      }
+      if (ms < best) {
+        best = ms;
+        *chosen = (hc_variant)v;
+      }
+    }
+  }
+cleanup:
+  if (d_ref) cudaFree(d_ref);
+  if (d_bound) cudaFree(d_bound);
+  if (d_x) cudaFree(d_x);
+  return ierr;
+}
+
+// The variant auto runs for k: the cached choice, or a new one tuned on these arrays.
+int auto_choice(const hc_contract *k, const void *d_left, const void *d_right, void *d_out, hc_variant *chosen) {
+  int device = 0;
+  HC_CALL_CUDA(cudaGetDevice(&device));
+  std::lock_guard<std::mutex> guard(tuned_lock);
+  *chosen = tuned_lookup(device, k);
+  if (*chosen != HC_VARIANT_AUTO) return HC_OK;
+  HC_CALL(tune(k, d_left, d_right, d_out, chosen));
+  tuned_insert(device, k, *chosen);
+  return HC_OK;
+}
+
 }  // namespace
 
-extern "C" int hc_supports_cuda(const hc_contract *k) {
-  HC_CHECK(k->variant == HC_VARIANT_AUTO || k->variant == HC_VARIANT_FLAT, HC_ERR_UNSUPPORTED,
-           "variant '%s' is not available on backend cuda in this build (available: auto, flat)",
-           hc_variant_name(k->variant));
+cudaStream_t hc_cuda_stream(void) {
+  return hc_stream;
+}
+
+int hc_cuda_device_props(const cudaDeviceProp **props) {
+  constexpr int kMaxDevices = 64;
+  static cudaDeviceProp cache[kMaxDevices];
+  static bool have[kMaxDevices];
+  static std::mutex lock;
+  HC_CALL(hc_cuda_ready());
+  int device = 0;
+  HC_CALL_CUDA(cudaGetDevice(&device));
+  HC_CHECK(device >= 0 && device < kMaxDevices, HC_ERR_RESOURCE, "CUDA device %d is past the %d this backend tracks",
+           device, kMaxDevices);
+  std::lock_guard<std::mutex> guard(lock);
+  if (!have[device]) {
+    HC_CALL_CUDA(cudaGetDeviceProperties(&cache[device], device));
+    have[device] = true;
+  }
+  *props = &cache[device];
   return HC_OK;
+}
+
+extern "C" int hc_supports_cuda(const hc_contract *k) {
+  HC_CHECK(k->variant >= 0 && k->variant < HC_NUM_VARIANTS, HC_ERR_UNSUPPORTED, "unknown variant %d on backend cuda",
+           (int)k->variant);
+  if (k->variant == HC_VARIANT_AUTO) return HC_OK;  // flat runs every shape
+  return kVariants[k->variant].supports(k);
 }
 
 extern "C" int hc_contract_cuda(const hc_contract *k, const void *d_left, const void *d_right, void *d_out) {
   HC_CALL(hc_cuda_ready());
-  if (k->precision == HC_FLOAT) {
-    HC_CALL_CUDA(launch_flat<float>(k, d_left, d_right, d_out, hc_stream));
-  } else {
-    HC_CALL_CUDA(launch_flat<double>(k, d_left, d_right, d_out, hc_stream));
-  }
+  HC_CALL(hc_supports_cuda(k));
+  if (k->variant != HC_VARIANT_AUTO) return kVariants[k->variant].contract(k, d_left, d_right, d_out);
+  hc_contract kv = *k;
+  HC_CALL(auto_choice(k, d_left, d_right, d_out, &kv.variant));
+  return kVariants[kv.variant].contract(&kv, d_left, d_right, d_out);
+}
+
+extern "C" int hc_chosen_variant_cuda(const hc_contract *k, hc_variant *variant) {
+  *variant = k->variant;
+  if (k->variant != HC_VARIANT_AUTO) return HC_OK;
+  int device = 0;
+  HC_CALL(hc_cuda_ready());
+  HC_CALL_CUDA(cudaGetDevice(&device));
+  std::lock_guard<std::mutex> guard(tuned_lock);
+  *variant = tuned_lookup(device, k);
   return HC_OK;
 }
 
@@ -121,8 +248,8 @@ extern "C" int hc_cuda_alloc(size_t bytes, void **d_ptr) {
     size_t free_b = 0, total_b = 0;
     cudaGetLastError();
     cudaMemGetInfo(&free_b, &total_b);
-    return HC_ERROR(HC_ERR_RESOURCE, "out of device memory allocating %zu bytes (%zu of %zu bytes free)", bytes,
-                    free_b, total_b);
+    return HC_ERROR(HC_ERR_RESOURCE, "out of device memory allocating %zu bytes (%zu of %zu bytes free)", bytes, free_b,
+                    total_b);
   }
   HC_CALL_CUDA(err);
   return HC_OK;

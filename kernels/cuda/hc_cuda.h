@@ -13,6 +13,9 @@ extern "C" {
 /* Contractions (device pointers, k->layout); run on the backend's stream. */
 int hc_contract_cuda(const hc_contract *k, const void *d_left, const void *d_right, void *d_out);
 int hc_supports_cuda(const hc_contract *k);
+/* The variant that runs k: k->variant, or for auto the one its tuner chose for k's shape
+   (HC_VARIANT_AUTO while no call has tuned that shape yet). */
+int hc_chosen_variant_cuda(const hc_contract *k, hc_variant *variant);
 
 /* Device memory and the backend's stream. Each reports "no CUDA device" as HC_ERR_RESOURCE. */
 int hc_cuda_alloc(size_t bytes, void **d_ptr);

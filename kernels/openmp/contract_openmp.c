@@ -53,4 +53,5 @@ const hc_backend hc_backend_openmp = {
     .copy_to_host = hc_host_copy,
     .synchronize = hc_host_synchronize,
     .celldata = hc_celldata_fill_openmp,
+    .chosen_variant = NULL,
 };

@@ -72,4 +72,5 @@ const hc_backend hc_backend_serial = {
     .copy_to_host = hc_host_copy,
     .synchronize = hc_host_synchronize,
     .celldata = hc_celldata_fill_serial,
+    .chosen_variant = NULL,
 };

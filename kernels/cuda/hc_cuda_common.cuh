@@ -1,0 +1,120 @@
+// What every .cu file of the CUDA backend shares: the backend's stream and device properties, the
+// uniform view of a contraction that all kernels use, and the layout-aware addressing.
+//
+// Every contraction is read as out[c,l,r] = sum_{q<K} A[c,l,q] * B[c,r,qb(q)]:
+//   DataData   L = R = 1;
+//   DataField  R = 1, B is the data array; qb(q) = q % Dr when the data is constant over points;
+//   FieldField qb(q) = q.
+// K = P * Dr is the flattened contracted index (p, i, j), Dr = D^rank.
+#ifndef HC_CUDA_COMMON_CUH
+#define HC_CUDA_COMMON_CUH
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "kernels/cuda/hc_cuda.h"
+
+// The backend's stream (the default stream of the current device, for now).
+cudaStream_t hc_cuda_stream(void);
+
+// Properties of the current device, read once; HC_ERR_RESOURCE when there is no usable device.
+int hc_cuda_device_props(const cudaDeviceProp **props);
+
+// Grid size for a grid-stride loop over `work` blocks' worth of items.
+inline unsigned hc_cuda_grid(int64_t blocks) {
+  const int64_t cap = int64_t(1) << 20;
+  if (blocks < 1) blocks = 1;
+  return (unsigned)(blocks < cap ? blocks : cap);
+}
+
+// Checks the error of a kernel launch (cudaGetLastError after it), naming the variant.
+#define HC_CALL_CUDA_LAUNCH(expr, what)                                                                        \
+  do {                                                                                                         \
+    cudaError_t hc_launch_err_ = (expr);                                                                       \
+    if (hc_launch_err_ != cudaSuccess)                                                                         \
+      return HC_ERROR(hc_launch_err_ == cudaErrorMemoryAllocation ? HC_ERR_RESOURCE : HC_ERR_RUNTIME,          \
+                      "CUDA error launching the %s kernel: %s (%s)", what, cudaGetErrorString(hc_launch_err_), \
+                      cudaGetErrorName(hc_launch_err_));                                                       \
+  } while (0)
+
+// The same for functions that release resources through one cleanup label (`int ierr` in scope).
+#define HC_CALL_CUDA_GOTO(expr, label)                                                              \
+  do {                                                                                              \
+    cudaError_t hc_cuda_err_ = (expr);                                                              \
+    if (hc_cuda_err_ != cudaSuccess) {                                                              \
+      ierr = HC_ERROR(hc_cuda_err_ == cudaErrorMemoryAllocation ? HC_ERR_RESOURCE : HC_ERR_RUNTIME, \
+                      "CUDA error in %s: %s (%s)", #expr, cudaGetErrorString(hc_cuda_err_),         \
+                      cudaGetErrorName(hc_cuda_err_));                                              \
+      goto label;                                                                                   \
+    }                                                                                               \
+  } while (0)
+
+// The uniform view of a contraction (see the top of this file).
+struct hc_cuda_shape {
+  int64_t C;
+  int L, R;
+  int64_t K;       // contracted length of the left array
+  int64_t Dr;      // D^rank entries per point
+  int64_t KB;      // contracted length of one B field: K, or Dr for constant data
+  int64_t innerA;  // entries of A per cell: L*K
+  int64_t innerB;  // entries of B per cell: R*KB
+  int64_t innerO;  // entries of out per cell: L*R
+  bool constant;   // DataField data constant over points (P_data = 1 < P)
+  hc_family family;
+  bool cell_minor;
+};
+
+inline hc_cuda_shape hc_cuda_shape_of(const hc_contract *k) {
+  hc_cuda_shape s;
+  s.family = hc_kernel_family(k->kernel);
+  s.C = k->C;
+  s.L = k->L;
+  s.R = k->R;
+  s.K = hc_contract_K(k);
+  s.Dr = s.K / k->P;
+  s.constant = s.family == HC_FAMILY_DATAFIELD && k->P_data == 1 && k->P > 1;
+  s.KB = s.constant ? s.Dr : s.K;
+  s.innerA = (int64_t)s.L * s.K;
+  s.innerB = (int64_t)s.R * s.KB;
+  s.innerO = (int64_t)s.L * s.R;
+  s.cell_minor = k->layout == HC_LAYOUT_CELL_MINOR;
+  return s;
+}
+
+// Address of entry (c, q) of an array with `inner` entries per cell.
+template <bool CellMinor>
+__device__ __forceinline__ int64_t hc_at(int64_t c, int64_t q, int64_t C, int64_t inner) {
+  return CellMinor ? q * C + c : c * inner + q;
+}
+
+// Index of B's entry for contracted index q (constant data repeats its Dr entries at every point).
+__device__ __forceinline__ int64_t hc_qb(int64_t q, int64_t Dr, bool constant) {
+  return constant ? q % Dr : q;
+}
+
+__device__ __forceinline__ float hc_abs(float x) {
+  return fabsf(x);
+}
+__device__ __forceinline__ double hc_abs(double x) {
+  return fabs(x);
+}
+
+// Stores one output entry: overwrite, or add into what is there.
+template <typename T>
+__device__ __forceinline__ void hc_store(T *o, T v, int sum_into) {
+  *o = sum_into ? *o + v : v;
+}
+
+// Calls f(T(), std::integral_constant<bool, CellMinor>()) for the precision and layout of k, so that
+// one generic lambda instantiates every kernel for both precisions and both layouts.
+template <typename F>
+cudaError_t hc_cuda_dispatch(const hc_contract *k, F &&f) {
+  using minor = std::true_type;
+  using major = std::false_type;
+  if (k->precision == HC_FLOAT) return k->layout == HC_LAYOUT_CELL_MINOR ? f(float(), minor()) : f(float(), major());
+  return k->layout == HC_LAYOUT_CELL_MINOR ? f(double(), minor()) : f(double(), major());
+}
+
+#endif
