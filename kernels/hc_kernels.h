@@ -140,6 +140,12 @@ typedef struct hc_backend {
   /* The device this rank computes on, e.g. "NVIDIA H100 80GB HBM3 (device 0, PCI 0000:19:00.0)"; NULL on the
      CPU backends, whose device the app describes itself. */
   int (*device_name)(char *buf, size_t size);
+  /* Optional (NULL on the CPU backends): how many devices this process sees, and choosing the one it
+     uses; device_select is called before any other call of the backend. */
+  int (*device_count)(int *count);
+  int (*device_select)(int device);
+  /* Optional: free and total bytes of the selected device's memory. */
+  int (*device_memory)(size_t *free_bytes, size_t *total_bytes);
   /* Optional (NULL where a backend has only one algorithm): the variant that runs k, which for auto
      is the one chosen for k's shape (HC_VARIANT_AUTO while none has been chosen yet). */
   int (*chosen_variant)(const hc_contract *k, hc_variant *variant);
