@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "app/hc_timer.h"
+#include "kernels/hc_xsum.h"
 #include "mesh/hc_mpi.h"
 
 const char *const hc_phase_names[HC_NUM_PHASES] = {"celldata", "contract",  "transfer", "assembly",
@@ -197,6 +198,52 @@ static int hc_run_allreduce_sum(const hc_run *run, double *values, int n) {
   return HC_OK;
 }
 
+/* An accumulator of a global sum: a plain double, and with run.deterministic an exact one whose
+   value does not depend on the order or grouping of the terms (so neither on the rank count). */
+typedef struct {
+  double plain;
+  hc_xsum exact;
+} hc_acc;
+
+static void hc_acc_init(hc_acc *a, int n) {
+  for (int i = 0; i < n; i++) a[i].plain = 0, hc_xsum_init(&a[i].exact);
+}
+
+static inline void hc_acc_add(const hc_run *run, hc_acc *a, double v) {
+  if (run->cfg.deterministic) {
+    hc_xsum_add(&a->exact, v);
+  } else {
+    a->plain += v;
+  }
+}
+
+/* Sums n accumulators over the ranks into values[0..n-1]. Collective. */
+static int hc_acc_allreduce(const hc_run *run, hc_acc *a, int n, double *values) {
+  if (!run->cfg.deterministic) {
+    for (int i = 0; i < n; i++) values[i] = a[i].plain;
+    return hc_run_allreduce_sum(run, values, n);
+  }
+  int64_t *limbs = malloc(sizeof(int64_t) * (size_t)(n * (HC_XSUM_LIMBS + 1)));
+  HC_CHECK(limbs, HC_ERR_RESOURCE, "out of host memory");
+  for (int i = 0; i < n; i++) {
+    hc_xsum_normalize(&a[i].exact);
+    memcpy(limbs + i * (HC_XSUM_LIMBS + 1), a[i].exact.limb, sizeof(int64_t) * HC_XSUM_LIMBS);
+    limbs[i * (HC_XSUM_LIMBS + 1) + HC_XSUM_LIMBS] = a[i].exact.nonfinite;
+  }
+  /* Normalised digits are below 2^32, so a sum over fewer than 2^31 ranks cannot overflow. */
+  int err = MPI_Allreduce(MPI_IN_PLACE, limbs, n * (HC_XSUM_LIMBS + 1), MPI_INT64_T, MPI_SUM, run->comm);
+  for (int i = 0; i < n && err == MPI_SUCCESS; i++) {
+    hc_xsum x;
+    hc_xsum_init(&x);
+    memcpy(x.limb, limbs + i * (HC_XSUM_LIMBS + 1), sizeof(int64_t) * HC_XSUM_LIMBS);
+    x.nonfinite = limbs[i * (HC_XSUM_LIMBS + 1) + HC_XSUM_LIMBS] != 0;
+    values[i] = hc_xsum_value(&x);
+  }
+  free(limbs);
+  HC_CHECK(err == MPI_SUCCESS, HC_ERR_RUNTIME, "MPI_Allreduce of the exact sums failed");
+  return HC_OK;
+}
+
 static double hc_get(const void *a, hc_precision precision, int64_t i) {
   return precision == HC_FLOAT ? (double)((const float *)a)[i] : ((const double *)a)[i];
 }
@@ -281,12 +328,14 @@ static int hc_run_step(hc_run *run, double t, int timed) {
   ph[HC_PHASE_HALO] += hc_wtime() - t0;
 
   t0 = hc_wtime();
-  double sums[HC_NUM_KERNELS] = {0};
+  double sums[3];
+  hc_acc acc[3];
+  hc_acc_init(acc, 3);
   for (int kid = 0; kid < 3; kid++) {
     if (!run->cfg.enabled[kid]) continue;
-    for (int64_t c = 0; c < m->C; c++) sums[kid] += hc_get(run->h_out[kid], run->cfg.precision, c);
+    for (int64_t c = 0; c < m->C; c++) hc_acc_add(run, &acc[kid], hc_get(run->h_out[kid], run->cfg.precision, c));
   }
-  HC_CALL(hc_run_allreduce_sum(run, sums, 3));
+  HC_CALL(hc_acc_allreduce(run, acc, 3, sums));
   for (int kid = 0; kid < 3; kid++) run->values.dd_sum[kid] = sums[kid];
   ph[HC_PHASE_REDUCTION] += hc_wtime() - t0;
   ph[HC_PHASE_STEP] = hc_wtime() - t_step;
@@ -346,24 +395,32 @@ static int hc_run_checks(hc_run *run, int step) {
     double *h = malloc(s * (size_t)m->C);
     HC_CHECK(h, HC_ERR_RESOURCE, "out of host memory");
     int err = be->copy_to_host(h, run->d_scratch, s * (size_t)m->C);
-    double v[2] = {0, 0};
-    for (int64_t c = 0; !err && c < m->C; c++) v[0] += hc_get(h, prec, c), v[1] += fabs(hc_get(h, prec, c));
+    double v[2];
+    hc_acc acc[2];
+    hc_acc_init(acc, 2);
+    for (int64_t c = 0; !err && c < m->C; c++) {
+      hc_acc_add(run, &acc[0], hc_get(h, prec, c));
+      hc_acc_add(run, &acc[1], fabs(hc_get(h, prec, c)));
+    }
     free(h);
     HC_CALL(err);
-    HC_CALL(hc_run_allreduce_sum(run, v, 2));
+    HC_CALL(hc_acc_allreduce(run, acc, 2, v));
     hc_run_check(run, "volume", "global sum of DataDataScalar with f = g = 1 against LX*LY*LZ", step, v[0], V,
                  hc_run_tol(run, P, Ncells, v[1]));
     desc.data.mode = HC_DATA_SMOOTH;
   }
   if (run->cfg.enabled[HC_FIELDFIELD_SCALAR]) {
     const hc_contract *k = &run->k[HC_FIELDFIELD_SCALAR];
-    double v[2] = {0, 0};
+    double v[2];
+    hc_acc acc[2];
+    hc_acc_init(acc, 2);
     int64_t n = hc_contract_numel(k, HC_ARRAY_OUT);
     for (int64_t i = 0; i < n; i++) {
       double a = hc_get(run->h_out[HC_FIELDFIELD_SCALAR], prec, i);
-      v[0] += a, v[1] += fabs(a);
+      hc_acc_add(run, &acc[0], a);
+      hc_acc_add(run, &acc[1], fabs(a));
     }
-    HC_CALL(hc_run_allreduce_sum(run, v, 2));
+    HC_CALL(hc_acc_allreduce(run, acc, 2, v));
     hc_run_check(run, "mass_sum", "sum of all mass-matrix entries against LX*LY*LZ", step, v[0], V,
                  hc_run_tol(run, P, Ncells * L * L, v[1]));
   }
@@ -431,15 +488,20 @@ static int hc_run_checks(hc_run *run, int step) {
     for (int d = 0; d < 3; d++) pd.data.degree[d] = deg[d];
     if (!err) err = hc_run_fill(run, &pd, HC_DATAFIELD_SCALAR, &k);
     if (!err) err = hc_contract_apply(be, &k, run->d_left, run->d_right, run->d_scratch);
-    double v[2] = {0, 0};
+    double v[2];
+    hc_acc acc[2];
+    hc_acc_init(acc, 2);
     void *h = NULL;
     if (!err) err = hc_calloc((size_t)(m->C * L), s, &h);
     if (!err) err = be->copy_to_host(h, run->d_scratch, s * (size_t)(m->C * L));
-    for (int64_t i = 0; !err && i < m->C * L; i++) v[0] += hc_get(h, prec, i), v[1] += fabs(hc_get(h, prec, i));
+    for (int64_t i = 0; !err && i < m->C * L; i++) {
+      hc_acc_add(run, &acc[0], hc_get(h, prec, i));
+      hc_acc_add(run, &acc[1], fabs(hc_get(h, prec, i)));
+    }
     free(h);
     if (d_X0flat) be->mem_free(d_X0flat);
     HC_CALL(err);
-    HC_CALL(hc_run_allreduce_sum(run, v, 2));
+    HC_CALL(hc_acc_allreduce(run, acc, 2, v));
     double exact = 1.0;
     for (int d = 0; d < 3; d++) exact *= pow(m->length[d], deg[d] + 1) / (deg[d] + 1);
     char what[128];

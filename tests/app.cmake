@@ -1,0 +1,80 @@
+# The proxy run end to end: decks, exit codes, results files, and partition independence (SPEC.md check 5).
+pkg_check_modules(HC_TEST_YAML REQUIRED IMPORTED_TARGET yaml-0.1)
+hc_add_test_executable(compare_results SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/compare_results.c
+                       LIBS PkgConfig::HC_TEST_YAML m)
+
+set(HC_EXPECT ${CMAKE_CURRENT_SOURCE_DIR}/expect.sh)
+set(HC_EXE $<TARGET_FILE:hexcontract>)
+set(HC_MPIRUN ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG})
+set(HC_APP_DIR ${CMAKE_CURRENT_BINARY_DIR}/app)
+file(MAKE_DIRECTORY ${HC_APP_DIR})
+# A small, quick problem for the tests.
+set(HC_SMALL --set mesh.cells=6,5,4 --set run.steps=2 --set output.dir=${HC_APP_DIR})
+
+foreach(backend serial openmp)
+  if(backend STREQUAL "openmp" AND NOT HC_HAVE_OPENMP)
+    continue()
+  endif()
+  hc_add_test(app_run_${backend} COMMAND ${HC_EXPECT} 0 "checks .*" --file ${HC_APP_DIR}/run_${backend}.yaml --
+              ${HC_EXE} ${HC_SMALL} --set run.backend=${backend} --set output.results=run_${backend}.yaml
+              LABELS app)
+  foreach(prec float double)
+    foreach(layout cell-major cell-minor)
+      hc_add_test(app_checks_${backend}_${prec}_${layout} COMMAND ${HC_EXPECT} 0 "patch_test +ok" --
+                  ${HC_EXE} ${HC_SMALL} --set run.backend=${backend} --set run.precision=${prec}
+                  --set run.layout=${layout} --set output.results=checks_${backend}_${prec}_${layout}.yaml
+                  LABELS app)
+    endforeach()
+  endforeach()
+endforeach()
+
+# Every shipped deck runs and verifies (shrunk here; whole in the nightly set).
+file(GLOB HC_DECKS ${PROJECT_SOURCE_DIR}/inputs/*.yaml)
+foreach(deck ${HC_DECKS})
+  get_filename_component(name ${deck} NAME_WE)
+  hc_add_test(app_deck_${name} COMMAND ${HC_EXPECT} 0 "results: " -- ${HC_EXE} ${deck} --set mesh.cells=4,4,3
+              --set run.steps=1 --set output.dir=${HC_APP_DIR} --set output.results=deck_${name}.yaml LABELS app)
+  hc_add_test(nightly_deck_${name} COMMAND ${HC_EXPECT} 0 "results: " -- ${HC_MPIRUN} 2 ${HC_EXE} ${deck}
+              --set output.dir=${HC_APP_DIR} --set output.results=nightly_${name}.yaml LABELS nightly TIMEOUT 1800)
+endforeach()
+
+# Bad input: exit 2 with file:line:column, on several ranks, none hanging.
+hc_add_test(app_bad_deck COMMAND ${HC_EXPECT} 2 "bad_order.yaml:4:10: mesh.order must be an integer 1..4, got 7" --
+            ${HC_MPIRUN} 3 ${HC_EXE} ${CMAKE_CURRENT_SOURCE_DIR}/data/app/bad_order.yaml LABELS app mpi TIMEOUT 60)
+hc_add_test(app_bad_set COMMAND ${HC_EXPECT} 2 "--set run.steps=0: run.steps must be" --
+            ${HC_EXE} --set run.steps=0 LABELS app)
+hc_add_test(app_missing_deck COMMAND ${HC_EXPECT} 2 "nonexistent.yaml" -- ${HC_EXE} nonexistent.yaml LABELS app)
+hc_add_test(app_bad_option COMMAND ${HC_EXPECT} 2 "unknown option '--frob'" -- ${HC_EXE} --frob LABELS app)
+hc_add_test(app_bad_output_dir COMMAND ${HC_EXPECT} 2 "output.dir" -- ${HC_EXE} ${HC_SMALL}
+            --set output.dir=/nonexistent/dir LABELS app)
+if(NOT HC_HAVE_CUDA)
+  hc_add_test(app_backend_not_built COMMAND ${HC_EXPECT} 2 "not built into this binary" -- ${HC_EXE}
+              --set run.backend=cuda LABELS app)
+endif()
+# Out of memory is refused before any work, with the estimate, the limit and what would fit.
+hc_add_test(app_memory_refused COMMAND ${HC_EXPECT} 3 "GiB of host memory .* cells per rank fit" -- ${HC_EXE}
+            --set mesh.cells=200,200,200 --set memory.host_limit_gib=0.5 LABELS app)
+# A failing check makes the exit code 1 (an impossible tolerance).
+hc_add_test(app_check_fails COMMAND ${HC_EXPECT} 1 "FAILED" -- ${HC_EXE} ${HC_SMALL}
+            --set checks.tolerance_factor=1e-30 --set output.results=fails.yaml LABELS app)
+
+# SPEC.md check 5: global results agree across rank counts: to 1e-12 relative in double, and bitwise
+# with run.deterministic (sums over cells; assembled nodal vectors are compared to 1e-12 either way).
+set(HC_PI_FILES "")
+set(HC_PI_DET_FILES "")
+foreach(np 1 2 3 4)
+  hc_add_test(app_partition_np${np} COMMAND ${HC_EXPECT} 0 "results: " -- ${HC_MPIRUN} ${np} ${HC_EXE}
+              --set mesh.cells=7,6,5 --set run.steps=2 --set output.dir=${HC_APP_DIR}
+              --set output.results=partition_np${np}.yaml LABELS app mpi TIMEOUT 120)
+  set_tests_properties(app_partition_np${np} PROPERTIES FIXTURES_SETUP partition)
+  hc_add_test(app_deterministic_np${np} COMMAND ${HC_EXPECT} 0 "results: " -- ${HC_MPIRUN} ${np} ${HC_EXE}
+              --set mesh.cells=7,6,5 --set run.steps=2 --set run.deterministic=true --set output.dir=${HC_APP_DIR}
+              --set output.results=deterministic_np${np}.yaml LABELS app mpi reliability TIMEOUT 120)
+  set_tests_properties(app_deterministic_np${np} PROPERTIES FIXTURES_SETUP deterministic)
+  list(APPEND HC_PI_FILES ${HC_APP_DIR}/partition_np${np}.yaml)
+  list(APPEND HC_PI_DET_FILES ${HC_APP_DIR}/deterministic_np${np}.yaml)
+endforeach()
+hc_add_test(app_partition_independence COMMAND compare_results 1e-12 ${HC_PI_FILES} LABELS app mpi)
+set_tests_properties(app_partition_independence PROPERTIES FIXTURES_REQUIRED partition)
+hc_add_test(app_deterministic_bitwise COMMAND compare_results exact ${HC_PI_DET_FILES} LABELS app mpi reliability)
+set_tests_properties(app_deterministic_bitwise PROPERTIES FIXTURES_REQUIRED deterministic)

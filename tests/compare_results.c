@@ -1,0 +1,114 @@
+/* Compares the rank-count-independent numbers of several results files (SPEC.md check 5): the DataData
+   sums, the norms of the assembled vectors and the check values. Usage:
+     compare_results exact|RELTOL FILE...
+   exact: bitwise equal (run.deterministic); RELTOL: |a - b| <= RELTOL * max(|a|, |b|). Nodal sums, which
+   cancel to round-off, are compared against RELTOL times the vector's norm. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#define MAX_VALUES 128
+#if defined(__GNUC__)
+#pragma GCC diagnostic ignored "-Wunused-result"
+#endif
+
+typedef struct {
+  char name[128];
+  double value, scale; /* scale: the magnitude the value is compared against (0: its own) */
+  int nodal;           /* from assembled nodal vectors: 1e-12 relative even in exact mode */
+} entry;
+
+static yaml_node_t *get(yaml_document_t *doc, yaml_node_t *map, const char *key) {
+  if (!map || map->type != YAML_MAPPING_NODE) return NULL;
+  for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+    yaml_node_t *k = yaml_document_get_node(doc, p->key);
+    if (k->type == YAML_SCALAR_NODE && strcmp((char *)k->data.scalar.value, key) == 0)
+      return yaml_document_get_node(doc, p->value);
+  }
+  return NULL;
+}
+
+static double num(yaml_node_t *n) {
+  if (!n || n->type != YAML_SCALAR_NODE) return NAN;
+  const char *s = (const char *)n->data.scalar.value;
+  if (strcmp(s, ".nan") == 0) return NAN;
+  return strtod(s, NULL);
+}
+
+static int load(const char *path, entry *e, int *n) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return fprintf(stderr, "%s: cannot open\n", path), 1;
+  yaml_parser_t parser;
+  yaml_document_t doc;
+  yaml_parser_initialize(&parser);
+  yaml_parser_set_input_file(&parser, f);
+  if (!yaml_parser_load(&parser, &doc)) return fprintf(stderr, "%s: not YAML\n", path), 1;
+  yaml_node_t *root = yaml_document_get_root_node(&doc);
+  yaml_node_t *values = get(&doc, root, "values"), *checks = get(&doc, root, "checks");
+  *n = 0;
+  if (values && values->type == YAML_MAPPING_NODE) {
+    for (yaml_node_pair_t *p = values->data.mapping.pairs.start; p < values->data.mapping.pairs.top; p++) {
+      yaml_node_t *k = yaml_document_get_node(&doc, p->key), *v = yaml_document_get_node(&doc, p->value);
+      const char *kn = (const char *)k->data.scalar.value;
+      if (v->type != YAML_MAPPING_NODE) continue;
+      yaml_node_t *sum = get(&doc, v, "sum"), *ns = get(&doc, v, "nodal_sum"), *nn = get(&doc, v, "nodal_norm");
+      if (sum) {
+        snprintf(e[*n].name, 128, "values.%s.sum", kn);
+        e[*n].value = num(sum), e[*n].scale = 0, e[*n].nodal = 0, (*n)++;
+      }
+      if (nn) {
+        snprintf(e[*n].name, 128, "values.%s.nodal_norm", kn);
+        e[*n].value = num(nn), e[*n].scale = 0, e[*n].nodal = 1, (*n)++;
+      }
+      if (ns) {
+        snprintf(e[*n].name, 128, "values.%s.nodal_sum", kn);
+        e[*n].value = num(ns), e[*n].scale = fabs(num(nn)), e[*n].nodal = 1, (*n)++;
+      }
+    }
+  }
+  if (checks && checks->type == YAML_MAPPING_NODE) {
+    for (yaml_node_pair_t *p = checks->data.mapping.pairs.start; p < checks->data.mapping.pairs.top; p++) {
+      yaml_node_t *k = yaml_document_get_node(&doc, p->key), *v = yaml_document_get_node(&doc, p->value);
+      const char *kn = (const char *)k->data.scalar.value;
+      /* Only the checks that are global sums; largest-row checks are maxima of round-off. */
+      if (strcmp(kn, "volume") && strcmp(kn, "mass_sum") && strcmp(kn, "exactness")) continue;
+      snprintf(e[*n].name, 128, "checks.%s.value", kn);
+      e[*n].value = num(get(&doc, v, "value")), e[*n].scale = 0, e[*n].nodal = 0, (*n)++;
+    }
+  }
+  yaml_document_delete(&doc);
+  yaml_parser_delete(&parser);
+  fclose(f);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 4) return fprintf(stderr, "usage: compare_results exact|RELTOL FILE FILE...\n"), 2;
+  int exact = strcmp(argv[1], "exact") == 0;
+  double tol = exact ? 0 : strtod(argv[1], NULL);
+  static entry ref[MAX_VALUES], cur[MAX_VALUES];
+  int nref, ncur, bad = 0;
+  if (load(argv[2], ref, &nref)) return 1;
+  if (nref == 0) return fprintf(stderr, "%s: no values\n", argv[2]), 1;
+  for (int f = 3; f < argc; f++) {
+    if (load(argv[f], cur, &ncur)) return 1;
+    if (ncur != nref) {
+      fprintf(stderr, "%s has %d values, %s has %d\n", argv[f], ncur, argv[2], nref);
+      return 1;
+    }
+    for (int i = 0; i < nref; i++) {
+      double a = ref[i].value, b = cur[i].value;
+      double scale = ref[i].scale > 0 ? ref[i].scale : fmax(fabs(a), fabs(b));
+      int ok = exact && !ref[i].nodal ? memcmp(&a, &b, sizeof(a)) == 0 : fabs(a - b) <= (exact ? 1e-12 : tol) * scale;
+      if (!ok || isnan(a) || isnan(b)) {
+        fprintf(stderr, "%s: %s = %.17g but %s has %.17g\n", argv[f], cur[i].name, b, argv[2], a);
+        bad++;
+      }
+    }
+  }
+  printf("%d values of %d files compared (%s): %s\n", nref, argc - 2, exact ? "bitwise" : argv[1],
+         bad ? "DIFFER" : "the same");
+  return bad ? 1 : 0;
+}
