@@ -38,46 +38,74 @@ int hc_coloring_destroy(hc_coloring **coloring) {
   return HC_OK;
 }
 
-/* Entry (c, q) of an array with `inner` entries per cell, read as double. */
-static inline double hc_entry(const void *a, hc_precision precision, hc_layout layout, int64_t C, int64_t inner,
-                              int64_t c, int64_t q) {
-  int64_t i = layout == HC_LAYOUT_CELL_MAJOR ? c * inner + q : q * C + c;
-  return precision == HC_FLOAT ? (double)((const float *)a)[i] : ((const double *)a)[i];
-}
+/* The assembly loops for one scalar type T and one layout: entry (c, q) of an array with `inner`
+   entries per cell sits at IDX(c, q). */
+#define HC_ASSEMBLY_DEF(SUFFIX, T, IDX)                                                                        \
+  static void hc_assemble_vector_##SUFFIX(const hc_coloring *col, int L, const T *out, const int32_t *cell_nodes, \
+                                          double *y) {                                                        \
+    const int64_t C = col->C, inner = L;                                                                      \
+    (void)C, (void)inner;                                                                                     \
+    for (int k = 0; k < 8; k++) {                                                                             \
+      _Pragma("omp parallel for schedule(static)") for (int64_t i = col->start[k]; i < col->start[k + 1]; i++) { \
+        const int64_t c = col->cells[i];                                                                      \
+        const int32_t *nodes = cell_nodes + c * L;                                                            \
+        for (int l = 0; l < L; l++) y[nodes[l]] += (double)out[IDX(c, l)];                                    \
+      }                                                                                                       \
+    }                                                                                                         \
+  }                                                                                                           \
+  static void hc_assemble_apply_##SUFFIX(const hc_coloring *col, int L, const T *A, const int32_t *cell_nodes,  \
+                                         const double *u, double *y, double *abs_y) {                         \
+    const int64_t C = col->C, inner = (int64_t)L * L;                                                         \
+    (void)C, (void)inner;                                                                                     \
+    for (int k = 0; k < 8; k++) {                                                                             \
+      _Pragma("omp parallel for schedule(static)") for (int64_t i = col->start[k]; i < col->start[k + 1]; i++) { \
+        const int64_t c = col->cells[i];                                                                      \
+        const int32_t *nodes = cell_nodes + c * L;                                                            \
+        double uc[HC_ASSEMBLY_MAX_L];                                                                         \
+        for (int r = 0; r < L; r++) uc[r] = u[nodes[r]];                                                      \
+        for (int l = 0; l < L; l++) {                                                                         \
+          double s = 0, sa = 0;                                                                               \
+          for (int r = 0; r < L; r++) {                                                                       \
+            double t = (double)A[IDX(c, (int64_t)l * L + r)] * uc[r];                                         \
+            s += t;                                                                                           \
+            sa += fabs(t);                                                                                    \
+          }                                                                                                   \
+          y[nodes[l]] += s;                                                                                   \
+          if (abs_y) abs_y[nodes[l]] += sa;                                                                   \
+        }                                                                                                     \
+      }                                                                                                       \
+    }                                                                                                         \
+  }
+
+/* Nodes per cell the apply's gather buffer holds: order 8 hexahedra. */
+#define HC_ASSEMBLY_MAX_L 729
+#define HC_IDX_MAJOR(c, q) ((c) * inner + (q))
+#define HC_IDX_MINOR(c, q) ((q) * C + (c))
+HC_ASSEMBLY_DEF(f64_major, double, HC_IDX_MAJOR)
+HC_ASSEMBLY_DEF(f64_minor, double, HC_IDX_MINOR)
+HC_ASSEMBLY_DEF(f32_major, float, HC_IDX_MAJOR)
+HC_ASSEMBLY_DEF(f32_minor, float, HC_IDX_MINOR)
 
 int hc_assemble_vector(const hc_coloring *col, int L, hc_layout layout, hc_precision precision, const void *out,
                        const int32_t *cell_nodes, double *y) {
-  const int64_t C = col->C;
-  for (int k = 0; k < 8; k++) {
-#pragma omp parallel for schedule(static)
-    for (int64_t i = col->start[k]; i < col->start[k + 1]; i++) {
-      const int64_t c = col->cells[i];
-      const int32_t *nodes = cell_nodes + c * L;
-      for (int l = 0; l < L; l++) y[nodes[l]] += hc_entry(out, precision, layout, C, L, c, l);
-    }
+  const int minor = layout == HC_LAYOUT_CELL_MINOR;
+  if (precision == HC_FLOAT) {
+    (minor ? hc_assemble_vector_f32_minor : hc_assemble_vector_f32_major)(col, L, out, cell_nodes, y);
+  } else {
+    (minor ? hc_assemble_vector_f64_minor : hc_assemble_vector_f64_major)(col, L, out, cell_nodes, y);
   }
   return HC_OK;
 }
 
 int hc_assemble_apply(const hc_coloring *col, int L, hc_layout layout, hc_precision precision, const void *A,
                       const int32_t *cell_nodes, const double *u, double *y, double *abs_y) {
-  const int64_t C = col->C, LL = (int64_t)L * L;
-  for (int k = 0; k < 8; k++) {
-#pragma omp parallel for schedule(static)
-    for (int64_t i = col->start[k]; i < col->start[k + 1]; i++) {
-      const int64_t c = col->cells[i];
-      const int32_t *nodes = cell_nodes + c * L;
-      for (int l = 0; l < L; l++) {
-        double s = 0, sa = 0;
-        for (int r = 0; r < L; r++) {
-          double t = hc_entry(A, precision, layout, C, LL, c, (int64_t)l * L + r) * u[nodes[r]];
-          s += t;
-          sa += fabs(t);
-        }
-        y[nodes[l]] += s;
-        if (abs_y) abs_y[nodes[l]] += sa;
-      }
-    }
+  HC_CHECK(L >= 1 && L <= HC_ASSEMBLY_MAX_L, HC_ERR_INPUT, "assembly supports 1 to %d nodes per cell, got %d",
+           HC_ASSEMBLY_MAX_L, L);
+  const int minor = layout == HC_LAYOUT_CELL_MINOR;
+  if (precision == HC_FLOAT) {
+    (minor ? hc_assemble_apply_f32_minor : hc_assemble_apply_f32_major)(col, L, A, cell_nodes, u, y, abs_y);
+  } else {
+    (minor ? hc_assemble_apply_f64_minor : hc_assemble_apply_f64_major)(col, L, A, cell_nodes, u, y, abs_y);
   }
   return HC_OK;
 }

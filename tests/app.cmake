@@ -34,8 +34,10 @@ foreach(deck ${HC_DECKS})
   get_filename_component(name ${deck} NAME_WE)
   hc_add_test(app_deck_${name} COMMAND ${HC_EXPECT} 0 "results: " -- ${HC_EXE} ${deck} --set mesh.cells=4,4,3
               --set run.steps=1 --set output.dir=${HC_APP_DIR} --set output.results=deck_${name}.yaml LABELS app)
-  hc_add_test(nightly_deck_${name} COMMAND ${HC_EXPECT} 0 "results: " -- ${HC_MPIRUN} 2 ${HC_EXE} ${deck}
-              --set output.dir=${HC_APP_DIR} --set output.results=nightly_${name}.yaml LABELS nightly TIMEOUT 1800)
+  if(HC_NIGHTLY_TESTS)
+    hc_add_test(nightly_deck_${name} COMMAND ${HC_EXPECT} 0 "results: " -- ${HC_MPIRUN} 2 ${HC_EXE} ${deck}
+                --set output.dir=${HC_APP_DIR} --set output.results=nightly_${name}.yaml LABELS nightly TIMEOUT 3600)
+  endif()
 endforeach()
 
 # Bad input: exit 2 with file:line:column, on several ranks, none hanging.
