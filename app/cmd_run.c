@@ -61,6 +61,9 @@ static void hc_config_from_deck(const hc_deck *deck, hc_run_config *cfg) {
   cfg->tolerance_factor = deck->checks.tolerance_factor;
   cfg->host_limit_gib = deck->memory.host_limit_gib;
   cfg->device_limit_gib = deck->memory.device_limit_gib;
+  cfg->gpu_binding = deck->gpu.binding == HC_DECK_BINDING_NODE_LOCAL;
+  cfg->num_device_ids = deck->gpu.num_device_ids;
+  for (int i = 0; i < deck->gpu.num_device_ids && i < 64; i++) cfg->device_ids[i] = deck->gpu.device_ids[i];
 }
 
 /* Available host memory of this node in bytes (MemAvailable), 0 when unknown. */
@@ -117,12 +120,27 @@ static int hc_run_precheck(MPI_Comm comm, const hc_deck *deck, const hc_run_conf
                             cfg->host_limit_gib > 0 ? "memory.host_limit_gib" : "MemAvailable / ranks on this node",
                             fit, floor(cbrt(fit)), floor(cbrt(fit)), floor(cbrt(fit)));
       }
-      if (!err && be->is_device && cfg->device_limit_gib > 0 && est.device_bytes > cfg->device_limit_gib * GiB) {
-        double fit = floor(cfg->device_limit_gib * GiB / est.device_per_cell);
+      /* Device memory: the deck's limit, or what rank 0's device has free, shared by the ranks on it. */
+      double dlimit = cfg->device_limit_gib * GiB;
+      const char *dsource = "memory.device_limit_gib";
+      if (!err && be->is_device && dlimit <= 0 && be->device_memory && be->device_count) {
+        size_t free_b = 0, total_b = 0;
+        int count = 0;
+        if (be->device_count(&count) == HC_OK && count > 0 && be->device_memory(&free_b, &total_b) == HC_OK) {
+          int per = cfg->gpu_binding ? (local + count - 1) / count : local;
+          dlimit = (double)free_b / (per > 0 ? per : 1);
+          dsource = "free memory of the device / ranks sharing it";
+        }
+        hc_error_clear();
+      }
+      if (!err && be->is_device && dlimit > 0 && est.device_bytes > dlimit) {
+        double fit = floor(dlimit / est.device_per_cell);
         err = HC_DECK_ERROR(deck, "mesh.cells", HC_ERR_RESOURCE,
-                            "each rank would need about %.2f GiB of device memory for its %.0f cells but "
-                            "memory.device_limit_gib is %.2f; about %.0f cells per rank fit",
-                            est.device_bytes / GiB, est.cells, cfg->device_limit_gib, fit);
+                            "each rank would need about %.2f GiB of device memory for its %.0f cells but %.2f GiB is "
+                            "available per rank (%s); about %.0f cells per rank fit (e.g. %.0f,%.0f,%.0f per rank), "
+                            "or use more devices",
+                            est.device_bytes / GiB, est.cells, dlimit / GiB, dsource, fit, floor(cbrt(fit)),
+                            floor(cbrt(fit)), floor(cbrt(fit)));
       }
     }
     if (err) snprintf(msg, sizeof(msg), "%s", hc_error_message());
@@ -202,6 +220,11 @@ int hc_main_run(int argc, char **argv) {
   if (rank == 0 && deck.output.summary) hc_results_print_header(&deck, &cfg);
   err = hc_run_execute(comm, &cfg, &run);
   if (err) hc_run_abort(comm, err);
+  int shared = run.ranks_per_device, shared_max = 1;
+  MPI_Allreduce(&shared, &shared_max, 1, MPI_INT, MPI_MAX, comm);
+  if (rank == 0 && shared_max > 1)
+    fprintf(stderr, "hexcontract: warning: up to %d ranks share one device on a node; timings include the sharing\n",
+            shared_max);
   hc_results_stats stats;
   err = hc_results_gather(&run, &stats);
   if (err) hc_run_abort(comm, err);

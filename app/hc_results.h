@@ -23,6 +23,7 @@ typedef struct {
   double total_s;                        /* wall time of the timed steps (max over ranks) */
   char *devices;                         /* rank 0: nranks strings of HC_DEVICE_LEN, what each rank ran on */
   char *hosts;                           /* rank 0: nranks host names of HC_DEVICE_LEN */
+  int *device_index;                     /* rank 0: each rank's device index (-1: the host) */
   int nranks;
 } hc_results_stats;
 

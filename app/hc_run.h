@@ -31,6 +31,9 @@ typedef struct {
   int check_samples;                 /* cells per rank recomputed by the serial reference */
   double tolerance_factor;           /* multiplies every check's tolerance */
   double host_limit_gib, device_limit_gib; /* 0: from the machine */
+  int gpu_binding;                         /* 1: each rank picks a device by its node-local rank */
+  int num_device_ids;                      /* devices to pick from (0: all the node has) */
+  int device_ids[64];
 } hc_run_config;
 
 /* Phases of a step, timed separately (seconds summed over the timed steps). */
@@ -76,6 +79,9 @@ typedef struct {
   hc_basis *basis;
   hc_coloring *coloring;
   hc_contract k[HC_NUM_KERNELS]; /* each kernel's problem on this rank */
+  hc_variant chosen[HC_NUM_KERNELS]; /* the algorithm each kernel ran (what `auto` chose) */
+  int device;                    /* the device this rank uses (-1: the host) */
+  int ranks_per_device;          /* ranks of this node per device, the largest (1 when not shared) */
   void *d_X0;                    /* jittered vertices [C][8][3] double, backend memory */
   void *d_left, *d_right;        /* input arrays, sized for the largest enabled kernel */
   void *d_out[HC_NUM_KERNELS];   /* element outputs, backend memory */

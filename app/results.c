@@ -117,13 +117,17 @@ int hc_results_gather(const hc_run *run, hc_results_stats *st) {
   HC_CHECK(ok, HC_ERR_RESOURCE, "out of host memory");
   MPI_Gather(dev, HC_DEVICE_LEN, MPI_CHAR, st->devices, HC_DEVICE_LEN, MPI_CHAR, 0, run->comm);
   MPI_Gather(host, HC_DEVICE_LEN, MPI_CHAR, st->hosts, HC_DEVICE_LEN, MPI_CHAR, 0, run->comm);
+  if (run->rank == 0) st->device_index = calloc((size_t)run->nranks, sizeof(int));
+  MPI_Gather(&run->device, 1, MPI_INT, st->device_index, 1, MPI_INT, 0, run->comm);
   return HC_OK;
 }
 
 void hc_results_stats_free(hc_results_stats *st) {
   free(st->devices);
   free(st->hosts);
+  free(st->device_index);
   st->devices = st->hosts = NULL;
+  st->device_index = NULL;
 }
 
 void hc_results_print_header(const hc_deck *deck, const hc_run_config *cfg) {
@@ -165,13 +169,19 @@ void hc_results_print_summary(const hc_deck *deck, const hc_run *run, const hc_r
     printf("  %-10s %12.6g %12.6g %8s\n", hc_phase_names[i], st->phase[i].avg, st->phase[i].max,
            hc_pct(st->phase[i].avg, step->avg, pct, sizeof(pct)));
   }
-  printf("\n  %-17s %-8s %12s %10s %10s\n", "kernel", "variant", "max ms/step", "GB/s", "GFLOP/s");
+  printf("\n  %-17s %-16s %12s %10s %10s\n", "kernel", "variant", "max ms/step", "GB/s", "GFLOP/s");
   double tf = 0, tb = 0, tt = 0;
   for (int k = 0; k < HC_NUM_KERNELS; k++) {
     if (!run->cfg.enabled[k]) continue;
     double flops, bytes, tmax = st->kernel[k].max;
     hc_global_cost(run, (hc_kernel)k, &flops, &bytes);
-    printf("  %-17s %-8s %12.4f %10.2f %10.2f\n", hc_kernel_name((hc_kernel)k), hc_variant_name(run->cfg.variant[k]),
+    char var[48];
+    if (run->chosen[k] != run->cfg.variant[k]) {
+      snprintf(var, sizeof(var), "%s->%s", hc_variant_name(run->cfg.variant[k]), hc_variant_name(run->chosen[k]));
+    } else {
+      snprintf(var, sizeof(var), "%s", hc_variant_name(run->cfg.variant[k]));
+    }
+    printf("  %-17s %-16s %12.4f %10.2f %10.2f\n", hc_kernel_name((hc_kernel)k), var,
            1e3 * tmax, tmax > 0 ? 1e-9 * bytes / tmax : 0, tmax > 0 ? 1e-9 * flops / tmax : 0);
     tf += flops, tb += bytes, tt += tmax;
   }
@@ -264,6 +274,7 @@ static int hc_results_body(hc_yaml_writer *w, const hc_deck *deck, const hc_run 
     HC_CALL(hc_yaml_writer_int64(w, "rank", r));
     HC_CALL(hc_yaml_writer_string(w, "host", st->hosts + (size_t)r * HC_DEVICE_LEN));
     HC_CALL(hc_yaml_writer_string(w, "device", st->devices + (size_t)r * HC_DEVICE_LEN));
+    HC_CALL(hc_yaml_writer_int64(w, "device_index", st->device_index ? st->device_index[r] : -1));
     HC_CALL(hc_yaml_writer_end_mapping(w));
   }
   HC_CALL(hc_yaml_writer_end_sequence(w));
@@ -282,6 +293,7 @@ static int hc_results_body(hc_yaml_writer *w, const hc_deck *deck, const hc_run 
     hc_global_cost(run, (hc_kernel)k, &flops, &bytes);
     HC_CALL(hc_yaml_writer_begin_mapping(w, hc_kernel_name((hc_kernel)k), HC_YAML_BLOCK));
     HC_CALL(hc_yaml_writer_string(w, "variant", hc_variant_name(run->cfg.variant[k])));
+    HC_CALL(hc_yaml_writer_string(w, "chosen_variant", hc_variant_name(run->chosen[k])));
     HC_CALL(hc_write_stat(w, "contract_seconds", &st->kernel[k]));
     HC_CALL(hc_write_stat(w, "celldata_seconds", &st->celldata[k]));
     HC_CALL(hc_yaml_writer_double(w, "flops_per_step", flops));

@@ -83,6 +83,35 @@ static int hc_calloc(size_t n, size_t size, void *ptr) {
   return HC_OK;
 }
 
+/* Picks this rank's device by its node-local rank (or from the deck's device list). Collective. */
+static int hc_run_bind_device(hc_run *run) {
+  const hc_backend *be = run->be;
+  run->device = -1;
+  run->ranks_per_device = 1;
+  if (!be->device_select || !be->device_count) return HC_OK;
+  MPI_Comm node;
+  int local = 0, nlocal = 1, count = 0;
+  HC_CALL_MPI(MPI_Comm_split_type(run->comm, MPI_COMM_TYPE_SHARED, run->rank, MPI_INFO_NULL, &node));
+  MPI_Comm_rank(node, &local);
+  MPI_Comm_size(node, &nlocal);
+  MPI_Comm_free(&node);
+  HC_CALL(be->device_count(&count));
+  HC_CHECK(count > 0, HC_ERR_RESOURCE, "rank %d: no device for backend %s", run->rank, be->name);
+  if (!run->cfg.gpu_binding) {
+    run->device = 0;
+  } else if (run->cfg.num_device_ids > 0) {
+    run->device = run->cfg.device_ids[local % run->cfg.num_device_ids];
+    HC_CHECK(run->device >= 0 && run->device < count, HC_ERR_INPUT,
+             "rank %d: gpu.device_ids names device %d but this node has %d (0..%d)", run->rank, run->device, count,
+             count - 1);
+  } else {
+    run->device = local % count;
+  }
+  int devices = !run->cfg.gpu_binding ? 1 : run->cfg.num_device_ids > 0 ? run->cfg.num_device_ids : count;
+  run->ranks_per_device = (nlocal + devices - 1) / devices;
+  return be->device_select(run->device);
+}
+
 static int hc_run_setup(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
   memset(run, 0, sizeof(*run));
   run->cfg = *cfg;
@@ -90,6 +119,7 @@ static int hc_run_setup(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
   MPI_Comm_rank(comm, &run->rank);
   MPI_Comm_size(comm, &run->nranks);
   HC_CALL(hc_backend_find(cfg->backend, &run->be));
+  HC_CALL(hc_run_bind_device(run));
   HC_CALL(hc_mesh_create(comm, &cfg->mesh, &run->mesh));
   HC_CALL(hc_halo_create(run->mesh, &run->halo));
   HC_CALL(hc_basis_create(cfg->mesh.order, cfg->quadrature, &run->basis));
@@ -647,5 +677,9 @@ int hc_run_execute(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
   HC_CALL_MPI(MPI_Barrier(comm));
   run->total_s = hc_wtime() - start;
   HC_CALL(hc_run_nodal_values(run));
+  for (int kid = 0; kid < HC_NUM_KERNELS; kid++) {
+    run->chosen[kid] = run->k[kid].variant;
+    if (cfg->enabled[kid] && run->be->chosen_variant) HC_CALL(run->be->chosen_variant(&run->k[kid], &run->chosen[kid]));
+  }
   return HC_OK;
 }
