@@ -403,6 +403,19 @@ static double hc_run_tol(const hc_run *run, double K, double n, double scale) {
   return run->cfg.tolerance_factor * 16.0 * hc_eps(run->cfg.precision) * (K + log2(n + 1.0) + 1.0) * scale;
 }
 
+/* The worst case over ranks: the rank with the largest ratio broadcasts its two numbers w[0..1]; returns
+   that largest ratio in *global_ratio. Collective. */
+static int hc_run_worst(const hc_run *run, double ratio, double w[2], double *global_ratio) {
+  struct {
+    double ratio;
+    int rank;
+  } loc = {ratio, run->rank}, glob;
+  HC_CALL_MPI(MPI_Allreduce(&loc, &glob, 1, MPI_DOUBLE_INT, MPI_MAXLOC, run->comm));
+  HC_CALL_MPI(MPI_Bcast(w, 2, MPI_DOUBLE, glob.rank, run->comm));
+  if (global_ratio) *global_ratio = glob.ratio;
+  return HC_OK;
+}
+
 /* SPEC.md section 3, checks 1 to 4 and 6, at the state of the step just run. Collective. */
 static int hc_run_checks(hc_run *run, int step) {
   const hc_mesh *m = run->mesh;
@@ -478,12 +491,7 @@ static int hc_run_checks(hc_run *run, int step) {
         if (!(ratio <= worst_ratio)) worst_ratio = ratio, worst[0] = sum, worst[1] = abs_sum;
       }
     }
-    struct {
-      double ratio;
-      int rank;
-    } loc = {worst_ratio, run->rank}, glob;
-    HC_CALL_MPI(MPI_Allreduce(&loc, &glob, 1, MPI_DOUBLE_INT, MPI_MAXLOC, run->comm));
-    HC_CALL_MPI(MPI_Bcast(worst, 2, MPI_DOUBLE, glob.rank, run->comm));
+    HC_CALL(hc_run_worst(run, worst_ratio, worst, NULL));
     char name[48], what[128];
     snprintf(name, sizeof(name), "zero_row_sum:%s", hc_kernel_name(kid));
     snprintf(what, sizeof(what), "largest |sum over %s| of %s, against 0", ff ? "r of out[c,l,r]" : "l of out[c,l]",
@@ -563,14 +571,9 @@ static int hc_run_checks(hc_run *run, int step) {
     free(y);
     free(ya);
     HC_CALL(err);
-    struct {
-      double ratio;
-      int rank;
-    } loc = {worst_ratio, run->rank}, glob;
-    HC_CALL_MPI(MPI_Allreduce(&loc, &glob, 1, MPI_DOUBLE_INT, MPI_MAXLOC, run->comm));
-    double w[2] = {worst, worst_scale};
-    HC_CALL_MPI(MPI_Bcast(w, 2, MPI_DOUBLE, glob.rank, run->comm));
-    if (glob.ratio >= 0) {
+    double w[2] = {worst, worst_scale}, global_ratio;
+    HC_CALL(hc_run_worst(run, worst_ratio, w, &global_ratio));
+    if (global_ratio >= 0) {
       hc_run_check(run, "patch_test", "largest |(K u)_n| at interior nodes for a linear u, against 0", step, w[0], 0.0,
                    4.0 * hc_run_tol(run, (double)hc_contract_K(k) + 8.0 * L, 1, w[1]));
     }
@@ -633,13 +636,8 @@ static int hc_run_checks(hc_run *run, int step) {
       free(left), free(out), free(out_abs);
       HC_CALL(err);
     }
-    struct {
-      double ratio;
-      int rank;
-    } loc = {worst_ratio, run->rank}, glob;
-    HC_CALL_MPI(MPI_Allreduce(&loc, &glob, 1, MPI_DOUBLE_INT, MPI_MAXLOC, run->comm));
     double w[2] = {worst_err, worst_tol};
-    HC_CALL_MPI(MPI_Bcast(w, 2, MPI_DOUBLE, glob.rank, run->comm));
+    HC_CALL(hc_run_worst(run, worst_ratio, w, NULL));
     char what[128];
     snprintf(what, sizeof(what), "largest |backend - serial reference| over %lld sampled cells per rank",
              (long long)S);
