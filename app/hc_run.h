@@ -31,6 +31,8 @@ typedef struct {
   int check_samples;                 /* cells per rank recomputed by the serial reference */
   double tolerance_factor;           /* multiplies every check's tolerance */
   double host_limit_gib, device_limit_gib; /* 0: from the machine */
+  int dump_cells;                          /* --dump N: arrays of the first N cells of rank 0, last step */
+  char out_dir[1024];                      /* where dumps go (output.dir) */
   int gpu_binding;                         /* 1: each rank picks a device by its node-local rank */
   int num_device_ids;                      /* devices to pick from (0: all the node has) */
   int device_ids[64];

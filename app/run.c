@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "app/hc_timer.h"
+#include "io/hc_npy.h"
 #include "kernels/hc_xsum.h"
 #include "mesh/hc_mpi.h"
 
@@ -304,8 +305,52 @@ static void hc_run_check(hc_run *run, const char *name, const char *what, int st
   ch->failures += !passed;
 }
 
-/* One timestep at time t: cell data, contractions, assembly, halo exchange, reductions. */
-static int hc_run_step(hc_run *run, double t, int timed) {
+/* Writes one array of kernel k (backend memory, k's layout) for the first n cells as a cell-major .npy. */
+static int hc_run_dump_array(const hc_run *run, const hc_contract *k, hc_array which, const void *d_a, int64_t n,
+                             const char *path) {
+  const size_t s = hc_precision_size(k->precision);
+  const int64_t inner = hc_contract_inner(k, which);
+  /* Cell-major: the first n cells are a prefix; cell-minor: copy all, then gather. */
+  const int64_t count = k->layout == HC_LAYOUT_CELL_MAJOR ? n * inner : k->C * inner;
+  char *all = malloc(s * (size_t)count), *h = malloc(s * (size_t)(n * inner));
+  int ierr = HC_OK;
+  HC_CHECK_GOTO(all && h, HC_ERR_RESOURCE, cleanup, "out of host memory for --dump");
+  HC_CALL_GOTO(run->be->copy_to_host(all, d_a, s * (size_t)count), cleanup);
+  for (int64_t c = 0; c < n; c++)
+    for (int64_t q = 0; q < inner; q++) {
+      int64_t from = k->layout == HC_LAYOUT_CELL_MAJOR ? c * inner + q : q * k->C + c;
+      memcpy(h + s * (size_t)(c * inner + q), all + s * (size_t)from, s);
+    }
+  int ndim;
+  int64_t dims[6];
+  hc_contract k1 = *k;
+  k1.C = n;
+  hc_contract_shape(&k1, which, &ndim, dims);
+  HC_CALL_GOTO(hc_npy_write(path, k->precision, ndim, dims, h), cleanup);
+cleanup:
+  free(all);
+  free(h);
+  return ierr;
+}
+
+/* --dump: the left, right and output arrays of kernel for the first cells of rank 0. */
+static int hc_run_dump(const hc_run *run, hc_kernel kernel) {
+  if (run->rank != 0 || run->cfg.dump_cells <= 0) return HC_OK;
+  const hc_contract *k = &run->k[kernel];
+  const int64_t n = run->cfg.dump_cells < k->C ? run->cfg.dump_cells : k->C;
+  const char *names[3] = {"left", "right", "out"};
+  const void *arrays[3] = {run->d_left, run->d_right, run->d_out[kernel]};
+  for (int a = 0; a < 3; a++) {
+    char path[1200];
+    snprintf(path, sizeof(path), "%s/dump_%s_%s.npy", run->cfg.out_dir, hc_kernel_name(kernel), names[a]);
+    HC_CALL(hc_run_dump_array(run, k, (hc_array)a, arrays[a], n, path));
+  }
+  return HC_OK;
+}
+
+/* One timestep at time t: cell data, contractions, assembly, halo exchange, reductions. With dump, also
+   writes the --dump arrays. */
+static int hc_run_step(hc_run *run, double t, int timed, int dump) {
   const hc_backend *be = run->be;
   const hc_mesh *m = run->mesh;
   double ph[HC_NUM_PHASES] = {0}, kern[HC_NUM_KERNELS] = {0}, cd[HC_NUM_KERNELS] = {0};
@@ -330,6 +375,7 @@ static int hc_run_step(hc_run *run, double t, int timed) {
     HC_CALL(be->synchronize());
     kern[kid] = hc_wtime() - t0;
     ph[HC_PHASE_CONTRACT] += kern[kid];
+    if (dump) HC_CALL(hc_run_dump(run, (hc_kernel)kid));
 
     if (be->is_device) {
       t0 = hc_wtime();
@@ -656,7 +702,7 @@ int hc_run_execute(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
       HC_CALL_MPI(MPI_Barrier(comm));
       start = hc_wtime();
     }
-    HC_CALL(hc_run_step(run, s * cfg->dt, timed));
+    HC_CALL(hc_run_step(run, s * cfg->dt, timed, s == total - 1 && cfg->dump_cells > 0));
     if (timed) run->steps_done++;
     int step = s - cfg->warmup + 1; /* 1-based among the timed steps */
     int last = s == total - 1;

@@ -28,6 +28,27 @@ foreach(backend serial openmp)
   endforeach()
 endforeach()
 
+# The results file parses as YAML and holds every documented field.
+hc_add_test(app_results_fields COMMAND compare_results --fields ${HC_APP_DIR}/run_openmp.yaml LABELS app)
+if(HC_HAVE_OPENMP)
+  set_tests_properties(app_run_openmp PROPERTIES FIXTURES_SETUP run_openmp)
+  set_tests_properties(app_results_fields PROPERTIES FIXTURES_REQUIRED run_openmp)
+else()
+  set_tests_properties(app_results_fields PROPERTIES DISABLED TRUE)
+endif()
+# A CSV row per run is appended to output.csv; --dump writes .npy arrays.
+hc_add_test(app_csv_and_dump COMMAND ${HC_EXPECT} 0 "results: " --file ${HC_APP_DIR}/dump_FieldFieldTensor_out.npy --
+            ${HC_EXE} ${HC_SMALL} --dump 2 --set output.csv=${HC_APP_DIR}/sweep.csv
+            --set output.results=csv.yaml LABELS app)
+
+# Every malformed deck of tests/data/decks gives exit 2 and a message that starts with file:line:column.
+file(GLOB HC_BAD_DECKS ${CMAKE_CURRENT_SOURCE_DIR}/data/decks/*.yaml)
+foreach(deck ${HC_BAD_DECKS})
+  get_filename_component(name ${deck} NAME_WE)
+  hc_add_test(app_bad_deck_${name} COMMAND ${HC_EXPECT} 2 "error: .*${name}.yaml:[0-9]+:[0-9]+: " -- ${HC_EXE}
+              ${deck} LABELS app)
+endforeach()
+
 # Every shipped deck runs and verifies (shrunk here; whole in the nightly set).
 file(GLOB HC_DECKS ${PROJECT_SOURCE_DIR}/inputs/*.yaml)
 foreach(deck ${HC_DECKS})
