@@ -21,6 +21,7 @@
 namespace {
 
 constexpr int kThreads = 128;
+constexpr int kStagedThreads = 256;  // at most: 2 * 256 * 9 doubles = 36 KB of shared memory
 constexpr unsigned long long kNoBadCell = ULLONG_MAX;
 
 // The basis tables of one hc_basis in device memory, and the bad-cell flag, on one device.
@@ -97,6 +98,22 @@ struct celldata_args {
   unsigned long long *bad;
 };
 
+// The geometry and data at point p of cell c. Returns false (after recording c) when the cell is inverted
+// or degenerate there.
+template <hc_kernel Kernel>
+__device__ __forceinline__ bool point_setup(const celldata_args &a, int64_t c, int64_t p, hc_point_geom *g,
+                                            hc_point_data *d) {
+  double xv[8][3];
+  hc_pw_cell_vertices(&a.motion, a.t, a.X0 + 24 * c, xv);
+  const double xi[3] = {a.qpts[3 * p], a.qpts[3 * p + 1], a.qpts[3 * p + 2]};
+  if (!hc_pw_geometry(xv, xi, a.qwts[p], hc_pw_det_floor(xv), g)) {
+    atomicMin(a.bad, (unsigned long long)c);
+    return false;
+  }
+  hc_pw_data(&a.data, Kernel, g->x, a.t, d);
+  return true;
+}
+
 // left: [Lf][P][Di][Dj] and right: [Rf][P][Di][Dj] per cell (Lf = 1 for DataData, Rf = L for FieldField,
 // else 1), in CellMinor's layout: entry q of cell c at q * C + c, or c * inner + q.
 template <hc_kernel Kernel, typename T, bool CellMinor>
@@ -118,16 +135,9 @@ __global__ void __launch_bounds__(kThreads)
       c = e / P;
       p = e % P;
     }
-    double xv[8][3];
-    hc_pw_cell_vertices(&a.motion, a.t, a.X0 + 24 * c, xv);
-    const double xi[3] = {a.qpts[3 * p], a.qpts[3 * p + 1], a.qpts[3 * p + 2]};
     hc_point_geom g;
-    if (!hc_pw_geometry(xv, xi, a.qwts[p], hc_pw_det_floor(xv), &g)) {
-      atomicMin(a.bad, (unsigned long long)c);
-      continue;
-    }
     hc_point_data d;
-    hc_pw_data(&a.data, Kernel, g.x, a.t, &d);
+    if (!point_setup<Kernel>(a, c, p, &g, &d)) continue;
     if constexpr (fam == HC_FAMILY_DATADATA) {
 #pragma unroll
       for (int i = 0; i < Di; i++) {
@@ -168,11 +178,86 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+// The cell-major field kernels (FieldField*, DataField*), whose per-thread stores would stride by D^rank:
+// a block takes cpb whole cells (blockDim = cpb * P, one thread per (cell, point) as above) and, for each
+// field l, stages the block's entries (l, p, i, j) in shared memory, then writes each cell's P * D^rank
+// contiguous entries with neighbouring threads on neighbouring addresses. Shared: 2 * blockDim * D^rank T.
+template <hc_kernel Kernel, typename T>
+__global__ void __launch_bounds__(kStagedThreads)
+    celldata_staged(celldata_args a, int cpb, T *__restrict__ left, T *__restrict__ right) {
+  constexpr hc_family fam = (hc_family)(Kernel / 3);
+  constexpr int rank = Kernel % 3;
+  constexpr int Di = rank >= 1 ? 3 : 1, Dj = rank == 2 ? 3 : 1, Dij = Di * Dj;
+  static_assert(fam != HC_FAMILY_DATADATA, "DataData arrays have no fields to stage");
+  extern __shared__ double staged_smem[];
+  T *s_left = reinterpret_cast<T *>(staged_smem), *s_right = s_left + blockDim.x * Dij;  // [cpb][P][Dij] each
+  const int64_t C = a.C, P = a.P, Lf = a.L, Rf = fam == HC_FAMILY_FIELDFIELD ? a.L : 1;
+  const int64_t lin = Lf * P * Dij, rin = Rf * P * Dij, chunk = P * Dij;
+  const int tid = threadIdx.x;
+  const int64_t p = tid % P;
+  for (int64_t c0 = (int64_t)blockIdx.x * cpb; c0 < C; c0 += (int64_t)gridDim.x * cpb) {
+    const int64_t ncell = C - c0 < cpb ? C - c0 : cpb, c = c0 + tid / P;
+    hc_point_geom g;
+    hc_point_data d;
+    const bool ok = c < c0 + ncell && point_setup<Kernel>(a, c, p, &g, &d);
+    if constexpr (fam == HC_FAMILY_DATAFIELD) {
+      if (ok) {
+#pragma unroll
+        for (int i = 0; i < Di; i++) {
+#pragma unroll
+          for (int j = 0; j < Dj; j++) right[c * rin + p * Dij + i * Dj + j] = (T)hc_pw_datafield_right(rank, &d, i, j);
+        }
+      }
+    }
+    for (int64_t l = 0; l < Lf; l++) {
+      if (ok) {
+        const double phi = a.phi[l * P + p];
+        double grad[3];
+        hc_pw_phys_grad(g.Jinv, &a.grad[3 * (l * P + p)], grad);
+#pragma unroll
+        for (int i = 0; i < Di; i++) {
+#pragma unroll
+          for (int j = 0; j < Dj; j++) {
+            s_left[tid * Dij + i * Dj + j] = (T)hc_pw_field_left(rank, phi, grad, &d, g.wdet, i, j);
+            if constexpr (fam == HC_FAMILY_FIELDFIELD) {
+              s_right[tid * Dij + i * Dj + j] = (T)hc_pw_fieldfield_right(rank, phi, grad, i, j);
+            }
+          }
+        }
+      }
+      __syncthreads();
+      // Entries of a bad cell are written from stale slots: the arrays are not to be used then.
+      for (int64_t e = tid; e < ncell * chunk; e += blockDim.x) {
+        const int64_t cc = c0 + e / chunk, k = l * chunk + e % chunk;
+        left[cc * lin + k] = s_left[e];
+        if constexpr (fam == HC_FAMILY_FIELDFIELD) right[cc * rin + k] = s_right[e];
+      }
+      __syncthreads();
+    }
+  }
+}
+
 template <hc_kernel Kernel>
 cudaError_t launch(const celldata_args &a, hc_precision precision, hc_layout layout, void *d_left, void *d_right) {
   const unsigned grid = hc_cuda_grid((a.C * a.P + kThreads - 1) / kThreads);
   const cudaStream_t stream = hc_cuda_stream();
   const bool minor = layout == HC_LAYOUT_CELL_MINOR;
+  if constexpr (Kernel / 3 != HC_FAMILY_DATADATA) {
+    if (!minor && a.P <= kStagedThreads) {
+      const int cpb = kStagedThreads / 2 / a.P > 0 ? kStagedThreads / 2 / a.P : 1;  // P = 27: 4 cells, 108 threads
+      const unsigned staged_grid = hc_cuda_grid((a.C + cpb - 1) / cpb);
+      const int threads = cpb * a.P;
+      constexpr int Dij = Kernel % 3 == 0 ? 1 : Kernel % 3 == 1 ? 3 : 9;
+      if (precision == HC_FLOAT) {
+        celldata_staged<Kernel, float><<<staged_grid, threads, 2 * threads * Dij * sizeof(float), stream>>>(
+            a, cpb, static_cast<float *>(d_left), static_cast<float *>(d_right));
+      } else {
+        celldata_staged<Kernel, double><<<staged_grid, threads, 2 * threads * Dij * sizeof(double), stream>>>(
+            a, cpb, static_cast<double *>(d_left), static_cast<double *>(d_right));
+      }
+      return cudaGetLastError();
+    }
+  }
   if (precision == HC_FLOAT) {
     float *l = static_cast<float *>(d_left), *r = static_cast<float *>(d_right);
     if (minor) {
