@@ -12,5 +12,10 @@ const hc_backend hc_backend_cuda = {
     .copy_to_device = hc_cuda_copy_to_device,
     .copy_to_host = hc_cuda_copy_to_host,
     .synchronize = hc_cuda_synchronize,
+    .celldata = hc_celldata_fill_cuda,
+    .device_name = hc_cuda_device_name,
+    .device_count = hc_cuda_device_count,
+    .device_select = hc_cuda_device_select,
+    .device_memory = hc_cuda_device_memory,
     .chosen_variant = hc_chosen_variant_cuda,
 };
