@@ -90,8 +90,14 @@ typedef struct {
   void *h_out[HC_NUM_KERNELS];   /* the same on the host (aliases d_out on host backends) */
   void *d_scratch;               /* a spare output for the checks */
   double *u;                     /* nodal interpolant of a linear function at the current time */
+  int device_assembly;           /* the backend assembles in its own memory (element outputs stay there) */
+  int32_t *d_cell_nodes;         /* [C][L] node map in the backend's memory (device assembly) */
+  double *d_u;                   /* u in the backend's memory (device assembly) */
+  double *d_y[HC_NUM_KERNELS];   /* assembled nodal vectors in the backend's memory (device assembly) */
   double *y[HC_NUM_KERNELS];     /* assembled nodal vectors of DataField and FieldField kernels */
-  double *node_x;                /* [C][L][3] node coordinates of the current step */
+  double *node_x;                /* [C][L][3] node coordinates (scratch) */
+  double *u0, *du;               /* u at the nodes = u0 + sin(omega t) du: the shear moves the nodes linearly in
+                                    sin(omega t), and u is linear in the position */
   double phase_s[HC_NUM_PHASES];
   double kernel_s[HC_NUM_KERNELS];  /* contraction seconds per kernel */
   double celldata_s[HC_NUM_KERNELS];/* cell-data seconds per kernel */

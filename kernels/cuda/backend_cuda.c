@@ -18,4 +18,7 @@ const hc_backend hc_backend_cuda = {
     .device_select = hc_cuda_device_select,
     .device_memory = hc_cuda_device_memory,
     .chosen_variant = hc_chosen_variant_cuda,
+    .assemble_vector = hc_assemble_vector_cuda,
+    .assemble_apply = hc_assemble_apply_cuda,
+    .mem_zero = hc_cuda_mem_zero,
 };

@@ -3,6 +3,7 @@
 #define HC_CUDA_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "kernels/hc_kernels.h"
 
@@ -36,6 +37,12 @@ int hc_cuda_device_count(int *count);
 int hc_cuda_device_select(int device);
 int hc_cuda_device_name(char *buf, size_t size);
 int hc_cuda_device_memory(size_t *free_bytes, size_t *total_bytes);
+
+/* Assembly on the device (kernels/cuda/assembly_cuda.cu), on the backend's stream. */
+int hc_assemble_vector_cuda(const hc_contract *k, const void *d_out, const int32_t *d_cell_nodes, double *d_y);
+int hc_assemble_apply_cuda(const hc_contract *k, const void *d_A, const int32_t *d_cell_nodes, const double *d_u,
+                           double *d_y);
+int hc_cuda_mem_zero(void *d_ptr, size_t bytes);
 
 #ifdef __cplusplus
 }
