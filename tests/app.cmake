@@ -101,3 +101,30 @@ hc_add_test(app_partition_independence COMMAND compare_results 1e-12 ${HC_PI_FIL
 set_tests_properties(app_partition_independence PROPERTIES FIXTURES_REQUIRED partition)
 hc_add_test(app_deterministic_bitwise COMMAND compare_results exact ${HC_PI_DET_FILES} LABELS app mpi reliability)
 set_tests_properties(app_deterministic_bitwise PROPERTIES FIXTURES_REQUIRED deterministic)
+
+# The proxy run on the GPU (skipped without one): every precision and layout on one rank, and the
+# partition independence on 1, 2 and 3 ranks sharing the node's GPUs.
+if(HC_HAVE_CUDA)
+  set(HC_NO_GPU "no usable CUDA device")
+  foreach(prec float double)
+    foreach(layout cell-major cell-minor)
+      hc_add_test(app_gpu_${prec}_${layout} COMMAND ${HC_EXPECT} 0 "patch_test +ok" --skip-if ${HC_NO_GPU} --
+                  ${HC_EXE} ${HC_SMALL} --set run.backend=cuda --set run.precision=${prec} --set run.layout=${layout}
+                  --set output.results=gpu_${prec}_${layout}.yaml LABELS app GPU)
+    endforeach()
+  endforeach()
+  set(HC_GPU_PI_FILES "")
+  foreach(np 1 2 3)
+    hc_add_test(app_gpu_partition_np${np} COMMAND ${HC_EXPECT} 0 "results: " --skip-if ${HC_NO_GPU} -- ${HC_MPIRUN}
+                ${np} ${HC_EXE} --set run.backend=cuda --set mesh.cells=7,6,5 --set run.steps=2
+                --set output.dir=${HC_APP_DIR} --set output.results=gpu_partition_np${np}.yaml
+                LABELS app mpi GPU TIMEOUT 120)
+    set_tests_properties(app_gpu_partition_np${np} PROPERTIES FIXTURES_SETUP gpu_partition)
+    list(APPEND HC_GPU_PI_FILES ${HC_APP_DIR}/gpu_partition_np${np}.yaml)
+  endforeach()
+  # Partition independence on the GPU, and the GPU against the CPU reference run of app_partition_np1.
+  hc_add_test(app_gpu_partition_independence COMMAND ${HC_EXPECT} 0 "the same" --skip-if "cannot open" --
+              $<TARGET_FILE:compare_results> 1e-12 ${HC_APP_DIR}/partition_np1.yaml ${HC_GPU_PI_FILES}
+              LABELS app mpi GPU)
+  set_tests_properties(app_gpu_partition_independence PROPERTIES FIXTURES_REQUIRED "gpu_partition;partition")
+endif()
