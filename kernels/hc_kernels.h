@@ -153,6 +153,10 @@ typedef struct hc_backend {
   int (*assemble_vector)(const hc_contract *k, const void *out, const int32_t *cell_nodes, double *y);
   int (*assemble_apply)(const hc_contract *k, const void *A, const int32_t *cell_nodes, const double *u, double *y);
   int (*mem_zero)(void *ptr, size_t bytes);
+  /* Optional (device backends): buf[i] = x[idx[i]] and x[idx[i]] = buf[i] for i < n, doubles, all in the
+     backend's memory: the shared nodes of a nodal vector on their way to and from the halo exchange. */
+  int (*gather)(const double *x, const int32_t *idx, int64_t n, double *buf);
+  int (*scatter)(const double *buf, const int32_t *idx, int64_t n, double *x);
   /* Optional (NULL where a backend has only one algorithm): the variant that runs k, which for auto
      is the one chosen for k's shape (HC_VARIANT_AUTO while none has been chosen yet). */
   int (*chosen_variant)(const hc_contract *k, hc_variant *variant);

@@ -85,7 +85,33 @@ cudaError_t launch_apply(const hc_contract *k, const void *d_A, const int32_t *d
   return cudaGetLastError();
 }
 
+__global__ void __launch_bounds__(kThreads)
+    gather(const double *__restrict__ x, const int32_t *__restrict__ idx, int64_t n, double *__restrict__ buf) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
+    buf[i] = x[idx[i]];
+}
+
+__global__ void __launch_bounds__(kThreads)
+    scatter(const double *__restrict__ buf, const int32_t *__restrict__ idx, int64_t n, double *__restrict__ x) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
+    x[idx[i]] = buf[i];
+}
+
 }  // namespace
+
+extern "C" int hc_cuda_gather(const double *d_x, const int32_t *d_idx, int64_t n, double *d_buf) {
+  if (n <= 0) return HC_OK;
+  gather<<<hc_cuda_grid((n + kThreads - 1) / kThreads), kThreads, 0, hc_cuda_stream()>>>(d_x, d_idx, n, d_buf);
+  HC_CALL_CUDA_LAUNCH(cudaGetLastError(), "gather");
+  return HC_OK;
+}
+
+extern "C" int hc_cuda_scatter(const double *d_buf, const int32_t *d_idx, int64_t n, double *d_x) {
+  if (n <= 0) return HC_OK;
+  scatter<<<hc_cuda_grid((n + kThreads - 1) / kThreads), kThreads, 0, hc_cuda_stream()>>>(d_buf, d_idx, n, d_x);
+  HC_CALL_CUDA_LAUNCH(cudaGetLastError(), "scatter");
+  return HC_OK;
+}
 
 extern "C" int hc_assemble_vector_cuda(const hc_contract *k, const void *d_out, const int32_t *d_cell_nodes,
                                        double *d_y) {

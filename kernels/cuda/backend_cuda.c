@@ -21,4 +21,6 @@ const hc_backend hc_backend_cuda = {
     .assemble_vector = hc_assemble_vector_cuda,
     .assemble_apply = hc_assemble_apply_cuda,
     .mem_zero = hc_cuda_mem_zero,
+    .gather = hc_cuda_gather,
+    .scatter = hc_cuda_scatter,
 };

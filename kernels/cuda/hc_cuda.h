@@ -43,6 +43,8 @@ int hc_assemble_vector_cuda(const hc_contract *k, const void *d_out, const int32
 int hc_assemble_apply_cuda(const hc_contract *k, const void *d_A, const int32_t *d_cell_nodes, const double *d_u,
                            double *d_y);
 int hc_cuda_mem_zero(void *d_ptr, size_t bytes);
+int hc_cuda_gather(const double *d_x, const int32_t *d_idx, int64_t n, double *d_buf);
+int hc_cuda_scatter(const double *d_buf, const int32_t *d_idx, int64_t n, double *d_x);
 
 #ifdef __cplusplus
 }
