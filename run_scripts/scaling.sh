@@ -10,8 +10,8 @@ Runs hexcontract once per rank count with the site's MPI launcher, one results f
 run in the output directory, stops at the first failing run, and ends with `hexcontract report DIR`
 (report.md, report.csv and PNG plots in DIR).
 
-  weak                 cells per rank fixed (default deck inputs/weak.yaml, mesh.sizing per-rank)
-  strong               global mesh fixed (default deck inputs/strong.yaml, mesh.sizing global)
+  weak                 cells per rank fixed: mesh.sizing=per-rank, default deck inputs/weak.yaml
+  strong               global mesh fixed: mesh.sizing=global, default deck inputs/strong.yaml
 
 Options:
   --ranks "1 2 4 8 16" rank counts, in any order (default "1 2 4")
@@ -67,7 +67,9 @@ while [ $# -gt 0 ]; do
         --threads) threads=$2 ;;
         --launcher) launcher=$2 ;;
         --out) out=$2 ;;
-        --set) sets+=(--set "$2") ;;
+        --set)
+          case "$2" in mesh.sizing=*) die "--set $2: mesh.sizing is what weak (per-rank) or strong (global) sets" ;; esac
+          sets+=(--set "$2") ;;
         --exe) exe=$2 ;;
       esac
       shift ;;
@@ -82,6 +84,8 @@ done
 
 [ -n "$mode" ] || die "say weak or strong: run_scripts/scaling.sh weak --ranks \"1 2 4\" (see --help)"
 [ -n "$deck" ] || deck="$root/inputs/$mode.yaml"
+sizing=global
+[ "$mode" = weak ] && sizing=per-rank
 [ -f "$deck" ] || die "--deck $deck: no such file"
 for n in $ranks; do
   case "$n" in
@@ -143,6 +147,7 @@ launch() {
   fi
   cmd+=("$exe" "$deck" ${sets[@]+"${sets[@]}"})
   [ -n "$backend" ] && cmd+=(--set "run.backend=$backend")
+  cmd+=(--set "mesh.sizing=$sizing")
   # Last, so that they win over any --set: one results file per run, in the output directory.
   cmd+=(--set "output.dir=$outabs" --set "output.results=run_np$n.yaml" --set output.summary=true)
 }
