@@ -690,8 +690,8 @@ static void hc_report_gp(const hc_report *rep, FILE *f) {
           "set boxwidth 0.7\n"
           "set key outside right top\n"
           "plot 'report.dat' using 4:xtic(1) title '%s'",
-          1.1 * emax, mode, rep->backend, tmax > 0 ? 1.15 * tmax : 1.0, 4 + HC_REPORT_NUM_PHASES + 1, 4 + HC_REPORT_NUM_PHASES + 2, mode,
-          rep->backend, hc_report_phases[0]);
+          1.1 * emax, mode, rep->backend, tmax > 0 ? 1.15 * tmax : 1.0, 4 + HC_REPORT_NUM_PHASES + 1,
+          4 + HC_REPORT_NUM_PHASES + 2, mode, rep->backend, hc_report_phases[0]);
   for (int p = 1; p <= HC_REPORT_NUM_PHASES; p++)
     fprintf(f, ", \\\n     '' using %d title '%s'", 4 + p, p < HC_REPORT_NUM_PHASES ? hc_report_phases[p] : "other");
   fprintf(f, "\n");
