@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "app/hc_app.h"
+#include "app/hc_report.h"
 #include "hc_config.h"
 
 static void hc_print_usage(FILE *out) {
@@ -20,6 +21,9 @@ static void hc_print_usage(FILE *out) {
           "                   against the serial reference and timed\n"
           "  hexcontract contract --kernel NAME --left A.npy --right B.npy --out O.npy [options]\n"
           "                   run one contraction on NumPy arrays (see hexcontract contract --help)\n"
+          "  hexcontract report DIR [--out DIR2]\n"
+          "                   scaling report (tables, efficiency, halo model, plots) from a directory of results\n"
+          "                   files (see hexcontract report --help; run_scripts/scaling.sh runs a sweep)\n"
           "  hexcontract --help | --version\n"
           "\n"
           "Backends built into this binary:",
@@ -63,6 +67,8 @@ int main(int argc, char **argv) {
     err = hc_cmd_contract(argc - 1, argv + 1);
   } else if (argc >= 2 && strcmp(argv[1], "demo") == 0) {
     err = hc_cmd_demo(argc - 1, argv + 1);
+  } else if (argc >= 2 && strcmp(argv[1], "report") == 0) {
+    err = hc_cmd_report(argc - 1, argv + 1);
   } else if (argc >= 2 && strcmp(argv[1], "run") == 0) {
     return hc_main_run(argc - 1, argv + 1);
   } else if (argc < 2 || argv[1][0] == '-' || hc_looks_like_deck(argv[1])) {

@@ -1,0 +1,129 @@
+#!/bin/sh
+# Checks hexcontract report and run_scripts/scaling.sh end to end. Usage:
+#   test_report.sh CASE HEXCONTRACT SOURCE_DIR WORK_DIR
+# CASE: weak | strong (fixture sweeps: files written, efficiency computed right), mixed, cells, schema,
+# duplicate, empty, missing_dir, no_gnuplot, scaling_weak, scaling_fails.
+set -u
+case_name=$1
+exe=$2
+src=$3
+work=$4/$case_name
+data=$src/tests/data/results
+rm -rf "$work"
+mkdir -p "$work/in" "$work/out"
+
+fail() {
+  echo "test_report.sh $case_name: FAILED: $*"
+  exit 1
+}
+
+# run CODE REGEX CMD...: CMD must exit with CODE and print something matching REGEX.
+run() {
+  want=$1
+  regex=$2
+  shift 2
+  out=$("$@" 2>&1)
+  got=$?
+  echo "$out"
+  [ "$got" = "$want" ] || fail "exit code $got, expected $want: $*"
+  printf '%s\n' "$out" | grep -Eq -- "$regex" || fail "the output does not match '$regex': $*"
+}
+
+# The value of a top-level-indented key in a results file: "  seconds_per_step: 0.0123" -> 0.0123.
+value() { grep -m1 "^  $2: " "$1" | sed "s/^  $2: //"; }
+
+# Efficiency in report.csv (column 13) against the one computed here from the results files.
+check_efficiency() {
+  mode=$1
+  dir=$2
+  t1=$(value "$dir/run_np1.yaml" seconds_per_step)
+  for np in 2 3; do
+    tn=$(value "$dir/run_np$np.yaml" seconds_per_step)
+    got=$(grep "^\"run_np$np.yaml\"," "$work/out/report.csv" | cut -d, -f13)
+    [ -n "$got" ] || fail "no row for run_np$np.yaml in report.csv"
+    awk -v m="$mode" -v t1="$t1" -v tn="$tn" -v n="$np" -v got="$got" 'BEGIN {
+      want = (m == "weak") ? t1 / tn : t1 / (tn * n);
+      d = got - want; if (d < 0) d = -d;
+      printf("%s efficiency on %d ranks: report %s, computed %.6f\n", m, n, got, want);
+      exit (d <= 1e-6 + 1e-5 * want) ? 0 : 1 }' || fail "efficiency of run_np$np.yaml"
+    pct=$(awk -v g="$got" 'BEGIN { printf("%.1f%%", 100 * g) }')
+    grep -q "^| $np | .* | $pct | " "$work/out/report.md" || fail "report.md has no row for $np ranks with $pct"
+  done
+}
+
+case "$case_name" in
+  weak | strong)
+    run 0 "$case_name scaling, 3 runs" "$exe" report "$data/$case_name" --out "$work/out"
+    for f in report.md report.csv report.dat report.gp efficiency.png phases.png throughput.png; do
+      [ -s "$work/out/$f" ] || fail "$f was not written"
+    done
+    [ "$(wc -l < "$work/out/report.csv")" = 4 ] || fail "report.csv should have a header and 3 rows"
+    grep -q "^# hexcontract $case_name scaling report" "$work/out/report.md" || fail "report.md title"
+    grep -q "Halo traffic model" "$work/out/report.md" || fail "report.md has no halo model"
+    if grep -q "(differs)" "$work/out/report.md"; then fail "the halo model disagrees with the decomposition"; fi
+    ls "$work/out" | grep -q '\.tmp' && fail "temporary files were left behind"
+    check_efficiency "$case_name" "$data/$case_name"
+    ;;
+  mixed)
+    cp "$data/weak/run_np1.yaml" "$data/mixed/serial_np2.yaml" "$work/in/"
+    run 2 "mixed sweep: .*run_np1.yaml and .*serial_np2.yaml differ in run.backend \(openmp against serial\)" \
+      "$exe" report "$work/in"
+    [ ! -e "$work/in/report.md" ] || fail "a refused sweep wrote report.md"
+    ;;
+  cells)
+    cp "$data/weak/run_np1.yaml" "$work/in/"
+    sed 's/^    cells: \[4, 4, 3\]/    cells: [5, 4, 3]/' "$data/weak/run_np2.yaml" > "$work/in/run_np2.yaml"
+    run 2 "mixed sweep: .*run_np1.yaml and .*run_np2.yaml differ in mesh.cells" "$exe" report "$work/in"
+    ;;
+  schema)
+    cp "$data/weak/run_np1.yaml" "$work/in/"
+    sed 's|^schema: hexcontract-results/1|schema: hexcontract-results/2|' "$data/weak/run_np2.yaml" > "$work/in/run_np2.yaml"
+    run 2 "run_np2.yaml:1:9: unknown schema 'hexcontract-results/2'" "$exe" report "$work/in"
+    printf 'mesh:\n  order: 2\n' > "$work/in/run_np2.yaml"
+    run 2 "run_np2.yaml: not a results file: it has no .schema. key" "$exe" report "$work/in"
+    ;;
+  duplicate)
+    cp "$data/weak/run_np2.yaml" "$work/in/a.yaml"
+    cp "$data/weak/run_np2.yaml" "$work/in/b.yaml"
+    run 2 "two runs on 2 ranks: .*a.yaml and .*b.yaml" "$exe" report "$work/in"
+    ;;
+  empty)
+    run 2 "no results files \(\*.yaml\) in this directory" "$exe" report "$work/in"
+    run 2 "report needs a directory" "$exe" report
+    run 2 "unknown option '--frob'" "$exe" report "$work/in" --frob
+    ;;
+  missing_dir)
+    run 2 "nonexistent: cannot open the directory" "$exe" report "$work/nonexistent"
+    ;;
+  no_gnuplot)
+    HC_GNUPLOT=$work/no-such-gnuplot
+    export HC_GNUPLOT
+    run 0 "PNGs skipped: gnuplot was not found" \
+      "$exe" report "$data/weak" --out "$work/out"
+    for f in report.md report.csv report.dat report.gp; do [ -s "$work/out/$f" ] || fail "$f was not written"; done
+    ls "$work/out" | grep -q '\.png' && fail "PNGs were written without gnuplot"
+    grep -q "PNGs skipped" "$work/out/report.md" || fail "report.md does not say that the PNGs were skipped"
+    ;;
+  scaling_weak)
+    run 0 "weak scaling, 2 runs" "$src/run_scripts/scaling.sh" weak --ranks "1 2" --exe "$exe" --out "$work/out" \
+      --set mesh.cells=4,4,3 --set run.steps=2 --set checks.samples=8
+    for f in run_np1.yaml run_np2.yaml run_np1.log run_np2.log report.md report.csv; do
+      [ -s "$work/out/$f" ] || fail "$f was not written"
+    done
+    grep -q "^| 2 | " "$work/out/report.md" || fail "report.md has no 2-rank row"
+    run 0 "Usage: run_scripts/scaling.sh weak\|strong" "$src/run_scripts/scaling.sh" --help
+    run 2 "already holds results files" "$src/run_scripts/scaling.sh" weak --ranks 1 --exe "$exe" --out "$work/out"
+    ;;
+  scaling_fails)
+    run 2 "the run on 2 rank\(s\) failed with exit code 2.*" "$src/run_scripts/scaling.sh" strong --ranks "2 4" \
+      --exe "$exe" --out "$work/out" --set mesh.order=7
+    out=$("$src/run_scripts/scaling.sh" strong --ranks "2 4" --exe "$exe" --out "$work/out2" --set mesh.order=7 2>&1)
+    printf '%s\n' "$out" | grep -q "mesh.order must be an integer 1..4, got 7" || fail "the run's error is not shown"
+    printf '%s\n' "$out" | grep -q "run 2/2" && fail "the sweep went on after a failing run"
+    run 2 "'x' is not a positive integer" "$src/run_scripts/scaling.sh" weak --ranks "1 x" --exe "$exe"
+    ;;
+  *)
+    fail "unknown case"
+    ;;
+esac
+echo "test_report.sh $case_name: ok"
