@@ -26,6 +26,10 @@ static void hc_run_usage(FILE *out) {
           "Options:\n"
           "  --set key=value    override one deck key (repeatable), e.g. --set mesh.cells=32,32,32\n"
           "                     --set run.backend=cuda --set kernels.variants.FieldFieldTensor=tile\n"
+          "  --dump N           at the last step, write the left, right and output arrays of every enabled\n"
+          "                     contraction for the first N cells of rank 0 as output.dir/dump_KERNEL_{left,\n"
+          "                     right,out}.npy (cell-major, the run's precision); the dump's time is not timed\n"
+          "                     apart: use it on a check run, not a timed one\n"
           "  -h, --help         print this help\n"
           "\n"
           "Writes a one-screen summary on rank 0 and a YAML results file (output.dir/output.results).\n"
@@ -64,6 +68,7 @@ static void hc_config_from_deck(const hc_deck *deck, hc_run_config *cfg) {
   cfg->tolerance_factor = deck->checks.tolerance_factor;
   cfg->host_limit_gib = deck->memory.host_limit_gib;
   cfg->device_limit_gib = deck->memory.device_limit_gib;
+  snprintf(cfg->out_dir, sizeof(cfg->out_dir), "%s", deck->output.dir);
   cfg->gpu_binding = deck->gpu.binding == HC_DECK_BINDING_NODE_LOCAL;
   cfg->num_device_ids = deck->gpu.num_device_ids;
   for (int i = 0; i < deck->gpu.num_device_ids && i < 64; i++) cfg->device_ids[i] = deck->gpu.device_ids[i];
@@ -169,7 +174,7 @@ static void hc_run_abort(MPI_Comm comm, int code) {
 int hc_main_run(int argc, char **argv) {
   const char *path = NULL;
   char **sets = calloc((size_t)argc + 1, sizeof(*sets));
-  int nset = 0, err = HC_OK, rank;
+  int nset = 0, err = HC_OK, rank, dump = 0;
   if (!sets) {
     fprintf(stderr, "hexcontract: error: out of host memory reading the arguments\n");
     return 3;
@@ -188,6 +193,17 @@ int hc_main_run(int argc, char **argv) {
       sets[nset++] = argv[++i];
     } else if (strncmp(argv[i], "--set=", 6) == 0) {
       sets[nset++] = argv[i] + 6;
+    } else if (strcmp(argv[i], "--dump") == 0 || strncmp(argv[i], "--dump=", 7) == 0) {
+      const char *v = argv[i][6] == '=' ? argv[i] + 7 : (i + 1 < argc ? argv[++i] : "");
+      char *end = NULL;
+      long n = strtol(v, &end, 10);
+      if (!*v || *end || n < 1 || n > 1000000) {
+        free(sets);
+        fprintf(stderr, "hexcontract: error: option --dump: expected a number of cells from 1 to 1000000, got '%s'\n",
+                v);
+        return 2;
+      }
+      dump = (int)n;
     } else if (argv[i][0] == '-') {
       free(sets);
       fprintf(stderr, "hexcontract: error: unknown option '%s' (see hexcontract --help)\n", argv[i]);
@@ -216,6 +232,7 @@ int hc_main_run(int argc, char **argv) {
   if (!err) err = hc_inject_init(); /* the same environment, so the same outcome, on every rank */
   if (!err) {
     hc_config_from_deck(&deck, &cfg);
+    cfg.dump_cells = dump;
     err = hc_run_precheck(comm, &deck, &cfg);
   }
   if (err) {

@@ -31,6 +31,8 @@ typedef struct {
   int check_samples;                 /* cells per rank recomputed by the serial reference */
   double tolerance_factor;           /* multiplies every check's tolerance */
   double host_limit_gib, device_limit_gib; /* 0: from the machine */
+  int dump_cells;                          /* --dump N: arrays of the first N cells of rank 0, last step */
+  char out_dir[1024];                      /* where dumps go (output.dir) */
   int gpu_binding;                         /* 1: each rank picks a device by its node-local rank */
   int num_device_ids;                      /* devices to pick from (0: all the node has) */
   int device_ids[64];
@@ -88,8 +90,18 @@ typedef struct {
   void *h_out[HC_NUM_KERNELS];   /* the same on the host (aliases d_out on host backends) */
   void *d_scratch;               /* a spare output for the checks */
   double *u;                     /* nodal interpolant of a linear function at the current time */
+  int device_assembly;           /* the backend assembles in its own memory (element outputs stay there) */
+  int32_t *d_cell_nodes;         /* [C][L] node map in the backend's memory (device assembly) */
+  double *d_u;                   /* u in the backend's memory (device assembly) */
+  double *d_y[HC_NUM_KERNELS];   /* assembled nodal vectors in the backend's memory (device assembly) */
+  int64_t num_shared;            /* nodes shared with other ranks (device assembly: only these cross) */
+  const int32_t *shared;         /* their local ids (borrowed from the halo) */
+  int32_t *d_shared;             /* the same in the backend's memory */
+  double *d_shbuf, *h_shbuf;     /* [num_shared] staging of shared values, device and host */
   double *y[HC_NUM_KERNELS];     /* assembled nodal vectors of DataField and FieldField kernels */
-  double *node_x;                /* [C][L][3] node coordinates of the current step */
+  double *node_x;                /* [C][L][3] node coordinates (scratch) */
+  double *u0, *du;               /* u at the nodes = u0 + sin(omega t) du: the shear moves the nodes linearly in
+                                    sin(omega t), and u is linear in the position */
   double phase_s[HC_NUM_PHASES];
   double kernel_s[HC_NUM_KERNELS];  /* contraction seconds per kernel */
   double celldata_s[HC_NUM_KERNELS];/* cell-data seconds per kernel */

@@ -12,6 +12,7 @@
 #include "app/hc_results.h"
 #include "app/hc_signal.h"
 #include "hc_config.h"
+#include "io/hc_atomic_file.h"
 #include "io/hc_yaml_writer.h"
 #include "mesh/hc_mpi.h"
 #if HC_HAVE_OPENMP
@@ -360,7 +361,71 @@ static int hc_results_body(hc_yaml_writer *w, const hc_deck *deck, const hc_run 
   return hc_yaml_writer_end_mapping(w);
 }
 
+/* Appends one CSV row for this run to output.csv (a header first when the file is new or empty), by
+   rewriting the file to a temporary one and renaming it, so a reader never sees half a row. */
+static int hc_results_append_csv(const hc_deck *deck, const hc_run *run, const hc_results_stats *st) {
+  int ierr = HC_OK;
+  const char *path = deck->output.csv;
+  char *old = NULL;
+  size_t old_len = 0;
+  FILE *f = fopen(path, "rb");
+  if (f) {
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    old = malloc(n > 0 ? (size_t)n : 1);
+    if (!old) fclose(f);
+    HC_CHECK(old, HC_ERR_RESOURCE, "out of host memory reading %s", path);
+    old_len = n > 0 ? fread(old, 1, (size_t)n, f) : 0;
+    fclose(f);
+  }
+  hc_atomic_file af;
+  int err = hc_atomic_file_open(path, &af);
+  if (err) {
+    free(old);
+    char why[1024];
+    snprintf(why, sizeof(why), "%s", hc_error_message());
+    return HC_DECK_ERROR(deck, "output.csv", err, "%s", why);
+  }
+  if (old_len) fwrite(old, 1, old_len, af.f);
+  free(old);
+  if (old_len == 0) {
+    fprintf(af.f, "date,git_revision,backend,precision,layout,order,quadrature,sizing,ranks,global_cells,"
+                  "cells_per_rank_max,steps,step_s_avg,step_s_max");
+    for (int i = 0; i < HC_PHASE_STEP; i++) fprintf(af.f, ",%s_s_avg", hc_phase_names[i]);
+    fprintf(af.f, ",cell_steps_per_s,node_steps_per_s,contract_gflops,contract_gbs,status\n");
+  }
+  char date[32];
+  time_t now = time(NULL);
+  strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+  const hc_mesh *m = run->mesh;
+  const double tstep = st->phase[HC_PHASE_STEP].max;
+  double tf = 0, tb = 0, tt = 0;
+  for (int k = 0; k < HC_NUM_KERNELS; k++) {
+    if (!run->cfg.enabled[k]) continue;
+    double flops, bytes;
+    hc_global_cost(run, (hc_kernel)k, &flops, &bytes);
+    tf += flops, tb += bytes, tt += st->kernel[k].max;
+  }
+  int failed = 0;
+  for (int i = 0; i < run->nchecks; i++) failed |= run->checks[i].failures > 0;
+  fprintf(af.f, "%s,%s,%s,%s,%s,%d,%d,%s,%d,%lld,%.0f,%d,%.9g,%.9g", date, HC_GIT_REVISION, run->be->name,
+          hc_precision_name(run->cfg.precision), hc_layout_name(run->cfg.layout), m->order, run->basis->q,
+          hc_sizing_name(run->cfg.mesh.sizing), run->nranks, (long long)m->num_global_cells, st->cells.max,
+          run->steps_done, st->phase[HC_PHASE_STEP].avg, tstep);
+  for (int i = 0; i < HC_PHASE_STEP; i++) fprintf(af.f, ",%.9g", st->phase[i].avg);
+  fprintf(af.f, ",%.9g,%.9g,%.9g,%.9g,%s\n", tstep > 0 ? m->num_global_cells / tstep : 0,
+          tstep > 0 ? m->num_global_nodes / tstep : 0, tt > 0 ? 1e-9 * tf / tt : 0, tt > 0 ? 1e-9 * tb / tt : 0,
+          failed ? "failed" : "passed");
+  HC_CHECK_GOTO(!ferror(af.f), HC_ERR_RESOURCE, fail, "%s: write error", path);
+  return hc_atomic_file_commit(&af);
+fail:
+  hc_atomic_file_abort(&af);
+  return ierr;
+}
+
 int hc_results_write(const hc_deck *deck, const hc_run *run, const hc_results_stats *st) {
+  if (deck->output.csv[0]) HC_CALL(hc_results_append_csv(deck, run, st));
   char path[HC_DECK_PATH_MAX + HC_DECK_NAME_MAX + 2];
   snprintf(path, sizeof(path), "%s/%s", deck->output.dir, deck->output.results);
   hc_yaml_writer *w = NULL;

@@ -11,6 +11,7 @@
 #include "app/hc_inject.h"
 #include "app/hc_signal.h"
 #include "app/hc_timer.h"
+#include "io/hc_npy.h"
 #include "kernels/hc_xsum.h"
 #include "mesh/hc_mpi.h"
 
@@ -84,6 +85,8 @@ static int hc_calloc(size_t n, size_t size, void *ptr) {
   *(void **)ptr = p;
   return HC_OK;
 }
+
+static int hc_run_prepare_u(hc_run *run);
 
 /* Picks this rank's device by its node-local rank (or from the deck's device list). Collective. */
 static int hc_run_bind_device(hc_run *run) {
@@ -166,7 +169,27 @@ static int hc_run_setup(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
     }
   }
   HC_CALL(hc_calloc((size_t)m->num_nodes, sizeof(double), &run->u));
+  HC_CALL(hc_calloc((size_t)m->num_nodes, sizeof(double), &run->u0));
+  HC_CALL(hc_calloc((size_t)m->num_nodes, sizeof(double), &run->du));
   HC_CALL(hc_calloc((size_t)(m->C * m->nodes_per_cell * 3), sizeof(double), &run->node_x));
+  HC_CALL(hc_run_prepare_u(run));
+  /* A device backend that assembles keeps the element outputs on the device: only nodal vectors move. */
+  run->device_assembly = be->is_device && be->assemble_vector && be->assemble_apply && be->mem_zero && be->gather &&
+                         be->scatter;
+  if (run->device_assembly) {
+    HC_CALL(hc_halo_shared(run->halo, &run->num_shared, &run->shared));
+    size_t sh = (size_t)(run->num_shared > 0 ? run->num_shared : 1);
+    HC_CALL(be->mem_alloc(sizeof(int32_t) * sh, (void **)&run->d_shared));
+    if (run->num_shared) HC_CALL(be->copy_to_device(run->d_shared, run->shared, sizeof(int32_t) * sh));
+    HC_CALL(be->mem_alloc(sizeof(double) * sh, (void **)&run->d_shbuf));
+    HC_CALL(hc_calloc(sh, sizeof(double), &run->h_shbuf));
+    size_t map = sizeof(int32_t) * (size_t)(m->C * m->nodes_per_cell), nodal = sizeof(double) * (size_t)m->num_nodes;
+    HC_CALL(be->mem_alloc(map, (void **)&run->d_cell_nodes));
+    HC_CALL(be->copy_to_device(run->d_cell_nodes, m->cell_nodes, map));
+    HC_CALL(be->mem_alloc(nodal, (void **)&run->d_u));
+    for (int kid = 0; kid < HC_NUM_KERNELS; kid++)
+      if (run->y[kid]) HC_CALL(be->mem_alloc(nodal, (void **)&run->d_y[kid]));
+  }
   return HC_OK;
 }
 
@@ -175,6 +198,8 @@ void hc_run_free(hc_run *run) {
   if (be) {
     for (int kid = 0; kid < HC_NUM_KERNELS; kid++) {
       if (run->d_out[kid]) be->mem_free(run->d_out[kid]);
+      if (run->d_y[kid]) be->mem_free(run->d_y[kid]);
+      run->d_y[kid] = NULL;
       if (be->is_device) free(run->h_out[kid]);
       free(run->y[kid]);
       run->d_out[kid] = run->h_out[kid] = NULL;
@@ -183,11 +208,23 @@ void hc_run_free(hc_run *run) {
     if (run->d_X0) be->mem_free(run->d_X0);
     if (run->d_left) be->mem_free(run->d_left);
     if (run->d_scratch) be->mem_free(run->d_scratch);
+    if (run->d_cell_nodes) be->mem_free(run->d_cell_nodes);
+    if (run->d_u) be->mem_free(run->d_u);
+    if (run->d_shared) be->mem_free(run->d_shared);
+    if (run->d_shbuf) be->mem_free(run->d_shbuf);
   }
+  free(run->h_shbuf);
+  run->h_shbuf = NULL;
+  run->d_shared = NULL;
+  run->d_shbuf = NULL;
+  run->d_cell_nodes = NULL;
+  run->d_u = NULL;
   run->d_X0 = run->d_left = run->d_right = run->d_scratch = NULL;
   free(run->u);
+  free(run->u0);
+  free(run->du);
   free(run->node_x);
-  run->u = run->node_x = NULL;
+  run->u = run->u0 = run->du = run->node_x = NULL;
   hc_coloring_destroy(&run->coloring);
   hc_basis_destroy(&run->basis);
   hc_halo_destroy(&run->halo);
@@ -212,16 +249,34 @@ static int hc_run_fill(hc_run *run, const hc_celldata_desc *desc, hc_kernel kern
   return hc_celldata_fill(run->be, desc, kernel, run->d_left, run->d_right);
 }
 
-/* Recomputes the nodal interpolant u of the linear function at the nodes' positions at time t. */
-static int hc_run_interpolate_u(hc_run *run, double t) {
+/* The nodal interpolant of the linear function at the nodes' positions at time t. Node positions are
+   the trilinear map of the sheared vertices, and the shear moves every vertex by its amplitude times
+   sin(omega t); both maps are linear, so u_n(t) = u0_n + sin(omega t) du_n exactly (up to rounding),
+   with u0 and du computed once from the positions at sin(omega t) = 0 and 1. */
+static int hc_run_prepare_u(hc_run *run) {
   const hc_mesh *m = run->mesh;
-  hc_celldata_desc desc;
-  hc_run_desc(run, m->vertex_coords, m->C, t, &desc);
-  HC_CALL(hc_celldata_nodes(&desc, run->node_x));
   const int L = m->nodes_per_cell;
-  for (int64_t c = 0; c < m->C; c++)
-    for (int l = 0; l < L; l++)
-      run->u[m->cell_nodes[c * L + l]] = hc_linear_u(m->length, run->node_x + 3 * (c * L + l));
+  hc_celldata_desc desc;
+  for (int pass = 0; pass < 2; pass++) {
+    hc_run_desc(run, m->vertex_coords, m->C, 0.0, &desc);
+    if (pass == 1) {
+      /* sin(omega t) = 1 at t = pi / (2 omega); with no motion du is zero */
+      if (run->cfg.shear_omega == 0.0 || run->cfg.shear_amplitude == 0.0) desc.motion.A = 0.0;
+      desc.motion.omega = 1.0;
+      desc.t = 0.5 * HC_PI;
+    }
+    HC_CALL(hc_celldata_nodes(&desc, run->node_x));
+    double *dst = pass == 0 ? run->u0 : run->du;
+    for (int64_t c = 0; c < m->C; c++)
+      for (int l = 0; l < L; l++) dst[m->cell_nodes[c * L + l]] = hc_linear_u(m->length, run->node_x + 3 * (c * L + l));
+  }
+  for (int64_t n = 0; n < m->num_nodes; n++) run->du[n] -= run->u0[n];
+  return HC_OK;
+}
+
+static int hc_run_interpolate_u(hc_run *run, double t) {
+  const double s = sin(run->cfg.shear_omega * t);
+  for (int64_t n = 0; n < run->mesh->num_nodes; n++) run->u[n] = run->u0[n] + s * run->du[n];
   return HC_OK;
 }
 
@@ -309,8 +364,70 @@ static void hc_run_check(hc_run *run, const char *name, const char *what, int st
   ch->failures += !passed;
 }
 
-/* One timestep at time t: cell data, contractions, assembly, halo exchange, reductions. */
-static int hc_run_step(hc_run *run, double t, int timed) {
+/* Writes one array of kernel k (backend memory, k's layout) for the first n cells as a cell-major .npy. */
+static int hc_run_dump_array(const hc_run *run, const hc_contract *k, hc_array which, const void *d_a, int64_t n,
+                             const char *path) {
+  const size_t s = hc_precision_size(k->precision);
+  const int64_t inner = hc_contract_inner(k, which);
+  /* Cell-major: the first n cells are a prefix; cell-minor: copy all, then gather. */
+  const int64_t count = k->layout == HC_LAYOUT_CELL_MAJOR ? n * inner : k->C * inner;
+  char *all = malloc(s * (size_t)count), *h = malloc(s * (size_t)(n * inner));
+  int ierr = HC_OK;
+  HC_CHECK_GOTO(all && h, HC_ERR_RESOURCE, cleanup, "out of host memory for --dump");
+  HC_CALL_GOTO(run->be->copy_to_host(all, d_a, s * (size_t)count), cleanup);
+  for (int64_t c = 0; c < n; c++)
+    for (int64_t q = 0; q < inner; q++) {
+      int64_t from = k->layout == HC_LAYOUT_CELL_MAJOR ? c * inner + q : q * k->C + c;
+      memcpy(h + s * (size_t)(c * inner + q), all + s * (size_t)from, s);
+    }
+  int ndim;
+  int64_t dims[6];
+  hc_contract k1 = *k;
+  k1.C = n;
+  hc_contract_shape(&k1, which, &ndim, dims);
+  HC_CALL_GOTO(hc_npy_write(path, k->precision, ndim, dims, h), cleanup);
+cleanup:
+  free(all);
+  free(h);
+  return ierr;
+}
+
+/* --dump: the left, right and output arrays of kernel for the first cells of rank 0. */
+static int hc_run_dump(const hc_run *run, hc_kernel kernel) {
+  if (run->rank != 0 || run->cfg.dump_cells <= 0) return HC_OK;
+  const hc_contract *k = &run->k[kernel];
+  const int64_t n = run->cfg.dump_cells < k->C ? run->cfg.dump_cells : k->C;
+  const char *names[3] = {"left", "right", "out"};
+  const void *arrays[3] = {run->d_left, run->d_right, run->d_out[kernel]};
+  for (int a = 0; a < 3; a++) {
+    char path[1200];
+    snprintf(path, sizeof(path), "%s/dump_%s_%s.npy", run->cfg.out_dir, hc_kernel_name(kernel), names[a]);
+    HC_CALL(hc_run_dump_array(run, k, (hc_array)a, arrays[a], n, path));
+  }
+  return HC_OK;
+}
+
+/* Sums the shared nodes of nodal vector kid over ranks. With device assembly only the shared entries
+   cross: gathered on the device, exchanged on the host, scattered back. */
+static int hc_run_halo(hc_run *run, int kid) {
+  const hc_backend *be = run->be;
+  if (!run->device_assembly) return hc_halo_exchange(run->halo, HC_DOUBLE, run->y[kid]);
+  const int64_t n = run->num_shared;
+  if (n == 0) return HC_OK;
+  double *y = run->y[kid];
+  HC_CALL(be->gather(run->d_y[kid], run->d_shared, n, run->d_shbuf));
+  HC_CALL(be->copy_to_host(run->h_shbuf, run->d_shbuf, sizeof(double) * (size_t)n));
+  for (int64_t i = 0; i < n; i++) y[run->shared[i]] = run->h_shbuf[i];
+  HC_CALL(hc_halo_exchange(run->halo, HC_DOUBLE, y));
+  for (int64_t i = 0; i < n; i++) run->h_shbuf[i] = y[run->shared[i]];
+  HC_CALL(be->copy_to_device(run->d_shbuf, run->h_shbuf, sizeof(double) * (size_t)n));
+  HC_CALL(be->scatter(run->d_shbuf, run->d_shared, n, run->d_y[kid]));
+  return be->synchronize();
+}
+
+/* One timestep at time t: cell data, contractions, assembly, halo exchange, reductions. With dump, also
+   writes the --dump arrays. */
+static int hc_run_step(hc_run *run, double t, int timed, int dump) {
   const hc_backend *be = run->be;
   const hc_mesh *m = run->mesh;
   double ph[HC_NUM_PHASES] = {0}, kern[HC_NUM_KERNELS] = {0}, cd[HC_NUM_KERNELS] = {0};
@@ -321,6 +438,11 @@ static int hc_run_step(hc_run *run, double t, int timed) {
   t0 = hc_wtime();
   HC_CALL(hc_run_interpolate_u(run, t));
   ph[HC_PHASE_CELLDATA] += hc_wtime() - t0;
+  if (run->device_assembly) {
+    t0 = hc_wtime();
+    HC_CALL(be->copy_to_device(run->d_u, run->u, sizeof(double) * (size_t)m->num_nodes));
+    ph[HC_PHASE_TRANSFER] += hc_wtime() - t0;
+  }
   for (int kid = 0; kid < HC_NUM_KERNELS; kid++) {
     if (!run->cfg.enabled[kid]) continue;
     const hc_contract *k = &run->k[kid];
@@ -335,7 +457,30 @@ static int hc_run_step(hc_run *run, double t, int timed) {
     HC_CALL(be->synchronize());
     kern[kid] = hc_wtime() - t0;
     ph[HC_PHASE_CONTRACT] += kern[kid];
+    if (dump) HC_CALL(hc_run_dump(run, (hc_kernel)kid));
 
+    hc_family fam = hc_kernel_family((hc_kernel)kid);
+    if (run->device_assembly) {
+      /* Assemble on the device; only the nodal vector comes to the host (for the halo exchange), and the
+         DataData outputs (C values) for the reduction. */
+      t0 = hc_wtime();
+      if (fam != HC_FAMILY_DATADATA) {
+        HC_CALL(be->mem_zero(run->d_y[kid], sizeof(double) * (size_t)m->num_nodes));
+        if (fam == HC_FAMILY_DATAFIELD) {
+          HC_CALL(be->assemble_vector(k, run->d_out[kid], run->d_cell_nodes, run->d_y[kid]));
+        } else {
+          HC_CALL(be->assemble_apply(k, run->d_out[kid], run->d_cell_nodes, run->d_u, run->d_y[kid]));
+        }
+      }
+      HC_CALL(be->synchronize());
+      ph[HC_PHASE_ASSEMBLY] += hc_wtime() - t0;
+      if (fam == HC_FAMILY_DATADATA) {
+        t0 = hc_wtime();
+        HC_CALL(be->copy_to_host(run->h_out[kid], run->d_out[kid], hc_precision_size(k->precision) * (size_t)k->C));
+        ph[HC_PHASE_TRANSFER] += hc_wtime() - t0;
+      }
+      continue;
+    }
     if (be->is_device) {
       t0 = hc_wtime();
       size_t bytes = hc_precision_size(k->precision) * (size_t)hc_contract_numel(k, HC_ARRAY_OUT);
@@ -344,7 +489,6 @@ static int hc_run_step(hc_run *run, double t, int timed) {
     }
 
     t0 = hc_wtime();
-    hc_family fam = hc_kernel_family((hc_kernel)kid);
     if (fam == HC_FAMILY_DATAFIELD) {
       memset(run->y[kid], 0, sizeof(double) * (size_t)m->num_nodes);
       HC_CALL(hc_assemble_vector(run->coloring, k->L, k->layout, k->precision, run->h_out[kid], m->cell_nodes,
@@ -359,7 +503,7 @@ static int hc_run_step(hc_run *run, double t, int timed) {
 
   t0 = hc_wtime();
   for (int kid = 0; kid < HC_NUM_KERNELS; kid++)
-    if (run->y[kid]) HC_CALL(hc_halo_exchange(run->halo, HC_DOUBLE, run->y[kid]));
+    if (run->y[kid]) HC_CALL(hc_run_halo(run, kid));
   ph[HC_PHASE_HALO] += hc_wtime() - t0;
 
   t0 = hc_wtime();
@@ -408,6 +552,19 @@ static double hc_run_tol(const hc_run *run, double K, double n, double scale) {
   return run->cfg.tolerance_factor * 16.0 * hc_eps(run->cfg.precision) * (K + log2(n + 1.0) + 1.0) * scale;
 }
 
+/* The worst case over ranks: the rank with the largest ratio broadcasts its two numbers w[0..1]; returns
+   that largest ratio in *global_ratio. Collective. */
+static int hc_run_worst(const hc_run *run, double ratio, double w[2], double *global_ratio) {
+  struct {
+    double ratio;
+    int rank;
+  } loc = {ratio, run->rank}, glob;
+  HC_CALL_MPI(MPI_Allreduce(&loc, &glob, 1, MPI_DOUBLE_INT, MPI_MAXLOC, run->comm));
+  HC_CALL_MPI(MPI_Bcast(w, 2, MPI_DOUBLE, glob.rank, run->comm));
+  if (global_ratio) *global_ratio = glob.ratio;
+  return HC_OK;
+}
+
 /* SPEC.md section 3, checks 1 to 4 and 6, at the state of the step just run. Collective. */
 static int hc_run_checks(hc_run *run, int step) {
   const hc_mesh *m = run->mesh;
@@ -419,6 +576,14 @@ static int hc_run_checks(hc_run *run, int step) {
   hc_celldata_desc desc;
   hc_run_desc(run, run->d_X0, m->C, run->t, &desc);
   size_t s = hc_precision_size(prec);
+  /* The element outputs stayed on the device: bring them over for the checks (not timed). */
+  if (run->device_assembly) {
+    for (int kid = 0; kid < HC_NUM_KERNELS; kid++) {
+      if (!run->cfg.enabled[kid]) continue;
+      size_t bytes = s * (size_t)hc_contract_numel(&run->k[kid], HC_ARRAY_OUT);
+      HC_CALL(be->copy_to_host(run->h_out[kid], run->d_out[kid], bytes));
+    }
+  }
 
   /* 1. Volume: DataDataScalar with f = g = 1 sums to LX*LY*LZ; so do all mass-matrix entries. */
   {
@@ -483,12 +648,7 @@ static int hc_run_checks(hc_run *run, int step) {
         if (!(ratio <= worst_ratio)) worst_ratio = ratio, worst[0] = sum, worst[1] = abs_sum;
       }
     }
-    struct {
-      double ratio;
-      int rank;
-    } loc = {worst_ratio, run->rank}, glob;
-    HC_CALL_MPI(MPI_Allreduce(&loc, &glob, 1, MPI_DOUBLE_INT, MPI_MAXLOC, run->comm));
-    HC_CALL_MPI(MPI_Bcast(worst, 2, MPI_DOUBLE, glob.rank, run->comm));
+    HC_CALL(hc_run_worst(run, worst_ratio, worst, NULL));
     char name[48], what[128];
     snprintf(name, sizeof(name), "zero_row_sum:%s", hc_kernel_name(kid));
     snprintf(what, sizeof(what), "largest |sum over %s| of %s, against 0", ff ? "r of out[c,l,r]" : "l of out[c,l]",
@@ -568,14 +728,9 @@ static int hc_run_checks(hc_run *run, int step) {
     free(y);
     free(ya);
     HC_CALL(err);
-    struct {
-      double ratio;
-      int rank;
-    } loc = {worst_ratio, run->rank}, glob;
-    HC_CALL_MPI(MPI_Allreduce(&loc, &glob, 1, MPI_DOUBLE_INT, MPI_MAXLOC, run->comm));
-    double w[2] = {worst, worst_scale};
-    HC_CALL_MPI(MPI_Bcast(w, 2, MPI_DOUBLE, glob.rank, run->comm));
-    if (glob.ratio >= 0) {
+    double w[2] = {worst, worst_scale}, global_ratio;
+    HC_CALL(hc_run_worst(run, worst_ratio, w, &global_ratio));
+    if (global_ratio >= 0) {
       hc_run_check(run, "patch_test", "largest |(K u)_n| at interior nodes for a linear u, against 0", step, w[0], 0.0,
                    4.0 * hc_run_tol(run, (double)hc_contract_K(k) + 8.0 * L, 1, w[1]));
     }
@@ -638,13 +793,8 @@ static int hc_run_checks(hc_run *run, int step) {
       free(left), free(out), free(out_abs);
       HC_CALL(err);
     }
-    struct {
-      double ratio;
-      int rank;
-    } loc = {worst_ratio, run->rank}, glob;
-    HC_CALL_MPI(MPI_Allreduce(&loc, &glob, 1, MPI_DOUBLE_INT, MPI_MAXLOC, run->comm));
     double w[2] = {worst_err, worst_tol};
-    HC_CALL_MPI(MPI_Bcast(w, 2, MPI_DOUBLE, glob.rank, run->comm));
+    HC_CALL(hc_run_worst(run, worst_ratio, w, NULL));
     char what[128];
     snprintf(what, sizeof(what), "largest |backend - serial reference| over %lld sampled cells per rank",
              (long long)S);
@@ -664,7 +814,7 @@ int hc_run_execute(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
       start = hc_wtime();
     }
     HC_CALL(hc_inject_check(run->rank, HC_INJECT_STEP, s + 1));
-    HC_CALL(hc_run_step(run, s * cfg->dt, timed));
+    HC_CALL(hc_run_step(run, s * cfg->dt, timed, s == total - 1 && cfg->dump_cells > 0));
     if (timed) run->steps_done++;
     int step = s - cfg->warmup + 1; /* 1-based among the timed steps */
     int last = s == total - 1;
@@ -686,6 +836,11 @@ int hc_run_execute(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
   }
   HC_CALL_MPI(MPI_Barrier(comm));
   run->total_s = run->steps_done > 0 ? hc_wtime() - start : 0.0;
+  if (run->device_assembly) {
+    for (int kid = 0; kid < HC_NUM_KERNELS; kid++)
+      if (run->y[kid])
+        HC_CALL(run->be->copy_to_host(run->y[kid], run->d_y[kid], sizeof(double) * (size_t)run->mesh->num_nodes));
+  }
   HC_CALL(hc_run_nodal_values(run));
   for (int kid = 0; kid < HC_NUM_KERNELS; kid++) {
     run->chosen[kid] = run->k[kid].variant;

@@ -32,6 +32,7 @@ typedef enum {
   HC_DECK_BOOL,     /* bool: true or false */
   HC_DECK_ENUM,     /* int: index of one of choice()'s names */
   HC_DECK_STRING,   /* char[size], non-empty; one of choice()'s names when choice is set */
+  HC_DECK_OPTIONAL_STRING, /* char[size], may be empty (written as ""; a null value reads as "") */
   HC_DECK_INT64_3,  /* int64_t[3], each in [min, max]; one scalar sets all three */
   HC_DECK_DOUBLE_3, /* double[3], each in [min, max]; one scalar sets all three */
   HC_DECK_KERNELS,  /* bool[HC_NUM_KERNELS]: "all" or a list of kernel names */
@@ -132,6 +133,8 @@ static const hc_deck_key_info hc_deck_keys[HC_DECK_NUM_KEYS] = {
                                 "a file name (non-empty, under 256 bytes)", NULL},
     [HC_DECK_OUTPUT_SUMMARY] = {"output.summary", HC_DECK_BOOL, HC_FIELD(output, summary), 0, 0, 0, 0, NULL,
                                 "true or false", NULL},
+    [HC_DECK_OUTPUT_CSV] = {"output.csv", HC_DECK_OPTIONAL_STRING, HC_FIELD(output, csv), 0, 0, 0, 0, NULL,
+                            "a file name (under 1024 bytes), or \"\" for none", NULL},
     [HC_DECK_MEMORY_HOST_LIMIT_GIB] = {"memory.host_limit_gib", HC_DECK_DOUBLE, HC_FIELD(memory, host_limit_gib), 0,
                                        HUGE_VAL, 0, 0, NULL, "a number of GiB >= 0 (0 = detect)", NULL},
     [HC_DECK_MEMORY_DEVICE_LIMIT_GIB] = {"memory.device_limit_gib", HC_DECK_DOUBLE, HC_FIELD(memory, device_limit_gib),
@@ -675,6 +678,14 @@ static int hc_deck_read_value(const hc_deck_ctx *ctx, hc_deck_key key, const yam
       hc_deck_copy_string((char *)dst, info->size, s);
       break;
     }
+    case HC_DECK_OPTIONAL_STRING: {
+      if (node->type != YAML_SCALAR_NODE) return hc_deck_fail_expect(ctx, node, info->name, info->expect);
+      const char *s = hc_deck_is_null(node) ? "" : hc_deck_scalar(node);
+      if (strlen(s) != (hc_deck_is_null(node) ? 0 : node->data.scalar.length) || strlen(s) >= info->size)
+        return hc_deck_fail_expect(ctx, node, info->name, info->expect);
+      hc_deck_copy_string((char *)dst, info->size, s);
+      break;
+    }
     case HC_DECK_INT64_3:
     case HC_DECK_DOUBLE_3:
       HC_CALL(hc_deck_read_vector3(ctx, node, key, dst));
@@ -967,6 +978,7 @@ static int hc_deck_write_value(hc_yaml_writer *w, const char *name, const hc_dec
     case HC_DECK_ENUM:
       return hc_yaml_writer_string(w, name, info->choice(*(const int *)src));
     case HC_DECK_STRING:
+    case HC_DECK_OPTIONAL_STRING:
       return hc_yaml_writer_string(w, name, (const char *)src);
     case HC_DECK_INT64_3:
     case HC_DECK_DOUBLE_3:
@@ -1060,7 +1072,7 @@ bool hc_deck_equal(const hc_deck *a, const hc_deck *b) {
   for (int k = 0; k < HC_DECK_NUM_KEYS; k++) {
     const hc_deck_key_info *info = &hc_deck_keys[k];
     const void *va = hc_deck_cvalue(a, (hc_deck_key)k), *vb = hc_deck_cvalue(b, (hc_deck_key)k);
-    if (info->type == HC_DECK_STRING) {
+    if (info->type == HC_DECK_STRING || info->type == HC_DECK_OPTIONAL_STRING) {
       if (strncmp(va, vb, info->size)) return false;
     } else if (info->type == HC_DECK_DEVICES) {
       if (a->gpu.num_device_ids != b->gpu.num_device_ids ||

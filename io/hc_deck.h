@@ -67,6 +67,7 @@ typedef enum {
   HC_DECK_OUTPUT_DIR,
   HC_DECK_OUTPUT_RESULTS,
   HC_DECK_OUTPUT_SUMMARY,
+  HC_DECK_OUTPUT_CSV,
   HC_DECK_MEMORY_HOST_LIMIT_GIB,
   HC_DECK_MEMORY_DEVICE_LIMIT_GIB,
   HC_DECK_GPU_BINDING,
@@ -115,6 +116,7 @@ typedef struct {
   char dir[HC_DECK_PATH_MAX];     /* output.dir */
   char results[HC_DECK_NAME_MAX]; /* output.results: file name inside output.dir */
   bool summary;                   /* output.summary */
+  char csv[HC_DECK_PATH_MAX];     /* output.csv: file a CSV row per run is appended to, "" = none */
 } hc_deck_output;
 
 typedef struct {

@@ -146,6 +146,17 @@ typedef struct hc_backend {
   int (*device_select)(int device);
   /* Optional: free and total bytes of the selected device's memory. */
   int (*device_memory)(size_t *free_bytes, size_t *total_bytes);
+  /* Optional (device backends): assembly in the backend's memory, so that element outputs stay there.
+     assemble_vector: y[cell_nodes[c][l]] += out[c,l] for a DataField k; assemble_apply:
+     y[cell_nodes[c][l]] += sum_r A[c,l,r] u[cell_nodes[c][r]] for a FieldField k with L = R. cell_nodes:
+     [C][L] int32, y and u: nodal vectors of doubles, all in the backend's memory. mem_zero zeroes bytes. */
+  int (*assemble_vector)(const hc_contract *k, const void *out, const int32_t *cell_nodes, double *y);
+  int (*assemble_apply)(const hc_contract *k, const void *A, const int32_t *cell_nodes, const double *u, double *y);
+  int (*mem_zero)(void *ptr, size_t bytes);
+  /* Optional (device backends): buf[i] = x[idx[i]] and x[idx[i]] = buf[i] for i < n, doubles, all in the
+     backend's memory: the shared nodes of a nodal vector on their way to and from the halo exchange. */
+  int (*gather)(const double *x, const int32_t *idx, int64_t n, double *buf);
+  int (*scatter)(const double *buf, const int32_t *idx, int64_t n, double *x);
   /* Optional (NULL where a backend has only one algorithm): the variant that runs k, which for auto
      is the one chosen for k's shape (HC_VARIANT_AUTO while none has been chosen yet). */
   int (*chosen_variant)(const hc_contract *k, hc_variant *variant);

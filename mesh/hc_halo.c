@@ -170,6 +170,13 @@ int hc_halo_exchange(hc_halo *halo, hc_precision precision, void *x) {
   return HC_OK;
 }
 
+int hc_halo_shared(const hc_halo *halo, int64_t *num_shared, const int32_t **shared) {
+  HC_CHECK(halo && num_shared && shared, HC_ERR_INPUT, "hc_halo_shared: NULL argument");
+  *num_shared = halo->num_shared;
+  *shared = halo->shared;
+  return HC_OK;
+}
+
 int hc_halo_get_stats(const hc_halo *halo, hc_precision precision, hc_halo_stats *stats) {
   HC_CHECK(halo && stats, HC_ERR_INPUT, "hc_halo_get_stats: NULL argument");
   HC_CHECK(precision == HC_DOUBLE || precision == HC_FLOAT, HC_ERR_INPUT, "hc_halo_get_stats: unknown precision %d",

@@ -38,6 +38,11 @@ int hc_halo_create(const hc_mesh *mesh, hc_halo **halo);
    talk, with non-blocking MPI_Irecv/MPI_Isend/MPI_Waitall; there is no global synchronisation). */
 int hc_halo_exchange(hc_halo *halo, hc_precision precision, void *x);
 
+/* The local nodes this rank shares with any neighbour: *shared points at *num_shared local node ids
+   (owned by the halo). hc_halo_exchange reads and writes x only at these nodes, so a caller whose
+   vector lives elsewhere (on a device) need only bring these entries over and back. Not collective. */
+int hc_halo_shared(const hc_halo *halo, int64_t *num_shared, const int32_t **shared);
+
 /* Traffic of one exchange on this rank in the given precision. Not collective. */
 int hc_halo_get_stats(const hc_halo *halo, hc_precision precision, hc_halo_stats *stats);
 

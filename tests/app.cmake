@@ -28,6 +28,27 @@ foreach(backend serial openmp)
   endforeach()
 endforeach()
 
+# The results file parses as YAML and holds every documented field.
+hc_add_test(app_results_fields COMMAND compare_results --fields ${HC_APP_DIR}/run_openmp.yaml LABELS app)
+if(HC_HAVE_OPENMP)
+  set_tests_properties(app_run_openmp PROPERTIES FIXTURES_SETUP run_openmp)
+  set_tests_properties(app_results_fields PROPERTIES FIXTURES_REQUIRED run_openmp)
+else()
+  set_tests_properties(app_results_fields PROPERTIES DISABLED TRUE)
+endif()
+# A CSV row per run is appended to output.csv; --dump writes .npy arrays.
+hc_add_test(app_csv_and_dump COMMAND ${HC_EXPECT} 0 "results: " --file ${HC_APP_DIR}/dump_FieldFieldTensor_out.npy --
+            ${HC_EXE} ${HC_SMALL} --dump 2 --set output.csv=${HC_APP_DIR}/sweep.csv
+            --set output.results=csv.yaml LABELS app)
+
+# Every malformed deck of tests/data/decks gives exit 2 and a message that starts with file:line:column.
+file(GLOB HC_BAD_DECKS ${CMAKE_CURRENT_SOURCE_DIR}/data/decks/*.yaml)
+foreach(deck ${HC_BAD_DECKS})
+  get_filename_component(name ${deck} NAME_WE)
+  hc_add_test(app_bad_deck_${name} COMMAND ${HC_EXPECT} 2 "error: .*${name}.yaml:[0-9]+:[0-9]+: " -- ${HC_EXE}
+              ${deck} LABELS app)
+endforeach()
+
 # Every shipped deck runs and verifies (shrunk here; whole in the nightly set).
 file(GLOB HC_DECKS ${PROJECT_SOURCE_DIR}/inputs/*.yaml)
 foreach(deck ${HC_DECKS})
@@ -80,3 +101,30 @@ hc_add_test(app_partition_independence COMMAND compare_results 1e-12 ${HC_PI_FIL
 set_tests_properties(app_partition_independence PROPERTIES FIXTURES_REQUIRED partition)
 hc_add_test(app_deterministic_bitwise COMMAND compare_results exact ${HC_PI_DET_FILES} LABELS app mpi reliability)
 set_tests_properties(app_deterministic_bitwise PROPERTIES FIXTURES_REQUIRED deterministic)
+
+# The proxy run on the GPU (skipped without one): every precision and layout on one rank, and the
+# partition independence on 1, 2 and 3 ranks sharing the node's GPUs.
+if(HC_HAVE_CUDA)
+  set(HC_NO_GPU "no usable CUDA device")
+  foreach(prec float double)
+    foreach(layout cell-major cell-minor)
+      hc_add_test(app_gpu_${prec}_${layout} COMMAND ${HC_EXPECT} 0 "patch_test +ok" --skip-if ${HC_NO_GPU} --
+                  ${HC_EXE} ${HC_SMALL} --set run.backend=cuda --set run.precision=${prec} --set run.layout=${layout}
+                  --set output.results=gpu_${prec}_${layout}.yaml LABELS app GPU)
+    endforeach()
+  endforeach()
+  set(HC_GPU_PI_FILES "")
+  foreach(np 1 2 3)
+    hc_add_test(app_gpu_partition_np${np} COMMAND ${HC_EXPECT} 0 "results: " --skip-if ${HC_NO_GPU} -- ${HC_MPIRUN}
+                ${np} ${HC_EXE} --set run.backend=cuda --set mesh.cells=7,6,5 --set run.steps=2
+                --set output.dir=${HC_APP_DIR} --set output.results=gpu_partition_np${np}.yaml
+                LABELS app mpi GPU TIMEOUT 120)
+    set_tests_properties(app_gpu_partition_np${np} PROPERTIES FIXTURES_SETUP gpu_partition)
+    list(APPEND HC_GPU_PI_FILES ${HC_APP_DIR}/gpu_partition_np${np}.yaml)
+  endforeach()
+  # Partition independence on the GPU, and the GPU against the CPU reference run of app_partition_np1.
+  hc_add_test(app_gpu_partition_independence COMMAND ${HC_EXPECT} 0 "the same" --skip-if "cannot open" --
+              $<TARGET_FILE:compare_results> 1e-12 ${HC_APP_DIR}/partition_np1.yaml ${HC_GPU_PI_FILES}
+              LABELS app mpi GPU)
+  set_tests_properties(app_gpu_partition_independence PROPERTIES FIXTURES_REQUIRED "gpu_partition;partition")
+endif()

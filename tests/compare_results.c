@@ -84,8 +84,62 @@ static int load(const char *path, entry *e, int *n) {
   return 0;
 }
 
+/* The node at a dotted path ("timers.step.max"; "ranks.0.host" indexes a sequence). */
+static yaml_node_t *path_get(yaml_document_t *doc, yaml_node_t *n, const char *path) {
+  char buf[256];
+  snprintf(buf, sizeof(buf), "%s", path);
+  for (char *part = strtok(buf, "."); part && n; part = strtok(NULL, ".")) {
+    if (n->type == YAML_SEQUENCE_NODE) {
+      long i = strtol(part, NULL, 10);
+      if (i < 0 || n->data.sequence.items.start + i >= n->data.sequence.items.top) return NULL;
+      n = yaml_document_get_node(doc, n->data.sequence.items.start[i]);
+    } else {
+      n = get(doc, n, part);
+    }
+  }
+  return n;
+}
+
+/* --fields FILE: the results file parses and holds every field the README documents. */
+static int check_fields(const char *path) {
+  static const char *const required[] = {
+      "schema", "status", "date", "build.version", "build.git_revision", "build.build_type", "build.c_compiler",
+      "build.c_flags", "build.mpi_library", "deck.mesh.cells", "deck.run.backend", "deck.kernels.enabled",
+      "decomposition.ranks", "decomposition.rank_grid", "decomposition.num_global_cells",
+      "decomposition.cells_per_rank.min", "decomposition.cells_per_rank.max", "decomposition.nodes_per_rank.max",
+      "decomposition.halo_bytes_per_exchange.max", "ranks.0.host", "ranks.0.device", "timers.timed_steps",
+      "timers.total_seconds", "timers.celldata.avg", "timers.contract.max", "timers.assembly.imbalance",
+      "timers.halo.min", "timers.reduction.avg", "timers.step.max", "kernels.FieldFieldTensor.variant",
+      "kernels.FieldFieldTensor.chosen_variant", "kernels.FieldFieldTensor.contract_seconds.max",
+      "kernels.DataDataScalar.gflops", "kernels.DataFieldVector.gbytes_per_second",
+      "figures_of_merit.cell_steps_per_second", "figures_of_merit.seconds_per_step", "checks.volume.passed",
+      "checks.volume.value", "checks.volume.tolerance", "checks.patch_test.passed", "checks.exactness.expected",
+      "checks.device_vs_host.passed", "values.DataDataScalar.sum", "values.FieldFieldVector.nodal_norm", NULL};
+  FILE *f = fopen(path, "rb");
+  if (!f) return fprintf(stderr, "%s: cannot open\n", path), 1;
+  yaml_parser_t parser;
+  yaml_document_t doc;
+  yaml_parser_initialize(&parser);
+  yaml_parser_set_input_file(&parser, f);
+  if (!yaml_parser_load(&parser, &doc)) return fprintf(stderr, "%s: not YAML: %s\n", path, parser.problem), 1;
+  yaml_node_t *root = yaml_document_get_root_node(&doc);
+  int missing = 0;
+  for (int i = 0; required[i]; i++) {
+    if (!path_get(&doc, root, required[i])) fprintf(stderr, "%s: no %s\n", path, required[i]), missing++;
+  }
+  yaml_node_t *schema = get(&doc, root, "schema");
+  if (!schema || strcmp((char *)schema->data.scalar.value, "hexcontract-results/1") != 0)
+    fprintf(stderr, "%s: schema is not hexcontract-results/1\n", path), missing++;
+  yaml_document_delete(&doc);
+  yaml_parser_delete(&parser);
+  fclose(f);
+  printf("%s: %s\n", path, missing ? "fields missing" : "every documented field is there");
+  return missing ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
-  if (argc < 4) return fprintf(stderr, "usage: compare_results exact|RELTOL FILE FILE...\n"), 2;
+  if (argc == 3 && strcmp(argv[1], "--fields") == 0) return check_fields(argv[2]);
+  if (argc < 4) return fprintf(stderr, "usage: compare_results exact|RELTOL FILE FILE... | --fields FILE\n"), 2;
   int exact = strcmp(argv[1], "exact") == 0;
   double tol = exact ? 0 : strtod(argv[1], NULL);
   static entry ref[MAX_VALUES], cur[MAX_VALUES];

@@ -361,6 +361,7 @@ static void test_roundtrip(void **state) {
       "output.dir='  spaced : dir # not a comment'",
       "output.results=\"123\"",
       "output.summary=false",
+      "output.csv=sweep results.csv",
       "memory.host_limit_gib=0.5",
       "memory.device_limit_gib=79.25",
       "gpu.binding=none",

@@ -3,6 +3,7 @@
 #define HC_CUDA_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "kernels/hc_kernels.h"
 
@@ -24,18 +25,39 @@ int hc_cuda_copy_to_device(void *d_dst, const void *h_src, size_t bytes);
 int hc_cuda_copy_to_host(void *h_dst, const void *d_src, size_t bytes);
 int hc_cuda_synchronize(void);
 
+/* Cell data (kernels/hc_celldata.h): the left and right arrays of kernel computed on the device from
+   desc->X0 (device memory; desc validated). Runs on the backend's stream and synchronises it; uploads
+   the basis tables once per basis. An inverted or degenerate cell is HC_ERR_INPUT naming the lowest one. */
+int hc_celldata_fill_cuda(const struct hc_celldata_desc *desc, hc_kernel kernel, void *d_left, void *d_right);
+
+/* Devices: how many this process sees (none: HC_ERR_RESOURCE), choosing one (before any other call of
+   the backend), its name "model (device n, PCI dddd:bb:dd.f, UUID GPU-...)" and its free and total
+   memory in bytes. */
+int hc_cuda_device_count(int *count);
+int hc_cuda_device_select(int device);
+int hc_cuda_device_name(char *buf, size_t size);
+int hc_cuda_device_memory(size_t *free_bytes, size_t *total_bytes);
+
+/* Assembly on the device (kernels/cuda/assembly_cuda.cu), on the backend's stream. */
+int hc_assemble_vector_cuda(const hc_contract *k, const void *d_out, const int32_t *d_cell_nodes, double *d_y);
+int hc_assemble_apply_cuda(const hc_contract *k, const void *d_A, const int32_t *d_cell_nodes, const double *d_u,
+                           double *d_y);
+int hc_cuda_mem_zero(void *d_ptr, size_t bytes);
+int hc_cuda_gather(const double *d_x, const int32_t *d_idx, int64_t n, double *d_buf);
+int hc_cuda_scatter(const double *d_buf, const int32_t *d_idx, int64_t n, double *d_x);
+
 #ifdef __cplusplus
 }
 #endif
 
 /* Wraps a CUDA runtime call: a failure becomes an HC error naming the call and CUDA's message. */
-#define HC_CALL_CUDA(expr)                                                                                \
-  do {                                                                                                    \
-    cudaError_t hc_cuda_err_ = (expr);                                                                    \
-    if (hc_cuda_err_ != cudaSuccess)                                                                      \
-      return HC_ERROR(hc_cuda_err_ == cudaErrorMemoryAllocation ? HC_ERR_RESOURCE : HC_ERR_RUNTIME,       \
-                      "CUDA error in %s: %s (%s)", #expr, cudaGetErrorString(hc_cuda_err_),               \
-                      cudaGetErrorName(hc_cuda_err_));                                                    \
+#define HC_CALL_CUDA(expr)                                                                          \
+  do {                                                                                              \
+    cudaError_t hc_cuda_err_ = (expr);                                                              \
+    if (hc_cuda_err_ != cudaSuccess)                                                                \
+      return HC_ERROR(hc_cuda_err_ == cudaErrorMemoryAllocation ? HC_ERR_RESOURCE : HC_ERR_RUNTIME, \
+                      "CUDA error in %s: %s (%s)", #expr, cudaGetErrorString(hc_cuda_err_),         \
+                      cudaGetErrorName(hc_cuda_err_));                                              \
   } while (0)
 
 #endif

@@ -6,17 +6,8 @@
 /* Cells per block: enough to fill a cache line of a cell-minor array with each entry. */
 #define HC_OMP_CD_CB 16
 
-#define HC_REAL     double
-#define HC_FN(name) name##_f64
-#include "kernels/openmp/celldata_openmp_impl.h"
-#undef HC_REAL
-#undef HC_FN
-
-#define HC_REAL     float
-#define HC_FN(name) name##_f32
-#include "kernels/openmp/celldata_openmp_impl.h"
-#undef HC_REAL
-#undef HC_FN
+#define HC_TEMPLATE "kernels/openmp/celldata_openmp_impl.h"
+#include "kernels/hc_instantiate.h"
 
 int hc_celldata_fill_openmp(const hc_celldata_desc *desc, hc_kernel kernel, void *left, void *right) {
   int failed = 0;

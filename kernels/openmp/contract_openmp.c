@@ -11,17 +11,8 @@
 /* Cells per block in the cell-minor FieldField loop: two or more vector widths. */
 #define HC_OMP_CB_FF 16
 
-#define HC_REAL double
-#define HC_FN(name) name##_f64
-#include "kernels/openmp/contract_openmp_impl.h"
-#undef HC_REAL
-#undef HC_FN
-
-#define HC_REAL float
-#define HC_FN(name) name##_f32
-#include "kernels/openmp/contract_openmp_impl.h"
-#undef HC_REAL
-#undef HC_FN
+#define HC_TEMPLATE "kernels/openmp/contract_openmp_impl.h"
+#include "kernels/hc_instantiate.h"
 
 static int hc_contract_openmp(const hc_contract *k, const void *left, const void *right, void *out) {
   void *work = NULL;

@@ -3,17 +3,8 @@
 
 #include "kernels/hc_celldata.h"
 
-#define HC_REAL     double
-#define HC_FN(name) name##_f64
-#include "kernels/serial/celldata_serial_impl.h"
-#undef HC_REAL
-#undef HC_FN
-
-#define HC_REAL     float
-#define HC_FN(name) name##_f32
-#include "kernels/serial/celldata_serial_impl.h"
-#undef HC_REAL
-#undef HC_FN
+#define HC_TEMPLATE "kernels/serial/celldata_serial_impl.h"
+#include "kernels/hc_instantiate.h"
 
 int hc_celldata_fill_serial(const hc_celldata_desc *desc, hc_kernel kernel, void *left, void *right) {
   int ierr = HC_OK;

@@ -6,17 +6,8 @@
 #include "kernels/hc_celldata.h"
 #include "kernels/serial/hc_host_memory.h"
 
-#define HC_REAL double
-#define HC_FN(name) name##_f64
-#include "kernels/serial/contract_serial_impl.h"
-#undef HC_REAL
-#undef HC_FN
-
-#define HC_REAL float
-#define HC_FN(name) name##_f32
-#include "kernels/serial/contract_serial_impl.h"
-#undef HC_REAL
-#undef HC_FN
+#define HC_TEMPLATE "kernels/serial/contract_serial_impl.h"
+#include "kernels/hc_instantiate.h"
 
 static int hc_contract_serial(const hc_contract *k, const void *left, const void *right, void *out) {
   if (k->precision == HC_FLOAT) {

@@ -1,0 +1,144 @@
+// Assembly on the GPU: element outputs gathered and scattered into nodal vectors with atomic adds
+// (SPEC.md section 2: DataField outputs summed into a nodal vector, FieldField outputs applied element
+// by element, y = sum_c P_c^T A_c P_c u). One thread per (cell, row); in the cell-minor layout
+// neighbouring threads take neighbouring cells, so the element reads coalesce.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "kernels/cuda/hc_cuda_common.cuh"
+
+namespace {
+
+constexpr int kThreads = 256;
+
+// Entry (c, q) of an array with `inner` entries per cell.
+template <bool CellMinor>
+__device__ __forceinline__ int64_t entry(int64_t c, int64_t q, int64_t C, int64_t inner) {
+  return CellMinor ? q * C + c : c * inner + q;
+}
+
+// The (cell, row) of work item e: cells fastest in the cell-minor layout.
+template <bool CellMinor>
+__device__ __forceinline__ void split(int64_t e, int64_t C, int L, int64_t *c, int *l) {
+  if (CellMinor) {
+    *c = e % C;
+    *l = (int)(e / C);
+  } else {
+    *c = e / L;
+    *l = (int)(e % L);
+  }
+}
+
+// y[nodes[c][l]] += out[c,l]
+template <typename T, bool CellMinor>
+__global__ void __launch_bounds__(kThreads)
+    assemble_vector(int64_t C, int L, const T *__restrict__ out, const int32_t *__restrict__ nodes, double *y) {
+  const int64_t n = C * L;
+  for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < n; e += (int64_t)gridDim.x * blockDim.x) {
+    int64_t c;
+    int l;
+    split<CellMinor>(e, C, L, &c, &l);
+    atomicAdd(&y[nodes[c * L + l]], (double)out[entry<CellMinor>(c, l, C, L)]);
+  }
+}
+
+// y[nodes[c][l]] += sum_r A[c,l,r] u[nodes[c][r]]
+template <typename T, bool CellMinor>
+__global__ void __launch_bounds__(kThreads)
+    assemble_apply(int64_t C, int L, const T *__restrict__ A, const int32_t *__restrict__ nodes,
+                   const double *__restrict__ u, double *y) {
+  const int64_t n = C * L, LL = (int64_t)L * L;
+  for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < n; e += (int64_t)gridDim.x * blockDim.x) {
+    int64_t c;
+    int l;
+    split<CellMinor>(e, C, L, &c, &l);
+    const int32_t *cn = nodes + c * L;
+    double s = 0;
+    for (int r = 0; r < L; r++) s += (double)A[entry<CellMinor>(c, (int64_t)l * L + r, C, LL)] * u[cn[r]];
+    atomicAdd(&y[cn[l]], s);
+  }
+}
+
+template <typename T>
+cudaError_t launch_vector(const hc_contract *k, const void *d_out, const int32_t *d_nodes, double *d_y) {
+  const unsigned grid = hc_cuda_grid((k->C * k->L + kThreads - 1) / kThreads);
+  const T *out = static_cast<const T *>(d_out);
+  if (k->layout == HC_LAYOUT_CELL_MINOR) {
+    assemble_vector<T, true><<<grid, kThreads, 0, hc_cuda_stream()>>>(k->C, k->L, out, d_nodes, d_y);
+  } else {
+    assemble_vector<T, false><<<grid, kThreads, 0, hc_cuda_stream()>>>(k->C, k->L, out, d_nodes, d_y);
+  }
+  return cudaGetLastError();
+}
+
+template <typename T>
+cudaError_t launch_apply(const hc_contract *k, const void *d_A, const int32_t *d_nodes, const double *d_u,
+                         double *d_y) {
+  const unsigned grid = hc_cuda_grid((k->C * k->L + kThreads - 1) / kThreads);
+  const T *A = static_cast<const T *>(d_A);
+  if (k->layout == HC_LAYOUT_CELL_MINOR) {
+    assemble_apply<T, true><<<grid, kThreads, 0, hc_cuda_stream()>>>(k->C, k->L, A, d_nodes, d_u, d_y);
+  } else {
+    assemble_apply<T, false><<<grid, kThreads, 0, hc_cuda_stream()>>>(k->C, k->L, A, d_nodes, d_u, d_y);
+  }
+  return cudaGetLastError();
+}
+
+__global__ void __launch_bounds__(kThreads)
+    gather(const double *__restrict__ x, const int32_t *__restrict__ idx, int64_t n, double *__restrict__ buf) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
+    buf[i] = x[idx[i]];
+}
+
+__global__ void __launch_bounds__(kThreads)
+    scatter(const double *__restrict__ buf, const int32_t *__restrict__ idx, int64_t n, double *__restrict__ x) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
+    x[idx[i]] = buf[i];
+}
+
+}  // namespace
+
+extern "C" int hc_cuda_gather(const double *d_x, const int32_t *d_idx, int64_t n, double *d_buf) {
+  if (n <= 0) return HC_OK;
+  gather<<<hc_cuda_grid((n + kThreads - 1) / kThreads), kThreads, 0, hc_cuda_stream()>>>(d_x, d_idx, n, d_buf);
+  HC_CALL_CUDA_LAUNCH(cudaGetLastError(), "gather");
+  return HC_OK;
+}
+
+extern "C" int hc_cuda_scatter(const double *d_buf, const int32_t *d_idx, int64_t n, double *d_x) {
+  if (n <= 0) return HC_OK;
+  scatter<<<hc_cuda_grid((n + kThreads - 1) / kThreads), kThreads, 0, hc_cuda_stream()>>>(d_buf, d_idx, n, d_x);
+  HC_CALL_CUDA_LAUNCH(cudaGetLastError(), "scatter");
+  return HC_OK;
+}
+
+extern "C" int hc_assemble_vector_cuda(const hc_contract *k, const void *d_out, const int32_t *d_cell_nodes,
+                                       double *d_y) {
+  HC_CHECK(hc_kernel_family(k->kernel) == HC_FAMILY_DATAFIELD, HC_ERR_INPUT,
+           "vector assembly takes a DataField output, got %s", hc_kernel_name(k->kernel));
+  if (k->precision == HC_FLOAT) {
+    HC_CALL_CUDA_LAUNCH(launch_vector<float>(k, d_out, d_cell_nodes, d_y), "vector assembly");
+  } else {
+    HC_CALL_CUDA_LAUNCH(launch_vector<double>(k, d_out, d_cell_nodes, d_y), "vector assembly");
+  }
+  return HC_OK;
+}
+
+extern "C" int hc_assemble_apply_cuda(const hc_contract *k, const void *d_A, const int32_t *d_cell_nodes,
+                                      const double *d_u, double *d_y) {
+  HC_CHECK(hc_kernel_family(k->kernel) == HC_FAMILY_FIELDFIELD && k->L == k->R, HC_ERR_INPUT,
+           "element apply takes a square FieldField output, got %s with L = %d, R = %d", hc_kernel_name(k->kernel),
+           k->L, k->R);
+  if (k->precision == HC_FLOAT) {
+    HC_CALL_CUDA_LAUNCH(launch_apply<float>(k, d_A, d_cell_nodes, d_u, d_y), "element apply");
+  } else {
+    HC_CALL_CUDA_LAUNCH(launch_apply<double>(k, d_A, d_cell_nodes, d_u, d_y), "element apply");
+  }
+  return HC_OK;
+}
+
+extern "C" int hc_cuda_mem_zero(void *d_ptr, size_t bytes) {
+  if (bytes) HC_CALL_CUDA(cudaMemsetAsync(d_ptr, 0, bytes, hc_cuda_stream()));
+  return HC_OK;
+}
