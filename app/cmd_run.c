@@ -7,8 +7,10 @@
 #include <unistd.h>
 
 #include "app/hc_app.h"
+#include "app/hc_inject.h"
 #include "app/hc_results.h"
 #include "app/hc_run.h"
+#include "app/hc_signal.h"
 #include "hc_config.h"
 #include "io/hc_deck.h"
 
@@ -32,7 +34,8 @@ static void hc_run_usage(FILE *out) {
           "\n"
           "Writes a one-screen summary on rank 0 and a YAML results file (output.dir/output.results).\n"
           "Exit codes: 0 ran and verified; 1 a check or the run failed; 2 bad input (the message names the\n"
-          "deck file:line:column or the --set option); 3 out of memory or device.\n");
+          "deck file:line:column or the --set option); 3 out of memory or device; 130 (SIGINT) or 143 (SIGTERM):\n"
+          "stopped by the signal after a step, results file written with status incomplete.\n");
 }
 
 /* The run configuration of a deck. */
@@ -172,7 +175,10 @@ int hc_main_run(int argc, char **argv) {
   const char *path = NULL;
   char **sets = calloc((size_t)argc + 1, sizeof(*sets));
   int nset = 0, err = HC_OK, rank, dump = 0;
-  if (!sets) return 3;
+  if (!sets) {
+    fprintf(stderr, "hexcontract: error: out of host memory reading the arguments\n");
+    return 3;
+  }
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       hc_run_usage(stdout);
@@ -223,6 +229,7 @@ int hc_main_run(int argc, char **argv) {
   memset(&run, 0, sizeof(run));
   err = hc_deck_load(comm, path, nset, sets, &deck);
   free(sets);
+  if (!err) err = hc_inject_init(); /* the same environment, so the same outcome, on every rank */
   if (!err) {
     hc_config_from_deck(&deck, &cfg);
     cfg.dump_cells = dump;
@@ -235,7 +242,9 @@ int hc_main_run(int argc, char **argv) {
     return hc_error_exit_code(err);
   }
   if (rank == 0 && deck.output.summary) hc_results_print_header(&deck, &cfg);
-  err = hc_run_execute(comm, &cfg, &run);
+  err = hc_signal_catch();
+  if (!err) err = hc_run_execute(comm, &cfg, &run);
+  hc_signal_release();
   if (err) hc_run_abort(comm, err);
   int shared = run.ranks_per_device, shared_max = 1;
   MPI_Allreduce(&shared, &shared_max, 1, MPI_INT, MPI_MAX, comm);
@@ -245,19 +254,24 @@ int hc_main_run(int argc, char **argv) {
   hc_results_stats stats;
   err = hc_results_gather(&run, &stats);
   if (err) hc_run_abort(comm, err);
-  int failed = 0;
+  int failed = 0, signo = run.stopped_by_signal;
   for (int i = 0; i < run.nchecks; i++) failed |= run.checks[i].failures > 0;
   if (rank == 0) {
     if (deck.output.summary) hc_results_print_summary(&deck, &run, &stats);
     err = hc_results_write(&deck, &run, &stats);
-    if (err) {
-      hc_app_report_error(err);
-      MPI_Abort(comm, hc_error_exit_code(err));
+    if (err) hc_run_abort(comm, err);
+    /* Said now: mpirun may end the ranks soon after forwarding the signal to them. */
+    if (signo) {
+      fprintf(stderr, "hexcontract: error: stopped by %s after %d of %d timed steps; results marked incomplete\n",
+              hc_signal_name(signo), run.steps_done, cfg.steps);
+      fflush(stderr);
     }
   }
   hc_results_stats_free(&stats);
   hc_run_free(&run);
   MPI_Finalize();
+  /* The shell's convention for a process ended by a signal. */
+  if (signo) return 128 + signo;
   if (failed && rank == 0) fprintf(stderr, "hexcontract: error: a self-check failed (see the checks above)\n");
   return failed ? 1 : 0;
 }

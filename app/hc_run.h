@@ -108,6 +108,7 @@ typedef struct {
   double total_s;                   /* wall time of the timed steps */
   double t;                         /* simulated time of the last step */
   int steps_done;
+  int stopped_by_signal;            /* SIGINT/SIGTERM that stopped the run before its last step, 0: none */
   hc_run_values values;
   hc_check checks[HC_MAX_CHECKS];
   int nchecks;

@@ -8,10 +8,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "app/hc_inject.h"
 #include "app/hc_results.h"
+#include "app/hc_signal.h"
 #include "hc_config.h"
 #include "io/hc_atomic_file.h"
 #include "io/hc_yaml_writer.h"
+#include "mesh/hc_mpi.h"
 #if HC_HAVE_OPENMP
 #include <omp.h>
 #endif
@@ -64,9 +67,13 @@ static int hc_reduce_stats(MPI_Comm comm, int n, const double *local, hc_stat *o
   HC_CHECK(buf, HC_ERR_RESOURCE, "out of host memory");
   int nranks;
   MPI_Comm_size(comm, &nranks);
-  MPI_Allreduce(local, buf, n, MPI_DOUBLE, MPI_MIN, comm);
-  MPI_Allreduce(local, buf + n, n, MPI_DOUBLE, MPI_SUM, comm);
-  MPI_Allreduce(local, buf + 2 * n, n, MPI_DOUBLE, MPI_MAX, comm);
+  int err = MPI_Allreduce(local, buf, n, MPI_DOUBLE, MPI_MIN, comm);
+  if (err == MPI_SUCCESS) err = MPI_Allreduce(local, buf + n, n, MPI_DOUBLE, MPI_SUM, comm);
+  if (err == MPI_SUCCESS) err = MPI_Allreduce(local, buf + 2 * n, n, MPI_DOUBLE, MPI_MAX, comm);
+  if (err != MPI_SUCCESS) {
+    free(buf);
+    return HC_ERROR(HC_ERR_RUNTIME, "MPI_Allreduce of the timers failed (MPI error %d)", err);
+  }
   for (int i = 0; i < n; i++) {
     out[i].min = buf[i];
     out[i].avg = buf[n + i] / nranks;
@@ -103,7 +110,7 @@ int hc_results_gather(const hc_run *run, hc_results_stats *st) {
   st->halo_bytes = all[n++];
   st->halo_neighbors = all[n++];
   for (int k = 0; k < HC_NUM_KERNELS; k++) st->halo_exchanges += run->y[k] != NULL;
-  MPI_Allreduce(&run->total_s, &st->total_s, 1, MPI_DOUBLE, MPI_MAX, run->comm);
+  HC_CALL_MPI(MPI_Allreduce(&run->total_s, &st->total_s, 1, MPI_DOUBLE, MPI_MAX, run->comm));
   st->nranks = run->nranks;
   char dev[HC_DEVICE_LEN], host[HC_DEVICE_LEN];
   hc_device_of(run, dev, sizeof(dev));
@@ -112,14 +119,19 @@ int hc_results_gather(const hc_run *run, hc_results_stats *st) {
   if (run->rank == 0) {
     st->devices = calloc((size_t)run->nranks, HC_DEVICE_LEN);
     st->hosts = calloc((size_t)run->nranks, HC_DEVICE_LEN);
+    st->device_index = calloc((size_t)run->nranks, sizeof(*st->device_index));
   }
-  int ok = run->rank != 0 || (st->devices && st->hosts);
-  MPI_Bcast(&ok, 1, MPI_INT, 0, run->comm);
-  HC_CHECK(ok, HC_ERR_RESOURCE, "out of host memory");
-  MPI_Gather(dev, HC_DEVICE_LEN, MPI_CHAR, st->devices, HC_DEVICE_LEN, MPI_CHAR, 0, run->comm);
-  MPI_Gather(host, HC_DEVICE_LEN, MPI_CHAR, st->hosts, HC_DEVICE_LEN, MPI_CHAR, 0, run->comm);
-  if (run->rank == 0) st->device_index = calloc((size_t)run->nranks, sizeof(int));
-  MPI_Gather(&run->device, 1, MPI_INT, st->device_index, 1, MPI_INT, 0, run->comm);
+  /* Every rank learns whether rank 0 can receive, so that none is left in the gathers. */
+  int ok = run->rank != 0 || (st->devices && st->hosts && st->device_index);
+  HC_CALL_MPI(MPI_Bcast(&ok, 1, MPI_INT, 0, run->comm));
+  if (!ok) {
+    hc_results_stats_free(st);
+    return HC_ERROR(HC_ERR_RESOURCE, "rank 0: out of host memory for the per-rank device table of %d ranks",
+                    run->nranks);
+  }
+  HC_CALL_MPI(MPI_Gather(dev, HC_DEVICE_LEN, MPI_CHAR, st->devices, HC_DEVICE_LEN, MPI_CHAR, 0, run->comm));
+  HC_CALL_MPI(MPI_Gather(host, HC_DEVICE_LEN, MPI_CHAR, st->hosts, HC_DEVICE_LEN, MPI_CHAR, 0, run->comm));
+  HC_CALL_MPI(MPI_Gather(&run->device, 1, MPI_INT, st->device_index, 1, MPI_INT, 0, run->comm));
   return HC_OK;
 }
 
@@ -224,7 +236,11 @@ static int hc_results_body(hc_yaml_writer *w, const hc_deck *deck, const hc_run 
   HC_CALL(hc_yaml_writer_string(w, "schema", HC_RESULTS_SCHEMA));
   int failed = 0;
   for (int i = 0; i < run->nchecks; i++) failed |= run->checks[i].failures > 0;
-  HC_CALL(hc_yaml_writer_string(w, "status", failed ? "failed" : "passed"));
+  /* incomplete: stopped by a signal before its last step (timers cover the steps done); then a check. */
+  HC_CALL(hc_yaml_writer_string(w, "status", run->stopped_by_signal ? "incomplete" : failed ? "failed" : "passed"));
+  if (run->stopped_by_signal) {
+    HC_CALL(hc_yaml_writer_string(w, "stopped_by", hc_signal_name(run->stopped_by_signal)));
+  }
   time_t now = time(NULL);
   strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
   HC_CALL(hc_yaml_writer_string(w, "date", buf));
@@ -420,6 +436,7 @@ int hc_results_write(const hc_deck *deck, const hc_run *run, const hc_results_st
     return HC_DECK_ERROR(deck, "output.dir", err, "cannot write the results file: %s", why);
   }
   err = hc_results_body(w, deck, run, st);
+  if (!err) err = hc_inject_check(run->rank, HC_INJECT_RESULTS, run->steps_done);
   if (err) {
     hc_yaml_writer_destroy(&w);
     return err;

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/hc_inject.h"
+#include "app/hc_signal.h"
 #include "app/hc_timer.h"
 #include "io/hc_npy.h"
 #include "kernels/hc_xsum.h"
@@ -146,6 +148,7 @@ static int hc_run_setup(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
   if (cfg->checks && dfs > in_max) in_max = dfs;
   if (cfg->checks && (size_t)(m->C * m->nodes_per_cell) > out_max) out_max = (size_t)(m->C * m->nodes_per_cell);
 
+  HC_CALL(hc_inject_check(run->rank, HC_INJECT_SETUP, 0));
   size_t X0_bytes = sizeof(double) * (size_t)(m->C * 24);
   HC_CALL(be->mem_alloc(X0_bytes, &run->d_X0));
   HC_CALL(be->copy_to_device(run->d_X0, m->vertex_coords, X0_bytes));
@@ -302,14 +305,17 @@ static inline void hc_acc_add(const hc_run *run, hc_acc *a, double v) {
   }
 }
 
+/* The most accumulators reduced at once. */
+#define HC_ACC_MAX 3
+
 /* Sums n accumulators over the ranks into values[0..n-1]. Collective. */
 static int hc_acc_allreduce(const hc_run *run, hc_acc *a, int n, double *values) {
   if (!run->cfg.deterministic) {
     for (int i = 0; i < n; i++) values[i] = a[i].plain;
     return hc_run_allreduce_sum(run, values, n);
   }
-  int64_t *limbs = malloc(sizeof(int64_t) * (size_t)(n * (HC_XSUM_LIMBS + 1)));
-  HC_CHECK(limbs, HC_ERR_RESOURCE, "out of host memory");
+  int64_t limbs[HC_ACC_MAX * (HC_XSUM_LIMBS + 1)]; /* no allocation that could fail on one rank only */
+  HC_CHECK(n <= HC_ACC_MAX, HC_ERR_RUNTIME, "at most %d exact sums at once, got %d", HC_ACC_MAX, n);
   for (int i = 0; i < n; i++) {
     hc_xsum_normalize(&a[i].exact);
     memcpy(limbs + i * (HC_XSUM_LIMBS + 1), a[i].exact.limb, sizeof(int64_t) * HC_XSUM_LIMBS);
@@ -324,7 +330,6 @@ static int hc_acc_allreduce(const hc_run *run, hc_acc *a, int n, double *values)
     x.nonfinite = limbs[i * (HC_XSUM_LIMBS + 1) + HC_XSUM_LIMBS] != 0;
     values[i] = hc_xsum_value(&x);
   }
-  free(limbs);
   HC_CHECK(err == MPI_SUCCESS, HC_ERR_RUNTIME, "MPI_Allreduce of the exact sums failed");
   return HC_OK;
 }
@@ -808,13 +813,18 @@ int hc_run_execute(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
       HC_CALL_MPI(MPI_Barrier(comm));
       start = hc_wtime();
     }
+    HC_CALL(hc_inject_check(run->rank, HC_INJECT_STEP, s + 1));
     HC_CALL(hc_run_step(run, s * cfg->dt, timed, s == total - 1 && cfg->dump_cells > 0));
     if (timed) run->steps_done++;
     int step = s - cfg->warmup + 1; /* 1-based among the timed steps */
     int last = s == total - 1;
     if (cfg->checks && timed && (last || (cfg->check_every > 0 && step % cfg->check_every == 0))) {
+      HC_CALL(hc_inject_check(run->rank, HC_INJECT_CHECKS, s + 1));
       HC_CALL(hc_run_checks(run, step));
     }
+    /* SIGINT/SIGTERM on any rank: every rank stops here, after the same step. */
+    HC_CALL(hc_signal_agree(comm, &run->stopped_by_signal));
+    if (run->stopped_by_signal) break;
     if (run->rank == 0 && cfg->progress_s > 0 && hc_wtime() - last_progress >= cfg->progress_s && !last) {
       double el = timed ? hc_wtime() - start : 0;
       printf("hexcontract: step %d/%d (%s), t = %g, %.1f s per step%s\n", timed ? step : s + 1,
@@ -825,7 +835,7 @@ int hc_run_execute(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
     }
   }
   HC_CALL_MPI(MPI_Barrier(comm));
-  run->total_s = hc_wtime() - start;
+  run->total_s = run->steps_done > 0 ? hc_wtime() - start : 0.0;
   if (run->device_assembly) {
     for (int kid = 0; kid < HC_NUM_KERNELS; kid++)
       if (run->y[kid])

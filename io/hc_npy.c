@@ -140,14 +140,13 @@ static int hc_parse_header(const char *path, const char *text, size_t len, hc_np
   return HC_OK;
 }
 
-/* Reads the header; leaves f positioned at the data and sets *data_bytes to what remains. */
-static int hc_npy_open(const char *path, hc_npy_array *arr, FILE **fout) {
+/* Reads the header from f (at its start, seekable) and checks that exactly the data the shape needs
+   follows; leaves f positioned at the data. path names f in messages. Does not close f. */
+static int hc_npy_read_prefix(FILE *f, const char *path, hc_npy_array *arr) {
   int ierr = HC_OK;
   char *text = NULL;
   unsigned char pre[12];
   memset(arr, 0, sizeof(*arr));
-  FILE *f = fopen(path, "rb");
-  HC_CHECK(f, HC_ERR_INPUT, "%s: cannot open: %s", path, strerror(errno));
   size_t got = fread(pre, 1, 8, f);
   HC_CHECK_GOTO(got == 8 && memcmp(pre, hc_npy_magic, 6) == 0, HC_ERR_INPUT, fail,
                 "%s: not a .npy file (the magic string \\x93NUMPY is missing)", path);
@@ -188,11 +187,21 @@ static int hc_npy_open(const char *path, hc_npy_array *arr, FILE **fout) {
   HC_CHECK_GOTO(have == want, HC_ERR_INPUT, fail,
                 "%s: malformed .npy file: %lld bytes follow the %lld bytes of data that the shape needs", path,
                 (long long)(have - want), (long long)want);
+fail:
   free(text);
+  return ierr;
+}
+
+/* Opens path and reads its header; leaves *fout positioned at the data. */
+static int hc_npy_open(const char *path, hc_npy_array *arr, FILE **fout) {
+  int ierr = HC_OK;
+  memset(arr, 0, sizeof(*arr));
+  FILE *f = fopen(path, "rb");
+  HC_CHECK(f, HC_ERR_INPUT, "%s: cannot open: %s", path, strerror(errno));
+  HC_CALL_GOTO(hc_npy_read_prefix(f, path, arr), fail);
   *fout = f;
   return HC_OK;
 fail:
-  free(text);
   fclose(f);
   return ierr;
 }
@@ -204,20 +213,26 @@ int hc_npy_read_header(const char *path, hc_npy_array *arr) {
   return HC_OK;
 }
 
-int hc_npy_read(const char *path, hc_npy_array *arr) {
+int hc_npy_read_stream(FILE *f, const char *name, hc_npy_array *arr) {
   int ierr = HC_OK;
-  FILE *f = NULL;
-  HC_CALL(hc_npy_open(path, arr, &f));
+  HC_CALL(hc_npy_read_prefix(f, name, arr));
   size_t bytes = (size_t)arr->numel * hc_precision_size(arr->precision);
   arr->data = malloc(bytes ? bytes : 1);
-  HC_CHECK_GOTO(arr->data, HC_ERR_RESOURCE, fail, "%s: out of host memory reading %zu bytes", path, bytes);
-  HC_CHECK_GOTO(fread(arr->data, 1, bytes, f) == bytes, HC_ERR_INPUT, fail, "%s: read error: %s", path,
+  HC_CHECK_GOTO(arr->data, HC_ERR_RESOURCE, fail, "%s: out of host memory reading %zu bytes", name, bytes);
+  HC_CHECK_GOTO(fread(arr->data, 1, bytes, f) == bytes, HC_ERR_INPUT, fail, "%s: read error: %s", name,
                 strerror(errno));
-  fclose(f);
   return HC_OK;
 fail:
-  fclose(f);
   hc_npy_free(arr);
+  return ierr;
+}
+
+int hc_npy_read(const char *path, hc_npy_array *arr) {
+  memset(arr, 0, sizeof(*arr));
+  FILE *f = fopen(path, "rb");
+  HC_CHECK(f, HC_ERR_INPUT, "%s: cannot open: %s", path, strerror(errno));
+  int ierr = hc_npy_read_stream(f, path, arr);
+  fclose(f);
   return ierr;
 }
 

@@ -3,6 +3,7 @@
 #define HC_NPY_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "kernels/hc_kernels.h"
 
@@ -24,6 +25,10 @@ int hc_npy_read_header(const char *path, hc_npy_array *arr);
 
 /* Reads the whole file; arr->data is allocated and released by hc_npy_free. */
 int hc_npy_read(const char *path, hc_npy_array *arr);
+
+/* The same from an open, seekable stream positioned at the file's start (a file, or bytes in memory through
+   fmemopen); name stands for the file in messages. Reads to the end of f; does not close it. */
+int hc_npy_read_stream(FILE *f, const char *name, hc_npy_array *arr);
 
 /* Releases arr->data and zeroes arr. Accepts an array that holds nothing. */
 void hc_npy_free(hc_npy_array *arr);

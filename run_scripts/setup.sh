@@ -6,6 +6,10 @@ set -eu
 cd "$(dirname "$0")/.."
 
 pkgs="cmake make gcc g++ pkg-config git libopenmpi-dev openmpi-bin libyaml-dev libcmocka-dev gnuplot-nox python3 python3-numpy"
+# The fuzz targets (HC_ENABLE_FUZZ, off by default) need clang and libFuzzer; the default build does not.
+case "${HC_CMAKE_ARGS:-}" in
+  *HC_ENABLE_FUZZ=ON*) pkgs="$pkgs clang libclang-rt-dev" CC=${CC:-clang} && export CC ;;
+esac
 if command -v dpkg-query >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
   missing=""
   for p in $pkgs; do
