@@ -1,5 +1,6 @@
 /* The CUDA backend's table. */
 #include "kernels/cuda/hc_cuda.h"
+#include "kernels/cuda/hc_cuda_bench.h"
 
 const hc_backend hc_backend_cuda = {
     .name = "cuda",
@@ -13,4 +14,8 @@ const hc_backend hc_backend_cuda = {
     .copy_to_host = hc_cuda_copy_to_host,
     .synchronize = hc_cuda_synchronize,
     .chosen_variant = hc_chosen_variant_cuda,
+    .mem_copy = hc_cuda_mem_copy,
+    .peak_flops = hc_cuda_peak_flops,
+    .timer_start = hc_cuda_timer_start,
+    .timer_stop = hc_cuda_timer_stop,
 };
