@@ -20,6 +20,9 @@ static void hc_print_usage(FILE *out) {
           "                   against the serial reference and timed\n"
           "  hexcontract contract --kernel NAME --left A.npy --right B.npy --out O.npy [options]\n"
           "                   run one contraction on NumPy arrays (see hexcontract contract --help)\n"
+          "  hexcontract bench [--backend B] [--kernel K] [--variant V] [--memory-gb G] [--out DIR] ...\n"
+          "                   every kernel x variant at standard shapes against the roofline and cuBLAS\n"
+          "                   (see hexcontract bench --help)\n"
           "  hexcontract --help | --version\n"
           "\n"
           "Backends built into this binary:",
@@ -61,6 +64,8 @@ int main(int argc, char **argv) {
   int err;
   if (argc >= 2 && strcmp(argv[1], "contract") == 0) {
     err = hc_cmd_contract(argc - 1, argv + 1);
+  } else if (argc >= 2 && strcmp(argv[1], "bench") == 0) {
+    err = hc_cmd_bench(argc - 1, argv + 1);
   } else if (argc >= 2 && strcmp(argv[1], "demo") == 0) {
     err = hc_cmd_demo(argc - 1, argv + 1);
   } else if (argc >= 2 && strcmp(argv[1], "run") == 0) {
