@@ -16,6 +16,7 @@
    hc_error_code; main maps it to the documented exit code. */
 int hc_cmd_contract(int argc, char **argv);
 int hc_cmd_demo(int argc, char **argv);
+int hc_cmd_bench(int argc, char **argv);
 
 /* The proxy run (argv[0] is the program or "run"): initialises and finalises MPI itself and returns the
    process exit code, having reported any error. */

@@ -24,6 +24,9 @@ static void hc_print_usage(FILE *out) {
           "  hexcontract report DIR [--out DIR2]\n"
           "                   scaling report (tables, efficiency, halo model, plots) from a directory of results\n"
           "                   files (see hexcontract report --help; run_scripts/scaling.sh runs a sweep)\n"
+          "  hexcontract bench [--backend B] [--kernel K] [--variant V] [--memory-gb G] [--out DIR] ...\n"
+          "                   every kernel x variant at standard shapes against the roofline and cuBLAS\n"
+          "                   (see hexcontract bench --help)\n"
           "  hexcontract --help | --version\n"
           "\n"
           "Backends built into this binary:",
@@ -65,6 +68,8 @@ int main(int argc, char **argv) {
   int err;
   if (argc >= 2 && strcmp(argv[1], "contract") == 0) {
     err = hc_cmd_contract(argc - 1, argv + 1);
+  } else if (argc >= 2 && strcmp(argv[1], "bench") == 0) {
+    err = hc_cmd_bench(argc - 1, argv + 1);
   } else if (argc >= 2 && strcmp(argv[1], "demo") == 0) {
     err = hc_cmd_demo(argc - 1, argv + 1);
   } else if (argc >= 2 && strcmp(argv[1], "report") == 0) {

@@ -160,6 +160,18 @@ typedef struct hc_backend {
   /* Optional (NULL where a backend has only one algorithm): the variant that runs k, which for auto
      is the one chosen for k's shape (HC_VARIANT_AUTO while none has been chosen yet). */
   int (*chosen_variant)(const hc_contract *k, hc_variant *variant);
+  /* Optional, for `hexcontract bench`: copies bytes between two buffers of the backend's memory with the
+     backend's own copy kernel, queued like a contraction (its bandwidth is the bench's memory roof). */
+  int (*mem_copy)(void *dst, const void *src, size_t bytes);
+  /* Optional: the peak flop rate of the device in precision, in flops per second; with tensor_cores
+     nonzero, that of the units a tensor-core variant (tensorcore, cublas) uses, the same as without where
+     there are none. how (size bytes) says where the number comes from (a table or a measurement). */
+  int (*peak_flops)(hc_precision precision, int tensor_cores, double *flops_per_s, char *how, size_t size);
+  /* Optional (NULL: the host clock after synchronize): device-side timing of the work queued between
+     timer_start and timer_stop on the backend's stream (CUDA events); timer_stop waits for that work and
+     gives its seconds. */
+  int (*timer_start)(void);
+  int (*timer_stop)(double *seconds);
 } hc_backend;
 
 /* Names of every backend hexcontract knows, built or not: "serial", "openmp", "cuda". */

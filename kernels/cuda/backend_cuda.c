@@ -1,5 +1,6 @@
 /* The CUDA backend's table. */
 #include "kernels/cuda/hc_cuda.h"
+#include "kernels/cuda/hc_cuda_bench.h"
 
 const hc_backend hc_backend_cuda = {
     .name = "cuda",
@@ -23,4 +24,8 @@ const hc_backend hc_backend_cuda = {
     .mem_zero = hc_cuda_mem_zero,
     .gather = hc_cuda_gather,
     .scatter = hc_cuda_scatter,
+    .mem_copy = hc_cuda_mem_copy,
+    .peak_flops = hc_cuda_peak_flops,
+    .timer_start = hc_cuda_timer_start,
+    .timer_stop = hc_cuda_timer_stop,
 };

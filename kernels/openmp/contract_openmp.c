@@ -4,6 +4,7 @@
 
 #include "kernels/hc_kernels.h"
 #include "kernels/hc_celldata.h"
+#include "kernels/openmp/bench_openmp.h"
 #include "kernels/serial/hc_host_memory.h"
 
 /* Cells per block in the cell-minor loops: a few vector widths, small enough to sit in L1. */
@@ -45,4 +46,6 @@ const hc_backend hc_backend_openmp = {
     .synchronize = hc_host_synchronize,
     .celldata = hc_celldata_fill_openmp,
     .chosen_variant = NULL,
+    .mem_copy = hc_mem_copy_openmp,
+    .peak_flops = hc_peak_flops_openmp,
 };

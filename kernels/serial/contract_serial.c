@@ -4,6 +4,7 @@
 
 #include "kernels/hc_kernels.h"
 #include "kernels/hc_celldata.h"
+#include "kernels/hc_roofline.h"
 #include "kernels/serial/hc_host_memory.h"
 
 #define HC_TEMPLATE "kernels/serial/contract_serial_impl.h"
@@ -64,4 +65,6 @@ const hc_backend hc_backend_serial = {
     .synchronize = hc_host_synchronize,
     .celldata = hc_celldata_fill_serial,
     .chosen_variant = NULL,
+    .mem_copy = hc_host_copy,
+    .peak_flops = hc_peak_flops_serial,
 };

@@ -1,0 +1,91 @@
+/* hexcontract bench: every kernel x variant at standard shapes against the device's roofline (its
+   measured copy bandwidth and its peak flop rate) and against cuBLAS. Shared by the runner
+   (cmd_bench.c) and the report writers (bench_report.c). */
+#ifndef HC_BENCH_H
+#define HC_BENCH_H
+
+#include <stdint.h>
+
+#include "kernels/hc_kernels.h"
+
+#define HC_BENCH_MAX_SHAPES 16
+#define HC_BENCH_REASON_LEN 320
+#define HC_BENCH_HOW_LEN    320
+
+typedef struct {
+  const char *backend;
+  int kernel[HC_NUM_KERNELS];   /* 1: benchmarked */
+  int variant[HC_NUM_VARIANTS]; /* 1: asked for (those the backend does not support are listed as skipped) */
+  int precision[2];             /* indexed by hc_precision */
+  int layout[2];                /* indexed by hc_layout */
+  int nshapes;
+  int shape_L[HC_BENCH_MAX_SHAPES]; /* (L, P) pairs; R = L, D = 3 */
+  int shape_P[HC_BENCH_MAX_SHAPES];
+  double memory_gb; /* the arrays of each case fill this many GB (1e9 bytes) */
+  int repeat;       /* timed calls per variant (fewer when one call takes long) */
+  const char *out;  /* output directory */
+  int64_t cells;    /* > 0: every case has this many cells instead of filling the budget */
+} hc_bench_options;
+
+typedef enum { HC_BENCH_RAN = 0, HC_BENCH_SKIPPED = 1, HC_BENCH_FAILED = 2 } hc_bench_status;
+
+/* One variant on one case. */
+typedef struct {
+  hc_variant variant;
+  hc_variant chosen; /* auto's choice (else the variant itself) */
+  hc_bench_status status;
+  char reason[HC_BENCH_REASON_LEN]; /* why skipped or failed */
+  int calls;
+  double median_s, min_s; /* seconds per call */
+  double gbs, gflops;     /* cost model over the median time */
+  double peak;            /* the peak rate (flops/s) of the units this variant uses */
+  double roofline_s;      /* max(bytes / copy bandwidth, flops / peak) */
+  double roofline_pct;    /* 100 roofline_s / median_s */
+  double vs_cublas;       /* cublas's median time over this one (> 1: faster than cublas); 0: no cublas */
+  double max_err, tol;    /* largest difference from the reference (or serial on the sampled cells) */
+  int64_t bad;            /* entries outside the tolerance */
+} hc_bench_row;
+
+/* One case: a kernel at a shape, precision and layout, with every variant. */
+typedef struct {
+  hc_contract k;
+  int overhead; /* the call-overhead case (1,000 cells; time per call of back-to-back calls) */
+  double flops, bytes;
+  hc_bench_row rows[HC_NUM_VARIANTS];
+  int nrows;
+  int best;                /* index of the fastest variant that ran and agreed (auto only if alone); -1 */
+  hc_layout cublas_layout; /* the layout cublas ran in for vs_cublas (cell-major; also for cell-minor cases) */
+  int have_cublas;
+} hc_bench_case;
+
+typedef struct {
+  hc_bench_options opt;
+  const hc_backend *b;
+  char device[256];
+  double budget_bytes;              /* the memory budget after the caps */
+  char budget_note[256];            /* why it was capped ("" if not) */
+  double copy_bytes;                /* bytes moved per copy call, read + write */
+  double copy_gbs, copy_gbs_median; /* the best and the median of the copy kernel's calls, GB/s */
+  int copy_calls;
+  double peak[2][2]; /* [precision][tensor cores] flops/s; 0 unknown */
+  char peak_how[2][2][HC_BENCH_HOW_LEN];
+  hc_bench_case *cases;
+  int ncases;
+  int failures;
+  double seconds;
+  char date[32];
+} hc_bench;
+
+/* The peak a variant's row is measured against: the tensor-core peak for tensorcore and cublas in double
+   (and auto when it chose one of them). */
+double hc_bench_row_peak(const hc_bench *bench, const hc_contract *k, hc_variant ran);
+
+/* Report writers (bench_report.c). Each writes its file atomically in bench->opt.out. */
+void hc_bench_print_summary(const hc_bench *bench);
+int hc_bench_write_yaml(const hc_bench *bench, const char *path);
+int hc_bench_write_csv(const hc_bench *bench, const char *path);
+/* Writes roofline.dat and roofline.gp and runs gnuplot for roofline.png; *note says what happened when
+   no PNG was made (gnuplot missing or failing). */
+int hc_bench_plot(const hc_bench *bench, char *note, size_t size);
+
+#endif

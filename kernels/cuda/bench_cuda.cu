@@ -1,0 +1,88 @@
+// The CUDA backend's members for hexcontract bench: the copy kernel whose bandwidth is the memory roof,
+// the peak flop rate from the device's attributes, and CUDA-event timing on the backend's stream.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstdio>
+
+#include "kernels/cuda/hc_cuda_bench.h"
+#include "kernels/cuda/hc_cuda_common.cuh"
+#include "kernels/hc_roofline.h"
+
+namespace {
+
+constexpr int kCopyThreads = 256;
+
+// One 16-byte word per thread and iteration of a grid-stride loop: dst[i] = src[i], i < n.
+__global__ void copy16(const int4 *__restrict__ src, int4 *__restrict__ dst, int64_t n) {
+  const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) dst[i] = src[i];
+}
+
+// The bytes that do not fill a 16-byte word, or buffers that are not 16-byte aligned.
+__global__ void copy1(const unsigned char *__restrict__ src, unsigned char *__restrict__ dst, int64_t n) {
+  const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) dst[i] = src[i];
+}
+
+cudaEvent_t timer_events[2] = {nullptr, nullptr};
+
+}  // namespace
+
+extern "C" int hc_cuda_mem_copy(void *d_dst, const void *d_src, size_t bytes) {
+  if (bytes == 0) return HC_OK;
+  const cudaStream_t stream = hc_cuda_stream();
+  const bool aligned = ((uintptr_t)d_dst % 16 == 0) && ((uintptr_t)d_src % 16 == 0);
+  const int64_t words = aligned ? (int64_t)(bytes / 16) : 0, tail = (int64_t)bytes - 16 * words;
+  if (words > 0) {
+    copy16<<<hc_cuda_grid((words + kCopyThreads - 1) / kCopyThreads), kCopyThreads, 0, stream>>>(
+        static_cast<const int4 *>(d_src), static_cast<int4 *>(d_dst), words);
+    HC_CALL_CUDA_LAUNCH(cudaGetLastError(), "copy");
+  }
+  if (tail > 0) {
+    copy1<<<hc_cuda_grid((tail + kCopyThreads - 1) / kCopyThreads), kCopyThreads, 0, stream>>>(
+        static_cast<const unsigned char *>(d_src) + 16 * words, static_cast<unsigned char *>(d_dst) + 16 * words, tail);
+    HC_CALL_CUDA_LAUNCH(cudaGetLastError(), "copy");
+  }
+  return HC_OK;
+}
+
+extern "C" int hc_cuda_peak_flops(hc_precision precision, int tensor_cores, double *flops_per_s, char *how,
+                                  size_t size) {
+  const cudaDeviceProp *props = nullptr;
+  int device = 0, clock_khz = 0;
+  *flops_per_s = 0;
+  HC_CALL(hc_cuda_device_props(&props));
+  HC_CALL_CUDA(cudaGetDevice(&device));
+  HC_CALL_CUDA(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device));
+  const int fma = hc_gpu_fma_per_clock(props->major, props->minor, precision, tensor_cores);
+  HC_CHECK(fma > 0, HC_ERR_UNSUPPORTED,
+           "no peak flop rate for compute capability %d.%d (%s): it is not in hc_gpu_fma_per_clock's table",
+           props->major, props->minor, props->name);
+  const bool tc =
+      tensor_cores && precision == HC_DOUBLE && fma != hc_gpu_fma_per_clock(props->major, props->minor, precision, 0);
+  *flops_per_s = 2.0 * props->multiProcessorCount * (clock_khz * 1e3) * fma;
+  snprintf(how, size, "%s, compute capability %d.%d: %d SMs x %.0f MHz (boost clock) x %d %s%s FMA/clock/SM x 2",
+           props->name, props->major, props->minor, props->multiProcessorCount, clock_khz * 1e-3, fma,
+           precision == HC_FLOAT ? "FP32" : "FP64", tc ? " tensor-core" : "");
+  return HC_OK;
+}
+
+extern "C" int hc_cuda_timer_start(void) {
+  for (int i = 0; i < 2; i++) {
+    if (!timer_events[i]) HC_CALL_CUDA(cudaEventCreate(&timer_events[i]));
+  }
+  HC_CALL_CUDA(cudaEventRecord(timer_events[0], hc_cuda_stream()));
+  return HC_OK;
+}
+
+extern "C" int hc_cuda_timer_stop(double *seconds) {
+  float ms = 0;
+  *seconds = 0;
+  HC_CHECK(timer_events[0] && timer_events[1], HC_ERR_RUNTIME, "CUDA timer stopped before it was started");
+  HC_CALL_CUDA(cudaEventRecord(timer_events[1], hc_cuda_stream()));
+  HC_CALL_CUDA(cudaEventSynchronize(timer_events[1]));
+  HC_CALL_CUDA(cudaEventElapsedTime(&ms, timer_events[0], timer_events[1]));
+  *seconds = 1e-3 * ms;
+  return HC_OK;
+}

@@ -1,0 +1,29 @@
+/* The CUDA backend's members for hexcontract bench (bench_cuda.cu): its copy kernel, the device's peak
+   flop rate from its attributes, and CUDA-event timing on the backend's stream. */
+#ifndef HC_CUDA_BENCH_H
+#define HC_CUDA_BENCH_H
+
+#include <stddef.h>
+
+#include "kernels/hc_kernels.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Copies bytes from d_src to d_dst (device memory, not overlapping) with a 16-byte-per-thread copy kernel
+   on the backend's stream; asynchronous. */
+int hc_cuda_mem_copy(void *d_dst, const void *d_src, size_t bytes);
+
+/* Multiprocessors x boost clock x FMA per clock per multiprocessor (hc_gpu_fma_per_clock) x 2. */
+int hc_cuda_peak_flops(hc_precision precision, int tensor_cores, double *flops_per_s, char *how, size_t size);
+
+/* CUDA events recorded on the backend's stream; timer_stop waits for the stop event. */
+int hc_cuda_timer_start(void);
+int hc_cuda_timer_stop(double *seconds);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

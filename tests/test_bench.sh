@@ -1,0 +1,49 @@
+#!/bin/sh
+# hexcontract bench end to end on a CPU backend, quick: it runs, writes bench.yaml and bench.csv, its
+# numbers are positive and consistent (GB/s = bytes / median time, GFLOP/s = flops / median time,
+# % of roofline = roofline time / median time), and a perturbed result is reported as FAILED (exit 1).
+# Usage: test_bench.sh HEXCONTRACT BACKEND OUTDIR
+set -u
+exe=$1
+backend=$2
+out=$3
+rm -rf "$out"
+fail() {
+  echo "test_bench.sh: $*"
+  exit 1
+}
+quick="--backend $backend --shapes 8,8;27,27 --kernel DataDataVector,DataFieldScalar,FieldFieldTensor --cells 40 --memory-gb 0.01 --repeat 3"
+# shellcheck disable=SC2086
+"$exe" bench $quick --out "$out" > "$out.log" 2>&1 || { cat "$out.log"; fail "bench exited $?"; }
+cat "$out.log"
+for f in bench.yaml bench.csv roofline.dat roofline.gp; do
+  [ -s "$out/$f" ] || fail "$out/$f was not written"
+done
+grep -q '^schema: hexcontract-bench/1' "$out/bench.yaml" || fail "bench.yaml has no schema line"
+grep -q '^status: passed' "$out/bench.yaml" || fail "bench.yaml does not say passed"
+grep -q 'copy bandwidth' "$out.log" || fail "no copy bandwidth on stdout"
+grep -q 'call overhead' "$out.log" || fail "no call-overhead case"
+# Every row that ran: positive times and rates that follow from the cost model.
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+  $col["status"] == "ok" {
+    n++
+    t = $col["median_s"]; b = $col["bytes"]; fl = $col["flops"]
+    if (t <= 0 || $col["min_s"] <= 0 || $col["min_s"] > t * 1.000001) { print "bad times: " $0; bad = 1 }
+    if ($col["gbs"] <= 0 || $col["gflops"] <= 0 || $col["copy_gbs"] <= 0 || $col["peak_gflops"] <= 0) { print "bad rates: " $0; bad = 1 }
+    if (sqrt(($col["gbs"] - b / t * 1e-9) ^ 2) > 1e-4 * $col["gbs"]) { print "GB/s != bytes / time: " $0; bad = 1 }
+    if (sqrt(($col["gflops"] - fl / t * 1e-9) ^ 2) > 1e-4 * $col["gflops"]) { print "GFLOP/s != flops / time: " $0; bad = 1 }
+    if (sqrt(($col["roofline_pct"] - 100 * $col["roofline_s"] / t) ^ 2) > 1e-3 * $col["roofline_pct"] + 1e-3) { print "% roofline: " $0; bad = 1 }
+    rt = b / ($col["copy_gbs"] * 1e9); ft = fl / ($col["peak_gflops"] * 1e9); if (ft > rt) rt = ft
+    if (sqrt(($col["roofline_s"] - rt) ^ 2) > 1e-4 * rt) { print "roofline time != max(bytes/bw, flops/peak): " $0; bad = 1 }
+    if ($col["C"] + 0 != 40 && $col["kind"] == "bench") { print "cells: " $0; bad = 1 }
+  }
+  END { if (n < 6) { print "only " n " rows ran"; bad = 1 } exit bad }' "$out/bench.csv" || fail "inconsistent numbers in bench.csv"
+# A result made wrong on purpose is caught: FAILED, exit code 1, status failed.
+# shellcheck disable=SC2086
+HC_BENCH_TEST_PERTURB=auto "$exe" bench $quick --out "$out-perturbed" > "$out-perturbed.log" 2>&1
+code=$?
+cat "$out-perturbed.log"
+[ "$code" = 1 ] || fail "a perturbed result gave exit code $code, expected 1"
+grep -q 'FAILED' "$out-perturbed.log" || fail "no FAILED row for a perturbed result"
+grep -q '^status: failed' "$out-perturbed/bench.yaml" || fail "bench.yaml of a perturbed run does not say failed"
+echo "test_bench.sh: ok"
