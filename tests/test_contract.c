@@ -102,9 +102,11 @@ static void test_kernel(void **state) {
   checked += check_shape(kernel, 5, 4, 9, 8, 3, 1, 14);
   checked += check_shape(kernel, 33, 8, 8, 8, 3, 8, 15);
   checked += check_shape(kernel, 130, 27, 8, 27, 3, 27, 16);
-  /* Random shapes. */
+  /* Random shapes (HC_TEST_QUICK=1 skips them: for slow tools such as compute-sanitizer's racecheck). */
   uint64_t x = 0x1234567ull + (uint64_t)kernel;
-  for (int t = 0; t < 12; t++) {
+  const int quick = getenv("HC_TEST_QUICK") && getenv("HC_TEST_QUICK")[0] == '1';
+  if (quick) assert_true(checked >= 6 * 8);
+  for (int t = 0; t < (quick ? 0 : 12); t++) {
     x = x * 6364136223846793005ull + 1442695040888963407ull;
     int64_t C = 1 + (int64_t)((x >> 33) % 70);
     int L = 1 + (int)((x >> 20) % 9), R = 1 + (int)((x >> 24) % 9), P = 1 + (int)((x >> 28) % 12);
@@ -112,7 +114,7 @@ static void test_kernel(void **state) {
     checked += check_shape(kernel, C, L, R, P, D, Pd, 100 + (uint64_t)t);
   }
   /* Every backend runs at least its `auto` variant on every shape. */
-  assert_true(checked >= 18 * 8);
+  assert_true(checked >= (quick ? 6 : 18) * 8);
 }
 
 static void test_shape_errors(void **state) {
