@@ -421,7 +421,8 @@ static void hc_report_md_model(const hc_report *rep, FILE *f) {
   char b1[32], b2[32], b3[32], b4[32], b5[32];
   fprintf(f,
           "## Halo traffic model\n\n"
-          "Every step exchanges %d nodal vector%s (one per DataField and FieldField kernel) in double precision "
+          "Every step exchanges %d nodal vector%s (one per DataField and FieldField kernel) in double precision, "
+          "all in one round of messages (one message per neighbour each way), "
           "(8 bytes per value). A rank sends each of its neighbours the nodes it shares with it: a face neighbour "
           "`(p*n1+1)*(p*n2+1)` values for a block of `n1 x n2` cells on that face and order `p`, an edge neighbour "
           "`p*n+1`, a corner neighbour 1. So the traffic per rank and step is\n\n"
@@ -451,7 +452,7 @@ static void hc_report_md_model(const hc_report *rep, FILE *f) {
     if (r->implied_bw > 0) snprintf(bw, sizeof(bw), "%.3g GB/s", 1e-9 * r->implied_bw);
     fprintf(f, "| %d | %s | %.0f | %.0f | %s | %s | %.0f | %s | %s | %s | %s |\n", x->ranks, grid,
             x->halo_neighbors.max, x->halo_bytes_per_exchange.max, model,
-            hc_fmt_bytes(r->halo_bytes_step, b1, sizeof(b1)), x->halo_neighbors.max * x->halo_exchanges_per_step,
+            hc_fmt_bytes(r->halo_bytes_step, b1, sizeof(b1)), x->halo_neighbors.max,
             hc_fmt_s(r->halo.min, b5, sizeof(b5)), hc_fmt_s(r->halo.avg, b2, sizeof(b2)),
             hc_fmt_s(r->halo.max, b3, sizeof(b3)), bw);
   }
@@ -491,7 +492,7 @@ static void hc_report_md_model(const hc_report *rep, FILE *f) {
     }
     hc_format_grid(grid, g, sizeof(g));
     const double bytes = 8.0 * (double)values * exchanges;
-    fprintf(f, "| %d | %s | %d | %s | %d |", n, g, nb, hc_fmt_bytes(bytes, b1, sizeof(b1)), nb * exchanges);
+    fprintf(f, "| %d | %s | %d | %s | %d |", n, g, nb, hc_fmt_bytes(bytes, b1, sizeof(b1)), nb);
     if (ref) {
       const double th = ref->halo.min * bytes / ref->halo_bytes_step;
       double rest = ref->step.max - ref->halo.max;

@@ -97,7 +97,7 @@ typedef struct {
   int64_t num_shared;            /* nodes shared with other ranks (device assembly: only these cross) */
   const int32_t *shared;         /* their local ids (borrowed from the halo) */
   int32_t *d_shared;             /* the same in the backend's memory */
-  double *d_shbuf, *h_shbuf;     /* [num_shared] staging of shared values, device and host */
+  double *d_shbuf, *h_shbuf;     /* [vectors][num_shared] staging of shared values, device and host */
   double *y[HC_NUM_KERNELS];     /* assembled nodal vectors of DataField and FieldField kernels */
   double *node_x;                /* [C][L][3] node coordinates (scratch) */
   double *u0, *du;               /* u at the nodes = u0 + sin(omega t) du: the shear moves the nodes linearly in

@@ -16,8 +16,9 @@ struct hc_halo {
   int32_t *index;        /* index: [offset[num_neighbors]], local nodes shared with each neighbour */
   int64_t num_shared;    /* local nodes shared with any neighbour */
   int32_t *shared;       /* shared: [num_shared], those nodes */
-  void *send_buf;        /* [offset[num_neighbors]] values, sized for double */
-  void *recv_buf;        /* [offset[num_neighbors]] values, sized for double */
+  void *send_buf;        /* [capacity * offset[num_neighbors]] values, sized for double */
+  void *recv_buf;        /* [capacity * offset[num_neighbors]] values, sized for double */
+  int capacity;          /* vectors the buffers hold at once */
   void *work;            /* [num_nodes] values, sized for double: sums of shared nodes */
   MPI_Request *requests; /* [2 * num_neighbors]: receives, then sends */
 };
@@ -76,6 +77,7 @@ int hc_halo_create(const hc_mesh *mesh, hc_halo **halo) {
   h->num_neighbors = nn;
   const int64_t total = h->offset[nn];
   h->index = malloc((size_t)(total > 0 ? total : 1) * sizeof(*h->index));
+  h->capacity = 1;
   h->send_buf = malloc((size_t)(total > 0 ? total : 1) * sizeof(double));
   h->recv_buf = malloc((size_t)(total > 0 ? total : 1) * sizeof(double));
   h->work = malloc((size_t)mesh->num_nodes * sizeof(double));
@@ -116,58 +118,92 @@ cleanup:
   return ierr;
 }
 
-/* Packing and summing for one scalar type T, generated for double and float from one source. */
-#define HC_HALO_DEFINE_TYPED(T)                                                                \
-  static void halo_pack_##T(const hc_halo *h, const T *x) {                                    \
-    T *send = h->send_buf;                                                                     \
-    for (int64_t k = 0; k < h->offset[h->num_neighbors]; k++) send[k] = x[h->index[k]];        \
-  }                                                                                            \
-  static void halo_add_##T(const hc_halo *h, int first, int last, T *work) {                   \
-    const T *recv = h->recv_buf;                                                               \
-    for (int64_t k = h->offset[first]; k < h->offset[last]; k++) work[h->index[k]] += recv[k]; \
-  }                                                                                            \
-  static void halo_sum_##T(const hc_halo *h, T *x) {                                           \
-    T *work = h->work;                                                                         \
-    for (int64_t s = 0; s < h->num_shared; s++) work[h->shared[s]] = 0;                        \
-    halo_add_##T(h, 0, h->num_lower, work);                                                    \
-    for (int64_t s = 0; s < h->num_shared; s++) work[h->shared[s]] += x[h->shared[s]];         \
-    halo_add_##T(h, h->num_lower, h->num_neighbors, work);                                     \
-    for (int64_t s = 0; s < h->num_shared; s++) x[h->shared[s]] = work[h->shared[s]];          \
+/* Packing and summing of nvec vectors for one scalar type T, generated for double and float from one
+   source. Buffers are neighbour-major: neighbour i's message holds each vector's values for its nodes in
+   turn, starting at nvec * offset[i]. */
+#define HC_HALO_DEFINE_TYPED(T)                                                               \
+  static void halo_pack_##T(const hc_halo *h, int nvec, T *const *x) {                        \
+    T *send = h->send_buf;                                                                    \
+    for (int i = 0; i < h->num_neighbors; i++) {                                              \
+      const int64_t o = h->offset[i], cnt = h->offset[i + 1] - o;                             \
+      for (int v = 0; v < nvec; v++) {                                                        \
+        T *dst = send + nvec * o + v * cnt;                                                   \
+        for (int64_t k = 0; k < cnt; k++) dst[k] = x[v][h->index[o + k]];                     \
+      }                                                                                       \
+    }                                                                                         \
+  }                                                                                           \
+  static void halo_add_##T(const hc_halo *h, int nvec, int v, int first, int last, T *work) { \
+    const T *recv = h->recv_buf;                                                              \
+    for (int i = first; i < last; i++) {                                                      \
+      const int64_t o = h->offset[i], cnt = h->offset[i + 1] - o;                             \
+      const T *src = recv + nvec * o + v * cnt;                                               \
+      for (int64_t k = 0; k < cnt; k++) work[h->index[o + k]] += src[k];                      \
+    }                                                                                         \
+  }                                                                                           \
+  static void halo_sum_##T(const hc_halo *h, int nvec, T *const *x) {                         \
+    T *work = h->work;                                                                        \
+    for (int v = 0; v < nvec; v++) {                                                          \
+      for (int64_t s = 0; s < h->num_shared; s++) work[h->shared[s]] = 0;                     \
+      halo_add_##T(h, nvec, v, 0, h->num_lower, work);                                        \
+      for (int64_t s = 0; s < h->num_shared; s++) work[h->shared[s]] += x[v][h->shared[s]];   \
+      halo_add_##T(h, nvec, v, h->num_lower, h->num_neighbors, work);                         \
+      for (int64_t s = 0; s < h->num_shared; s++) x[v][h->shared[s]] = work[h->shared[s]];    \
+    }                                                                                         \
   }
 
 HC_HALO_DEFINE_TYPED(double)
 HC_HALO_DEFINE_TYPED(float)
 
-int hc_halo_exchange(hc_halo *halo, hc_precision precision, void *x) {
-  HC_CHECK(halo && (x || halo->num_nodes == 0), HC_ERR_INPUT, "hc_halo_exchange: NULL argument");
-  HC_CHECK(precision == HC_DOUBLE || precision == HC_FLOAT, HC_ERR_INPUT, "hc_halo_exchange: unknown precision %d",
-           (int)precision);
-  hc_halo *h = halo;
+/* Sums nvec vectors of one precision in one round of messages. */
+static int hc_halo_exchange_vectors(hc_halo *h, hc_precision precision, int nvec, void *const *x) {
   const int nn = h->num_neighbors;
-  if (nn == 0) return HC_OK;
+  if (nn == 0 || nvec == 0) return HC_OK;
+  if (nvec > h->capacity) {
+    size_t n = (size_t)nvec * (size_t)(h->offset[nn] > 0 ? h->offset[nn] : 1) * sizeof(double);
+    void *send = realloc(h->send_buf, n);
+    if (send) h->send_buf = send;
+    void *recv = send ? realloc(h->recv_buf, n) : NULL;
+    if (recv) h->recv_buf = recv;
+    HC_CHECK(send && recv, HC_ERR_RESOURCE, "out of memory for the halo buffers of %d vectors (%zu bytes)", nvec, n);
+    h->capacity = nvec;
+  }
   const MPI_Datatype type = precision == HC_DOUBLE ? MPI_DOUBLE : MPI_FLOAT;
   const size_t size = hc_precision_size(precision);
   char *send = h->send_buf, *recv = h->recv_buf;
   for (int i = 0; i < nn; i++) {
-    HC_CALL_MPI(MPI_Irecv(recv + h->offset[i] * size, (int)(h->offset[i + 1] - h->offset[i]), type, h->neighbor[i], 0,
-                          h->comm, &h->requests[i]));
+    HC_CALL_MPI(MPI_Irecv(recv + nvec * h->offset[i] * size, (int)(nvec * (h->offset[i + 1] - h->offset[i])), type,
+                          h->neighbor[i], 0, h->comm, &h->requests[i]));
   }
   if (precision == HC_DOUBLE) {
-    halo_pack_double(h, x);
+    halo_pack_double(h, nvec, (double *const *)x);
   } else {
-    halo_pack_float(h, x);
+    halo_pack_float(h, nvec, (float *const *)x);
   }
   for (int i = 0; i < nn; i++) {
-    HC_CALL_MPI(MPI_Isend(send + h->offset[i] * size, (int)(h->offset[i + 1] - h->offset[i]), type, h->neighbor[i], 0,
-                          h->comm, &h->requests[nn + i]));
+    HC_CALL_MPI(MPI_Isend(send + nvec * h->offset[i] * size, (int)(nvec * (h->offset[i + 1] - h->offset[i])), type,
+                          h->neighbor[i], 0, h->comm, &h->requests[nn + i]));
   }
   HC_CALL_MPI(MPI_Waitall(2 * nn, h->requests, MPI_STATUSES_IGNORE));
   if (precision == HC_DOUBLE) {
-    halo_sum_double(h, x);
+    halo_sum_double(h, nvec, (double *const *)x);
   } else {
-    halo_sum_float(h, x);
+    halo_sum_float(h, nvec, (float *const *)x);
   }
   return HC_OK;
+}
+
+int hc_halo_exchange(hc_halo *halo, hc_precision precision, void *x) {
+  HC_CHECK(halo && (x || halo->num_nodes == 0), HC_ERR_INPUT, "hc_halo_exchange: NULL argument");
+  HC_CHECK(precision == HC_DOUBLE || precision == HC_FLOAT, HC_ERR_INPUT, "hc_halo_exchange: unknown precision %d",
+           (int)precision);
+  return hc_halo_exchange_vectors(halo, precision, 1, &x);
+}
+
+int hc_halo_exchange_many(hc_halo *halo, int nvec, double *const *x) {
+  HC_CHECK(halo && nvec >= 0 && (nvec == 0 || x), HC_ERR_INPUT, "hc_halo_exchange_many: bad arguments");
+  for (int v = 0; v < nvec; v++)
+    HC_CHECK(x[v] || halo->num_nodes == 0, HC_ERR_INPUT, "hc_halo_exchange_many: vector %d is NULL", v);
+  return hc_halo_exchange_vectors(halo, HC_DOUBLE, nvec, (void *const *)x);
 }
 
 int hc_halo_shared(const hc_halo *halo, int64_t *num_shared, const int32_t **shared) {

@@ -38,6 +38,10 @@ int hc_halo_create(const hc_mesh *mesh, hc_halo **halo);
    talk, with non-blocking MPI_Irecv/MPI_Isend/MPI_Waitall; there is no global synchronisation). */
 int hc_halo_exchange(hc_halo *halo, hc_precision precision, void *x);
 
+/* The same for nvec nodal vectors of doubles at once, in one round of messages (one per neighbour each
+   way): the sums are bitwise those of nvec calls of hc_halo_exchange. Collective. */
+int hc_halo_exchange_many(hc_halo *halo, int nvec, double *const *x);
+
 /* The local nodes this rank shares with any neighbour: *shared points at *num_shared local node ids
    (owned by the halo). hc_halo_exchange reads and writes x only at these nodes, so a caller whose
    vector lives elsewhere (on a device) need only bring these entries over and back. Not collective. */
