@@ -422,7 +422,7 @@ static void hc_report_md_model(const hc_report *rep, FILE *f) {
   fprintf(f,
           "## Halo traffic model\n\n"
           "Every step exchanges %d nodal vector%s (one per DataField and FieldField kernel) in double precision, "
-          "all in one round of messages (one message per neighbour each way), "
+          "all in one round of messages (one message per neighbour each way) "
           "(8 bytes per value). A rank sends each of its neighbours the nodes it shares with it: a face neighbour "
           "`(p*n1+1)*(p*n2+1)` values for a block of `n1 x n2` cells on that face and order `p`, an edge neighbour "
           "`p*n+1`, a corner neighbour 1. So the traffic per rank and step is\n\n"
