@@ -411,23 +411,39 @@ static int hc_run_dump(const hc_run *run, hc_kernel kernel) {
   return HC_OK;
 }
 
-/* Sums the shared nodes of every assembled nodal vector over ranks, in one round of messages. With
-   device assembly only the shared entries cross: gathered on the device into one buffer, exchanged on
-   the host, scattered back. */
-static int hc_run_halo(hc_run *run) {
-  const hc_backend *be = run->be;
-  double *ys[HC_NUM_KERNELS];
-  int kids[HC_NUM_KERNELS], nvec = 0;
+/* The nodal vectors the halo exchange sums: kids[v] and their host arrays ys[v]. */
+static int hc_run_nodal_vectors(const hc_run *run, int kids[HC_NUM_KERNELS], double *ys[HC_NUM_KERNELS]) {
+  int nvec = 0;
   for (int kid = 0; kid < HC_NUM_KERNELS; kid++)
     if (run->y[kid]) kids[nvec] = kid, ys[nvec++] = run->y[kid];
-  if (!run->device_assembly) return hc_halo_exchange_many(run->halo, nvec, ys);
+  return nvec;
+}
+
+/* Starts summing the shared nodes of every assembled nodal vector over ranks, in one round of messages.
+   With device assembly only the shared entries cross: gathered on the device into one buffer, copied
+   to the host arrays, and posted. */
+static int hc_run_halo_begin(hc_run *run) {
+  const hc_backend *be = run->be;
+  double *ys[HC_NUM_KERNELS];
+  int kids[HC_NUM_KERNELS], nvec = hc_run_nodal_vectors(run, kids, ys);
   const int64_t n = run->num_shared;
-  if (n == 0 || nvec == 0) return HC_OK;
-  for (int v = 0; v < nvec; v++) HC_CALL(be->gather(run->d_y[kids[v]], run->d_shared, n, run->d_shbuf + v * n));
-  HC_CALL(be->copy_to_host(run->h_shbuf, run->d_shbuf, sizeof(double) * (size_t)(nvec * n)));
-  for (int v = 0; v < nvec; v++)
-    for (int64_t i = 0; i < n; i++) ys[v][run->shared[i]] = run->h_shbuf[v * n + i];
-  HC_CALL(hc_halo_exchange_many(run->halo, nvec, ys));
+  if (run->device_assembly && n > 0 && nvec > 0) {
+    for (int v = 0; v < nvec; v++) HC_CALL(be->gather(run->d_y[kids[v]], run->d_shared, n, run->d_shbuf + v * n));
+    HC_CALL(be->copy_to_host(run->h_shbuf, run->d_shbuf, sizeof(double) * (size_t)(nvec * n)));
+    for (int v = 0; v < nvec; v++)
+      for (int64_t i = 0; i < n; i++) ys[v][run->shared[i]] = run->h_shbuf[v * n + i];
+  }
+  return hc_halo_begin_many(run->halo, nvec, ys);
+}
+
+/* Completes the round: waits, sums, and with device assembly scatters the sums back on the device. */
+static int hc_run_halo_end(hc_run *run) {
+  const hc_backend *be = run->be;
+  double *ys[HC_NUM_KERNELS];
+  int kids[HC_NUM_KERNELS], nvec = hc_run_nodal_vectors(run, kids, ys);
+  HC_CALL(hc_halo_end_many(run->halo, nvec, ys));
+  const int64_t n = run->num_shared;
+  if (!run->device_assembly || n == 0 || nvec == 0) return HC_OK;
   for (int v = 0; v < nvec; v++)
     for (int64_t i = 0; i < n; i++) run->h_shbuf[v * n + i] = ys[v][run->shared[i]];
   HC_CALL(be->copy_to_device(run->d_shbuf, run->h_shbuf, sizeof(double) * (size_t)(nvec * n)));
@@ -435,85 +451,108 @@ static int hc_run_halo(hc_run *run) {
   return be->synchronize();
 }
 
-/* One timestep at time t: cell data, contractions, assembly, halo exchange, reductions. With dump, also
-   writes the --dump arrays. */
+/* Times of one step: per phase, and per kernel for contractions and cell data. */
+typedef struct {
+  double ph[HC_NUM_PHASES], kern[HC_NUM_KERNELS], cd[HC_NUM_KERNELS];
+} hc_step_times;
+
+/* One kernel of a step: cell data, contraction, assembly (on the device or on the host). */
+static int hc_run_kernel(hc_run *run, const hc_celldata_desc *desc, int kid, int dump, hc_step_times *tm) {
+  const hc_backend *be = run->be;
+  const hc_mesh *m = run->mesh;
+  const hc_contract *k = &run->k[kid];
+  double t0 = hc_wtime();
+  HC_CALL(hc_run_fill(run, desc, (hc_kernel)kid, k));
+  HC_CALL(be->synchronize());
+  tm->cd[kid] = hc_wtime() - t0;
+  tm->ph[HC_PHASE_CELLDATA] += tm->cd[kid];
+
+  /* The contraction alone: CUDA events where the backend has them, else the wall clock. */
+  t0 = hc_wtime();
+  if (be->timer_start && be->timer_stop) {
+    HC_CALL(be->timer_start());
+    HC_CALL(hc_contract_apply(be, k, run->d_left, run->d_right, run->d_out[kid]));
+    HC_CALL(be->timer_stop(&tm->kern[kid]));
+  } else {
+    HC_CALL(hc_contract_apply(be, k, run->d_left, run->d_right, run->d_out[kid]));
+    HC_CALL(be->synchronize());
+    tm->kern[kid] = hc_wtime() - t0;
+  }
+  tm->ph[HC_PHASE_CONTRACT] += tm->kern[kid];
+  if (dump) HC_CALL(hc_run_dump(run, (hc_kernel)kid));
+
+  hc_family fam = hc_kernel_family((hc_kernel)kid);
+  if (run->device_assembly) {
+    /* Assemble on the device: the nodal vector stays there but for its shared nodes (hc_run_halo_begin);
+       the DataData outputs (C values) come over for the reduction. */
+    t0 = hc_wtime();
+    if (fam != HC_FAMILY_DATADATA) {
+      HC_CALL(be->mem_zero(run->d_y[kid], sizeof(double) * (size_t)m->num_nodes));
+      if (fam == HC_FAMILY_DATAFIELD) {
+        HC_CALL(be->assemble_vector(k, run->d_out[kid], run->d_cell_nodes, run->d_y[kid]));
+      } else {
+        HC_CALL(be->assemble_apply(k, run->d_out[kid], run->d_cell_nodes, run->d_u, run->d_y[kid]));
+      }
+    }
+    HC_CALL(be->synchronize());
+    tm->ph[HC_PHASE_ASSEMBLY] += hc_wtime() - t0;
+    if (fam == HC_FAMILY_DATADATA) {
+      t0 = hc_wtime();
+      HC_CALL(be->copy_to_host(run->h_out[kid], run->d_out[kid], hc_precision_size(k->precision) * (size_t)k->C));
+      tm->ph[HC_PHASE_TRANSFER] += hc_wtime() - t0;
+    }
+    return HC_OK;
+  }
+  if (be->is_device) {
+    t0 = hc_wtime();
+    size_t bytes = hc_precision_size(k->precision) * (size_t)hc_contract_numel(k, HC_ARRAY_OUT);
+    HC_CALL(be->copy_to_host(run->h_out[kid], run->d_out[kid], bytes));
+    tm->ph[HC_PHASE_TRANSFER] += hc_wtime() - t0;
+  }
+  t0 = hc_wtime();
+  if (fam == HC_FAMILY_DATAFIELD) {
+    memset(run->y[kid], 0, sizeof(double) * (size_t)m->num_nodes);
+    HC_CALL(hc_assemble_vector(run->coloring, k->L, k->layout, k->precision, run->h_out[kid], m->cell_nodes,
+                               run->y[kid]));
+  } else if (fam == HC_FAMILY_FIELDFIELD) {
+    memset(run->y[kid], 0, sizeof(double) * (size_t)m->num_nodes);
+    HC_CALL(hc_assemble_apply(run->coloring, k->L, k->layout, k->precision, run->h_out[kid], m->cell_nodes, run->u,
+                              run->y[kid], NULL));
+  }
+  tm->ph[HC_PHASE_ASSEMBLY] += hc_wtime() - t0;
+  return HC_OK;
+}
+
+/* One timestep at time t: cell data, contractions, assembly, halo exchange, reductions. The kernels that
+   feed nodal vectors (DataField, FieldField) run first; the halo messages of their vectors are in flight
+   while the DataData kernels, which need no halo, run. With dump, also writes the --dump arrays. */
 static int hc_run_step(hc_run *run, double t, int timed, int dump) {
   const hc_backend *be = run->be;
   const hc_mesh *m = run->mesh;
-  double ph[HC_NUM_PHASES] = {0}, kern[HC_NUM_KERNELS] = {0}, cd[HC_NUM_KERNELS] = {0};
+  hc_step_times tm;
+  memset(&tm, 0, sizeof(tm));
   double t_step = hc_wtime(), t0;
   hc_celldata_desc desc;
   hc_run_desc(run, run->d_X0, m->C, t, &desc);
 
   t0 = hc_wtime();
   HC_CALL(hc_run_interpolate_u(run, t));
-  ph[HC_PHASE_CELLDATA] += hc_wtime() - t0;
+  tm.ph[HC_PHASE_CELLDATA] += hc_wtime() - t0;
   if (run->device_assembly) {
     t0 = hc_wtime();
     HC_CALL(be->copy_to_device(run->d_u, run->u, sizeof(double) * (size_t)m->num_nodes));
-    ph[HC_PHASE_TRANSFER] += hc_wtime() - t0;
+    tm.ph[HC_PHASE_TRANSFER] += hc_wtime() - t0;
   }
-  for (int kid = 0; kid < HC_NUM_KERNELS; kid++) {
-    if (!run->cfg.enabled[kid]) continue;
-    const hc_contract *k = &run->k[kid];
-    t0 = hc_wtime();
-    HC_CALL(hc_run_fill(run, &desc, (hc_kernel)kid, k));
-    HC_CALL(be->synchronize());
-    cd[kid] = hc_wtime() - t0;
-    ph[HC_PHASE_CELLDATA] += cd[kid];
-
-    t0 = hc_wtime();
-    HC_CALL(hc_contract_apply(be, k, run->d_left, run->d_right, run->d_out[kid]));
-    HC_CALL(be->synchronize());
-    kern[kid] = hc_wtime() - t0;
-    ph[HC_PHASE_CONTRACT] += kern[kid];
-    if (dump) HC_CALL(hc_run_dump(run, (hc_kernel)kid));
-
-    hc_family fam = hc_kernel_family((hc_kernel)kid);
-    if (run->device_assembly) {
-      /* Assemble on the device; only the nodal vector comes to the host (for the halo exchange), and the
-         DataData outputs (C values) for the reduction. */
-      t0 = hc_wtime();
-      if (fam != HC_FAMILY_DATADATA) {
-        HC_CALL(be->mem_zero(run->d_y[kid], sizeof(double) * (size_t)m->num_nodes));
-        if (fam == HC_FAMILY_DATAFIELD) {
-          HC_CALL(be->assemble_vector(k, run->d_out[kid], run->d_cell_nodes, run->d_y[kid]));
-        } else {
-          HC_CALL(be->assemble_apply(k, run->d_out[kid], run->d_cell_nodes, run->d_u, run->d_y[kid]));
-        }
-      }
-      HC_CALL(be->synchronize());
-      ph[HC_PHASE_ASSEMBLY] += hc_wtime() - t0;
-      if (fam == HC_FAMILY_DATADATA) {
-        t0 = hc_wtime();
-        HC_CALL(be->copy_to_host(run->h_out[kid], run->d_out[kid], hc_precision_size(k->precision) * (size_t)k->C));
-        ph[HC_PHASE_TRANSFER] += hc_wtime() - t0;
-      }
-      continue;
-    }
-    if (be->is_device) {
-      t0 = hc_wtime();
-      size_t bytes = hc_precision_size(k->precision) * (size_t)hc_contract_numel(k, HC_ARRAY_OUT);
-      HC_CALL(be->copy_to_host(run->h_out[kid], run->d_out[kid], bytes));
-      ph[HC_PHASE_TRANSFER] += hc_wtime() - t0;
-    }
-
-    t0 = hc_wtime();
-    if (fam == HC_FAMILY_DATAFIELD) {
-      memset(run->y[kid], 0, sizeof(double) * (size_t)m->num_nodes);
-      HC_CALL(hc_assemble_vector(run->coloring, k->L, k->layout, k->precision, run->h_out[kid], m->cell_nodes,
-                                 run->y[kid]));
-    } else if (fam == HC_FAMILY_FIELDFIELD) {
-      memset(run->y[kid], 0, sizeof(double) * (size_t)m->num_nodes);
-      HC_CALL(hc_assemble_apply(run->coloring, k->L, k->layout, k->precision, run->h_out[kid], m->cell_nodes,
-                                run->u, run->y[kid], NULL));
-    }
-    ph[HC_PHASE_ASSEMBLY] += hc_wtime() - t0;
-  }
-
+  for (int kid = HC_DATAFIELD_SCALAR; kid < HC_NUM_KERNELS; kid++)
+    if (run->cfg.enabled[kid]) HC_CALL(hc_run_kernel(run, &desc, kid, dump, &tm));
   t0 = hc_wtime();
-  HC_CALL(hc_run_halo(run));
-  ph[HC_PHASE_HALO] += hc_wtime() - t0;
+  HC_CALL(hc_run_halo_begin(run));
+  tm.ph[HC_PHASE_HALO] += hc_wtime() - t0;
+  for (int kid = HC_DATADATA_SCALAR; kid < HC_DATAFIELD_SCALAR; kid++)
+    if (run->cfg.enabled[kid]) HC_CALL(hc_run_kernel(run, &desc, kid, dump, &tm));
+  t0 = hc_wtime();
+  HC_CALL(hc_run_halo_end(run));
+  tm.ph[HC_PHASE_HALO] += hc_wtime() - t0;
 
   t0 = hc_wtime();
   double sums[3];
@@ -525,12 +564,12 @@ static int hc_run_step(hc_run *run, double t, int timed, int dump) {
   }
   HC_CALL(hc_acc_allreduce(run, acc, 3, sums));
   for (int kid = 0; kid < 3; kid++) run->values.dd_sum[kid] = sums[kid];
-  ph[HC_PHASE_REDUCTION] += hc_wtime() - t0;
-  ph[HC_PHASE_STEP] = hc_wtime() - t_step;
+  tm.ph[HC_PHASE_REDUCTION] += hc_wtime() - t0;
+  tm.ph[HC_PHASE_STEP] = hc_wtime() - t_step;
 
   if (timed) {
-    for (int i = 0; i < HC_NUM_PHASES; i++) run->phase_s[i] += ph[i];
-    for (int i = 0; i < HC_NUM_KERNELS; i++) run->kernel_s[i] += kern[i], run->celldata_s[i] += cd[i];
+    for (int i = 0; i < HC_NUM_PHASES; i++) run->phase_s[i] += tm.ph[i];
+    for (int i = 0; i < HC_NUM_KERNELS; i++) run->kernel_s[i] += tm.kern[i], run->celldata_s[i] += tm.cd[i];
   }
   run->t = t;
   return HC_OK;

@@ -154,8 +154,8 @@ cleanup:
 HC_HALO_DEFINE_TYPED(double)
 HC_HALO_DEFINE_TYPED(float)
 
-/* Sums nvec vectors of one precision in one round of messages. */
-static int hc_halo_exchange_vectors(hc_halo *h, hc_precision precision, int nvec, void *const *x) {
+/* Posts one round of messages for nvec vectors of one precision: receives, packing, sends. */
+static int hc_halo_begin_vectors(hc_halo *h, hc_precision precision, int nvec, void *const *x) {
   const int nn = h->num_neighbors;
   if (nn == 0 || nvec == 0) return HC_OK;
   if (nvec > h->capacity) {
@@ -183,6 +183,13 @@ static int hc_halo_exchange_vectors(hc_halo *h, hc_precision precision, int nvec
     HC_CALL_MPI(MPI_Isend(send + nvec * h->offset[i] * size, (int)(nvec * (h->offset[i + 1] - h->offset[i])), type,
                           h->neighbor[i], 0, h->comm, &h->requests[nn + i]));
   }
+  return HC_OK;
+}
+
+/* Completes the round posted by hc_halo_begin_vectors and sums into the vectors. */
+static int hc_halo_end_vectors(hc_halo *h, hc_precision precision, int nvec, void *const *x) {
+  const int nn = h->num_neighbors;
+  if (nn == 0 || nvec == 0) return HC_OK;
   HC_CALL_MPI(MPI_Waitall(2 * nn, h->requests, MPI_STATUSES_IGNORE));
   if (precision == HC_DOUBLE) {
     halo_sum_double(h, nvec, (double *const *)x);
@@ -192,11 +199,34 @@ static int hc_halo_exchange_vectors(hc_halo *h, hc_precision precision, int nvec
   return HC_OK;
 }
 
+/* Sums nvec vectors of one precision in one round of messages. */
+static int hc_halo_exchange_vectors(hc_halo *h, hc_precision precision, int nvec, void *const *x) {
+  HC_CALL(hc_halo_begin_vectors(h, precision, nvec, x));
+  return hc_halo_end_vectors(h, precision, nvec, x);
+}
+
 int hc_halo_exchange(hc_halo *halo, hc_precision precision, void *x) {
   HC_CHECK(halo && (x || halo->num_nodes == 0), HC_ERR_INPUT, "hc_halo_exchange: NULL argument");
   HC_CHECK(precision == HC_DOUBLE || precision == HC_FLOAT, HC_ERR_INPUT, "hc_halo_exchange: unknown precision %d",
            (int)precision);
   return hc_halo_exchange_vectors(halo, precision, 1, &x);
+}
+
+static int hc_halo_check_many(const hc_halo *halo, int nvec, double *const *x) {
+  HC_CHECK(halo && nvec >= 0 && (nvec == 0 || x), HC_ERR_INPUT, "hc_halo_exchange_many: bad arguments");
+  for (int v = 0; v < nvec; v++)
+    HC_CHECK(x[v] || halo->num_nodes == 0, HC_ERR_INPUT, "hc_halo_exchange_many: vector %d is NULL", v);
+  return HC_OK;
+}
+
+int hc_halo_begin_many(hc_halo *halo, int nvec, double *const *x) {
+  HC_CALL(hc_halo_check_many(halo, nvec, x));
+  return hc_halo_begin_vectors(halo, HC_DOUBLE, nvec, (void *const *)x);
+}
+
+int hc_halo_end_many(hc_halo *halo, int nvec, double *const *x) {
+  HC_CALL(hc_halo_check_many(halo, nvec, x));
+  return hc_halo_end_vectors(halo, HC_DOUBLE, nvec, (void *const *)x);
 }
 
 int hc_halo_exchange_many(hc_halo *halo, int nvec, double *const *x) {

@@ -42,6 +42,12 @@ int hc_halo_exchange(hc_halo *halo, hc_precision precision, void *x);
    way): the sums are bitwise those of nvec calls of hc_halo_exchange. Collective. */
 int hc_halo_exchange_many(hc_halo *halo, int nvec, double *const *x);
 
+/* hc_halo_exchange_many in two halves, so that other work runs while the messages are in flight:
+   begin packs the shared values and posts the messages; end waits for them and sums. Between the two
+   the vectors' shared entries must not change. At most one round per halo in flight. Collective. */
+int hc_halo_begin_many(hc_halo *halo, int nvec, double *const *x);
+int hc_halo_end_many(hc_halo *halo, int nvec, double *const *x);
+
 /* The local nodes this rank shares with any neighbour: *shared points at *num_shared local node ids
    (owned by the halo). hc_halo_exchange reads and writes x only at these nodes, so a caller whose
    vector lives elsewhere (on a device) need only bring these entries over and back. Not collective. */
