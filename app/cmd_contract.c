@@ -65,13 +65,17 @@ typedef struct {
 
 static int hc_contract_parse(int argc, char **argv, hc_contract_options *o, int *help) {
   enum { OPT_KERNEL = 256, OPT_LEFT, OPT_RIGHT, OPT_OUT, OPT_BACKEND, OPT_VARIANT, OPT_LAYOUT, OPT_SUM, OPT_REPEAT };
-  static const struct option longopts[] = {
-      {"kernel", required_argument, NULL, OPT_KERNEL},   {"left", required_argument, NULL, OPT_LEFT},
-      {"right", required_argument, NULL, OPT_RIGHT},     {"out", required_argument, NULL, OPT_OUT},
-      {"backend", required_argument, NULL, OPT_BACKEND}, {"variant", required_argument, NULL, OPT_VARIANT},
-      {"layout", required_argument, NULL, OPT_LAYOUT},   {"sum-into", no_argument, NULL, OPT_SUM},
-      {"repeat", required_argument, NULL, OPT_REPEAT},   {"help", no_argument, NULL, 'h'},
-      {NULL, 0, NULL, 0}};
+  static const struct option longopts[] = {{"kernel", required_argument, NULL, OPT_KERNEL},
+                                           {"left", required_argument, NULL, OPT_LEFT},
+                                           {"right", required_argument, NULL, OPT_RIGHT},
+                                           {"out", required_argument, NULL, OPT_OUT},
+                                           {"backend", required_argument, NULL, OPT_BACKEND},
+                                           {"variant", required_argument, NULL, OPT_VARIANT},
+                                           {"layout", required_argument, NULL, OPT_LAYOUT},
+                                           {"sum-into", no_argument, NULL, OPT_SUM},
+                                           {"repeat", required_argument, NULL, OPT_REPEAT},
+                                           {"help", no_argument, NULL, 'h'},
+                                           {NULL, 0, NULL, 0}};
   memset(o, 0, sizeof(*o));
   o->backend = HC_DEFAULT_BACKEND;
   o->variant = "auto";
@@ -82,17 +86,38 @@ static int hc_contract_parse(int argc, char **argv, hc_contract_options *o, int 
   int c;
   while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
     switch (c) {
-      case OPT_KERNEL: o->kernel = optarg; break;
-      case OPT_LEFT: o->left = optarg; break;
-      case OPT_RIGHT: o->right = optarg; break;
-      case OPT_OUT: o->out = optarg; break;
-      case OPT_BACKEND: o->backend = optarg; break;
-      case OPT_VARIANT: o->variant = optarg; break;
-      case OPT_LAYOUT: o->layout = optarg; break;
-      case OPT_SUM: o->sum_into = 1; break;
-      case OPT_REPEAT: HC_CALL(hc_parse_count("--repeat", optarg, &o->repeat)); break;
-      case 'h': *help = 1; return HC_OK;
-      case ':': return HC_ERROR(HC_ERR_INPUT, "option %s needs a value (see hexcontract contract --help)", argv[optind - 1]);
+      case OPT_KERNEL:
+        o->kernel = optarg;
+        break;
+      case OPT_LEFT:
+        o->left = optarg;
+        break;
+      case OPT_RIGHT:
+        o->right = optarg;
+        break;
+      case OPT_OUT:
+        o->out = optarg;
+        break;
+      case OPT_BACKEND:
+        o->backend = optarg;
+        break;
+      case OPT_VARIANT:
+        o->variant = optarg;
+        break;
+      case OPT_LAYOUT:
+        o->layout = optarg;
+        break;
+      case OPT_SUM:
+        o->sum_into = 1;
+        break;
+      case OPT_REPEAT:
+        HC_CALL(hc_parse_count("--repeat", optarg, &o->repeat));
+        break;
+      case 'h':
+        *help = 1;
+        return HC_OK;
+      case ':':
+        return HC_ERROR(HC_ERR_INPUT, "option %s needs a value (see hexcontract contract --help)", argv[optind - 1]);
       default:
         return HC_ERROR(HC_ERR_INPUT, "unknown option '%s' (see hexcontract contract --help)", argv[optind - 1]);
     }
@@ -180,15 +205,15 @@ int hc_cmd_contract(int argc, char **argv) {
   hc_shape_format(out.ndim, out.dims, shape, sizeof(shape));
   printf("%s on %s (%s, %s, variant %s): C=%lld L=%d R=%d P=%d D=%d%s; wrote %s %s\n", hc_kernel_name(k.kernel),
          backend->name, hc_layout_name(k.layout), hc_precision_name(k.precision), hc_variant_name(k.variant),
-         (long long)k.C, k.L, k.R, k.P, k.D,
-         k.P_data == 1 && k.P > 1 ? " (constant data)" : "", o.out, shape);
+         (long long)k.C, k.L, k.R, k.P, k.D, k.P_data == 1 && k.P > 1 ? " (constant data)" : "", o.out, shape);
   if (o.repeat > 0) {
     /* Timed calls add into (or overwrite) the device copy only; the file already holds one call. */
     hc_timing t;
     HC_CALL_GOTO(hc_measure_contract(backend, &k, d_left, d_right, d_out, o.repeat, &t), cleanup);
-    printf("time per call: median %.6g ms, min %.6g ms over %d calls (after 1 warm-up); %.3f GB/s, %.3f GFLOP/s "
-           "at the median (SPEC.md cost model)\n",
-           1e3 * t.median_s, 1e3 * t.min_s, t.calls, t.gbs, t.gflops);
+    printf(
+        "time per call: median %.6g ms, min %.6g ms over %d calls (after 1 warm-up); %.3f GB/s, %.3f GFLOP/s "
+        "at the median (SPEC.md cost model)\n",
+        1e3 * t.median_s, 1e3 * t.min_s, t.calls, t.gbs, t.gflops);
   }
 
 cleanup:

@@ -53,16 +53,22 @@ static int hc_demo_parse(int argc, char **argv, const char **backend, long *cell
   char *end;
   while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
     switch (c) {
-      case 'b': *backend = optarg; break;
+      case 'b':
+        *backend = optarg;
+        break;
       case 'c':
         errno = 0;
         *cells = strtol(optarg, &end, 10);
         HC_CHECK(errno == 0 && end != optarg && *end == '\0' && *cells >= 1 && *cells <= 10000000, HC_ERR_INPUT,
                  "option --cells: expected an integer from 1 to 10000000, got '%s'", optarg);
         break;
-      case 'h': *help = 1; return HC_OK;
-      case ':': return HC_ERROR(HC_ERR_INPUT, "option %s needs a value (see hexcontract --help)", argv[optind - 1]);
-      default: return HC_ERROR(HC_ERR_INPUT, "unknown option '%s' (see hexcontract --help)", argv[optind - 1]);
+      case 'h':
+        *help = 1;
+        return HC_OK;
+      case ':':
+        return HC_ERROR(HC_ERR_INPUT, "option %s needs a value (see hexcontract --help)", argv[optind - 1]);
+      default:
+        return HC_ERROR(HC_ERR_INPUT, "unknown option '%s' (see hexcontract --help)", argv[optind - 1]);
     }
   }
   HC_CHECK(optind == argc, HC_ERR_INPUT, "unexpected argument '%s' (see hexcontract --help)", argv[optind]);
@@ -102,11 +108,12 @@ int hc_cmd_demo(int argc, char **argv) {
   long cells = 2000;
   HC_CALL(hc_demo_parse(argc, argv, &only, &cells, &help));
   if (help) {
-    printf("Usage: hexcontract [demo] [--backend NAME] [--cells N]\n"
-           "Runs the nine contractions at the shape of quadratic hexahedra (L = R = P = 27, D = 3) on N\n"
-           "generated cells (default 2000), in double, in both layouts, on every backend built in other than\n"
-           "serial (or on the one named), checks each against the serial reference and prints the median\n"
-           "time of 5 calls. A device backend with no device present is reported as skipped.\n");
+    printf(
+        "Usage: hexcontract [demo] [--backend NAME] [--cells N]\n"
+        "Runs the nine contractions at the shape of quadratic hexahedra (L = R = P = 27, D = 3) on N\n"
+        "generated cells (default 2000), in double, in both layouts, on every backend built in other than\n"
+        "serial (or on the one named), checks each against the serial reference and prints the median\n"
+        "time of 5 calls. A device backend with no device present is reported as skipped.\n");
     return HC_OK;
   }
   const hc_backend *serial, *backends[3];

@@ -11,8 +11,8 @@ static int hc_cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-int hc_measure_contract(const hc_backend *backend, const hc_contract *k, const void *left, const void *right,
-                        void *out, int calls, hc_timing *t) {
+int hc_measure_contract(const hc_backend *backend, const hc_contract *k, const void *left, const void *right, void *out,
+                        int calls, hc_timing *t) {
   int ierr = HC_OK;
   HC_CHECK(calls >= 1, HC_ERR_INPUT, "the number of timed calls must be at least 1, got %d", calls);
   double *times = malloc(sizeof(*times) * (size_t)calls);

@@ -14,16 +14,16 @@ typedef struct {
 } hc_stat;
 
 typedef struct {
-  hc_stat phase[HC_NUM_PHASES];          /* seconds per timed step */
-  hc_stat kernel[HC_NUM_KERNELS];        /* contraction seconds per step */
-  hc_stat celldata[HC_NUM_KERNELS];      /* cell-data seconds per step, per kernel */
-  hc_stat cells, nodes, owned_nodes;     /* per rank */
-  hc_stat halo_bytes, halo_neighbors;    /* per rank and exchange */
-  int halo_exchanges;                    /* exchanges per step */
-  double total_s;                        /* wall time of the timed steps (max over ranks) */
-  char *devices;                         /* rank 0: nranks strings of HC_DEVICE_LEN, what each rank ran on */
-  char *hosts;                           /* rank 0: nranks host names of HC_DEVICE_LEN */
-  int *device_index;                     /* rank 0: each rank's device index (-1: the host) */
+  hc_stat phase[HC_NUM_PHASES];       /* seconds per timed step */
+  hc_stat kernel[HC_NUM_KERNELS];     /* contraction seconds per step */
+  hc_stat celldata[HC_NUM_KERNELS];   /* cell-data seconds per step, per kernel */
+  hc_stat cells, nodes, owned_nodes;  /* per rank */
+  hc_stat halo_bytes, halo_neighbors; /* per rank and exchange */
+  int halo_exchanges;                 /* exchanges per step */
+  double total_s;                     /* wall time of the timed steps (max over ranks) */
+  char *devices;                      /* rank 0: nranks strings of HC_DEVICE_LEN, what each rank ran on */
+  char *hosts;                        /* rank 0: nranks host names of HC_DEVICE_LEN */
+  int *device_index;                  /* rank 0: each rank's device index (-1: the host) */
   int nranks;
 } hc_results_stats;
 

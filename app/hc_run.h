@@ -22,14 +22,14 @@ typedef struct {
   char backend[32];
   hc_precision precision;
   hc_layout layout;
-  int deterministic;                 /* order-independent global sums */
-  double progress_s;                 /* seconds between progress lines, 0: none */
-  int enabled[HC_NUM_KERNELS];       /* kernels run every step */
+  int deterministic;           /* order-independent global sums */
+  double progress_s;           /* seconds between progress lines, 0: none */
+  int enabled[HC_NUM_KERNELS]; /* kernels run every step */
   hc_variant variant[HC_NUM_KERNELS];
-  int checks;                        /* run the self-checks */
-  int check_every;                   /* every N steps; 0: after the last step only */
-  int check_samples;                 /* cells per rank recomputed by the serial reference */
-  double tolerance_factor;           /* multiplies every check's tolerance */
+  int checks;                              /* run the self-checks */
+  int check_every;                         /* every N steps; 0: after the last step only */
+  int check_samples;                       /* cells per rank recomputed by the serial reference */
+  double tolerance_factor;                 /* multiplies every check's tolerance */
   double host_limit_gib, device_limit_gib; /* 0: from the machine */
   int dump_cells;                          /* --dump N: arrays of the first N cells of rank 0, last step */
   char out_dir[1024];                      /* where dumps go (output.dir) */
@@ -54,9 +54,9 @@ extern const char *const hc_phase_names[HC_NUM_PHASES];
 
 /* One check of SPEC.md section 3 with its numbers. */
 typedef struct {
-  char name[48];     /* "volume", "mass_sum", "zero_row_sum:FieldFieldVector", ... */
-  char what[128];    /* what it compares */
-  int step;          /* step it was last evaluated at */
+  char name[48];                     /* "volume", "mass_sum", "zero_row_sum:FieldFieldVector", ... */
+  char what[128];                    /* what it compares */
+  int step;                          /* step it was last evaluated at */
   double value, expected, tolerance; /* |value - expected| <= tolerance passes */
   int passed;
   int evaluations, failures; /* over the run */
@@ -66,8 +66,8 @@ typedef struct {
 
 /* Global results that must not depend on the rank count (SPEC.md check 5). */
 typedef struct {
-  double dd_sum[HC_NUM_KERNELS]; /* DataData: sum over cells */
-  double nodal_sum[HC_NUM_KERNELS]; /* DataField, FieldField: sum over nodes of the assembled vector */
+  double dd_sum[HC_NUM_KERNELS];     /* DataData: sum over cells */
+  double nodal_sum[HC_NUM_KERNELS];  /* DataField, FieldField: sum over nodes of the assembled vector */
   double nodal_norm[HC_NUM_KERNELS]; /* ... and its 2-norm */
 } hc_run_values;
 
@@ -80,39 +80,39 @@ typedef struct {
   hc_halo *halo;
   hc_basis *basis;
   hc_coloring *coloring;
-  hc_contract k[HC_NUM_KERNELS]; /* each kernel's problem on this rank */
+  hc_contract k[HC_NUM_KERNELS];     /* each kernel's problem on this rank */
   hc_variant chosen[HC_NUM_KERNELS]; /* the algorithm each kernel ran (what `auto` chose) */
-  int device;                    /* the device this rank uses (-1: the host) */
-  int ranks_per_device;          /* ranks of this node per device, the largest (1 when not shared) */
-  void *d_X0;                    /* jittered vertices [C][8][3] double, backend memory */
-  void *d_left, *d_right;        /* input arrays, sized for the largest enabled kernel */
-  void *d_out[HC_NUM_KERNELS];   /* element outputs, backend memory */
-  void *h_out[HC_NUM_KERNELS];   /* the same on the host (aliases d_out on host backends) */
-  void *d_scratch;               /* a spare output for the checks */
-  double *u;                     /* nodal interpolant of a linear function at the current time */
-  int device_assembly;           /* the backend assembles in its own memory (element outputs stay there) */
-  int32_t *d_cell_nodes;         /* [C][L] node map in the backend's memory (device assembly) */
-  double *d_u;                   /* u in the backend's memory (device assembly) */
-  double *d_y[HC_NUM_KERNELS];   /* assembled nodal vectors in the backend's memory (device assembly) */
-  int64_t num_shared;            /* nodes shared with other ranks (device assembly: only these cross) */
-  const int32_t *shared;         /* their local ids (borrowed from the halo) */
-  int32_t *d_shared;             /* the same in the backend's memory */
-  double *d_shbuf, *h_shbuf;     /* [vectors][num_shared] staging of shared values, device and host */
-  double *y[HC_NUM_KERNELS];     /* assembled nodal vectors of DataField and FieldField kernels */
-  double *node_x;                /* [C][L][3] node coordinates (scratch) */
-  double *u0, *du;               /* u at the nodes = u0 + sin(omega t) du: the shear moves the nodes linearly in
-                                    sin(omega t), and u is linear in the position */
+  int device;                        /* the device this rank uses (-1: the host) */
+  int ranks_per_device;              /* ranks of this node per device, the largest (1 when not shared) */
+  void *d_X0;                        /* jittered vertices [C][8][3] double, backend memory */
+  void *d_left, *d_right;            /* input arrays, sized for the largest enabled kernel */
+  void *d_out[HC_NUM_KERNELS];       /* element outputs, backend memory */
+  void *h_out[HC_NUM_KERNELS];       /* the same on the host (aliases d_out on host backends) */
+  void *d_scratch;                   /* a spare output for the checks */
+  double *u;                         /* nodal interpolant of a linear function at the current time */
+  int device_assembly;               /* the backend assembles in its own memory (element outputs stay there) */
+  int32_t *d_cell_nodes;             /* [C][L] node map in the backend's memory (device assembly) */
+  double *d_u;                       /* u in the backend's memory (device assembly) */
+  double *d_y[HC_NUM_KERNELS];       /* assembled nodal vectors in the backend's memory (device assembly) */
+  int64_t num_shared;                /* nodes shared with other ranks (device assembly: only these cross) */
+  const int32_t *shared;             /* their local ids (borrowed from the halo) */
+  int32_t *d_shared;                 /* the same in the backend's memory */
+  double *d_shbuf, *h_shbuf;         /* [vectors][num_shared] staging of shared values, device and host */
+  double *y[HC_NUM_KERNELS];         /* assembled nodal vectors of DataField and FieldField kernels */
+  double *node_x;                    /* [C][L][3] node coordinates (scratch) */
+  double *u0, *du;                   /* u at the nodes = u0 + sin(omega t) du: the shear moves the nodes linearly in
+                                        sin(omega t), and u is linear in the position */
   double phase_s[HC_NUM_PHASES];
-  double kernel_s[HC_NUM_KERNELS];  /* contraction seconds per kernel */
-  double celldata_s[HC_NUM_KERNELS];/* cell-data seconds per kernel */
-  double total_s;                   /* wall time of the timed steps */
-  double t;                         /* simulated time of the last step */
+  double kernel_s[HC_NUM_KERNELS];   /* contraction seconds per kernel */
+  double celldata_s[HC_NUM_KERNELS]; /* cell-data seconds per kernel */
+  double total_s;                    /* wall time of the timed steps */
+  double t;                          /* simulated time of the last step */
   int steps_done;
-  int stopped_by_signal;            /* SIGINT/SIGTERM that stopped the run before its last step, 0: none */
+  int stopped_by_signal; /* SIGINT/SIGTERM that stopped the run before its last step, 0: none */
   hc_run_values values;
   hc_check checks[HC_MAX_CHECKS];
   int nchecks;
-  double host_bytes, device_bytes;  /* the memory estimate of this rank */
+  double host_bytes, device_bytes; /* the memory estimate of this rank */
 } hc_run;
 
 /* Runs the whole workload of cfg on comm: mesh, cell data, the timestep loop, checks. Collective.

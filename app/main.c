@@ -80,8 +80,7 @@ int main(int argc, char **argv) {
     /* No subcommand: the proxy run, with a deck and/or --set options. */
     return hc_main_run(argc, argv);
   } else {
-    fprintf(stderr, "hexcontract: error: unknown subcommand '%s' (a deck must be a .yaml or .yml file)\n\n",
-            argv[1]);
+    fprintf(stderr, "hexcontract: error: unknown subcommand '%s' (a deck must be a .yaml or .yml file)\n\n", argv[1]);
     hc_print_usage(stderr);
     return 2;
   }

@@ -155,7 +155,9 @@ void hc_results_print_header(const hc_deck *deck, const hc_run_config *cfg) {
          cfg->mesh.sizing == HC_SIZING_PER_RANK ? "per rank" : "in all", p, (p + 1) * (p + 1) * (p + 1), q, q * q * q,
          cfg->mesh.jitter, cfg->shear_amplitude);
   printf("steps: %d timed after %d warm-up, dt = %g; checks %s\n", cfg->steps, cfg->warmup, cfg->dt,
-         !cfg->checks ? "off" : cfg->check_every > 0 ? "every few steps" : "at the end");
+         !cfg->checks           ? "off"
+         : cfg->check_every > 0 ? "every few steps"
+                                : "at the end");
   fflush(stdout);
 }
 
@@ -167,15 +169,16 @@ static const char *hc_pct(double part, double whole, char *buf, size_t n) {
 void hc_results_print_summary(const hc_deck *deck, const hc_run *run, const hc_results_stats *st) {
   const hc_mesh *m = run->mesh;
   char pct[16];
-  printf("decomposition: rank grid %d x %d x %d, %lld global cells, %lld global nodes; per rank %.0f..%.0f cells, "
-         "%.0f..%.0f nodes\n",
-         m->rank_grid[0], m->rank_grid[1], m->rank_grid[2], (long long)m->num_global_cells,
-         (long long)m->num_global_nodes, st->cells.min, st->cells.max, st->nodes.min, st->nodes.max);
+  printf(
+      "decomposition: rank grid %d x %d x %d, %lld global cells, %lld global nodes; per rank %.0f..%.0f cells, "
+      "%.0f..%.0f nodes\n",
+      m->rank_grid[0], m->rank_grid[1], m->rank_grid[2], (long long)m->num_global_cells, (long long)m->num_global_nodes,
+      st->cells.min, st->cells.max, st->nodes.min, st->nodes.max);
   printf("rank 0 ran on %s (%s)\n", st->devices, st->hosts);
   const hc_stat *step = &st->phase[HC_PHASE_STEP];
   printf("\ntime per step: %.6g s avg (min %.6g, max %.6g over ranks), imbalance %.1f%%, %d timed steps in %.3f s\n",
-         step->avg, step->min, step->max, step->avg > 0 ? 100.0 * (step->max / step->avg - 1.0) : 0.0,
-         run->steps_done, st->total_s);
+         step->avg, step->min, step->max, step->avg > 0 ? 100.0 * (step->max / step->avg - 1.0) : 0.0, run->steps_done,
+         st->total_s);
   printf("  %-10s %12s %12s %8s\n", "phase", "avg s/step", "max s/step", "share");
   for (int i = 0; i < HC_PHASE_STEP; i++) {
     if (i == HC_PHASE_TRANSFER && !run->be->is_device) continue;
@@ -194,15 +197,16 @@ void hc_results_print_summary(const hc_deck *deck, const hc_run *run, const hc_r
     } else {
       snprintf(var, sizeof(var), "%s", hc_variant_name(run->cfg.variant[k]));
     }
-    printf("  %-17s %-16s %12.4f %10.2f %10.2f\n", hc_kernel_name((hc_kernel)k), var,
-           1e3 * tmax, tmax > 0 ? 1e-9 * bytes / tmax : 0, tmax > 0 ? 1e-9 * flops / tmax : 0);
+    printf("  %-17s %-16s %12.4f %10.2f %10.2f\n", hc_kernel_name((hc_kernel)k), var, 1e3 * tmax,
+           tmax > 0 ? 1e-9 * bytes / tmax : 0, tmax > 0 ? 1e-9 * flops / tmax : 0);
     tf += flops, tb += bytes, tt += tmax;
   }
   double cells_per_s = step->max > 0 ? (double)m->num_global_cells / step->max : 0;
   double dofs_per_s = step->max > 0 ? (double)m->num_global_nodes / step->max : 0;
-  printf("\nfigures of merit: %.4g cell-steps/s, %.4g node-steps/s; contractions %.2f GB/s, %.2f GFLOP/s "
-         "(all ranks)\n",
-         cells_per_s, dofs_per_s, tt > 0 ? 1e-9 * tb / tt : 0, tt > 0 ? 1e-9 * tf / tt : 0);
+  printf(
+      "\nfigures of merit: %.4g cell-steps/s, %.4g node-steps/s; contractions %.2f GB/s, %.2f GFLOP/s "
+      "(all ranks)\n",
+      cells_per_s, dofs_per_s, tt > 0 ? 1e-9 * tb / tt : 0, tt > 0 ? 1e-9 * tf / tt : 0);
   printf("halo: %.0f..%.0f neighbours, %.0f..%.0f bytes sent per rank and exchange, %d exchanges per step\n",
          st->halo_neighbors.min, st->halo_neighbors.max, st->halo_bytes.min, st->halo_bytes.max, st->halo_exchanges);
   if (run->nchecks) {
@@ -390,8 +394,9 @@ static int hc_results_append_csv(const hc_deck *deck, const hc_run *run, const h
   if (old_len) fwrite(old, 1, old_len, af.f);
   free(old);
   if (old_len == 0) {
-    fprintf(af.f, "date,git_revision,backend,precision,layout,order,quadrature,sizing,ranks,global_cells,"
-                  "cells_per_rank_max,steps,step_s_avg,step_s_max");
+    fprintf(af.f,
+            "date,git_revision,backend,precision,layout,order,quadrature,sizing,ranks,global_cells,"
+            "cells_per_rank_max,steps,step_s_avg,step_s_max");
     for (int i = 0; i < HC_PHASE_STEP; i++) fprintf(af.f, ",%s_s_avg", hc_phase_names[i]);
     fprintf(af.f, ",cell_steps_per_s,node_steps_per_s,contract_gflops,contract_gbs,status\n");
   }

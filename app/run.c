@@ -24,7 +24,9 @@ static double hc_linear_u(const double *L, const double x[3]) {
   return 1.0 + x[0] / L[0] - 2.0 * x[1] / L[1] + 0.5 * x[2] / L[2];
 }
 
-static double hc_eps(hc_precision precision) { return precision == HC_FLOAT ? (double)FLT_EPSILON : DBL_EPSILON; }
+static double hc_eps(hc_precision precision) {
+  return precision == HC_FLOAT ? (double)FLT_EPSILON : DBL_EPSILON;
+}
 
 /* The contraction problem of kernel on this rank. */
 static void hc_run_contract_of(const hc_run *run, hc_kernel kernel, hc_contract *k) {
@@ -45,7 +47,8 @@ int hc_run_estimate_memory(const hc_run_config *cfg, int nranks, int is_device, 
   HC_CALL(hc_partition_grid(nranks, cfg->mesh.sizing, cfg->mesh.cells, grid));
   int64_t cmax[3];
   for (int d = 0; d < 3; d++) {
-    cmax[d] = cfg->mesh.sizing == HC_SIZING_PER_RANK ? cfg->mesh.cells[d] : (cfg->mesh.cells[d] + grid[d] - 1) / grid[d];
+    cmax[d] =
+        cfg->mesh.sizing == HC_SIZING_PER_RANK ? cfg->mesh.cells[d] : (cfg->mesh.cells[d] + grid[d] - 1) / grid[d];
   }
   const int p = cfg->mesh.order, q = cfg->quadrature > 0 ? cfg->quadrature : p + 1;
   const double C = (double)cmax[0] * (double)cmax[1] * (double)cmax[2];
@@ -137,7 +140,8 @@ static int hc_run_setup(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
     hc_run_contract_of(run, (hc_kernel)kid, &run->k[kid]);
     if (!cfg->enabled[kid]) continue;
     HC_CALL(be->supports(&run->k[kid]));
-    size_t in = (size_t)(hc_contract_numel(&run->k[kid], HC_ARRAY_LEFT) + hc_contract_numel(&run->k[kid], HC_ARRAY_RIGHT));
+    size_t in =
+        (size_t)(hc_contract_numel(&run->k[kid], HC_ARRAY_LEFT) + hc_contract_numel(&run->k[kid], HC_ARRAY_RIGHT));
     if (in > in_max) in_max = in;
     size_t out = (size_t)hc_contract_numel(&run->k[kid], HC_ARRAY_OUT);
     if (out > out_max) out_max = out;
@@ -174,8 +178,8 @@ static int hc_run_setup(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
   HC_CALL(hc_calloc((size_t)(m->C * m->nodes_per_cell * 3), sizeof(double), &run->node_x));
   HC_CALL(hc_run_prepare_u(run));
   /* A device backend that assembles keeps the element outputs on the device: only nodal vectors move. */
-  run->device_assembly = be->is_device && be->assemble_vector && be->assemble_apply && be->mem_zero && be->gather &&
-                         be->scatter;
+  run->device_assembly =
+      be->is_device && be->assemble_vector && be->assemble_apply && be->mem_zero && be->gather && be->scatter;
   if (run->device_assembly) {
     HC_CALL(hc_halo_shared(run->halo, &run->num_shared, &run->shared));
     size_t sh = (size_t)(run->num_shared > 0 ? run->num_shared : 1);
@@ -512,8 +516,8 @@ static int hc_run_kernel(hc_run *run, const hc_celldata_desc *desc, int kid, int
   t0 = hc_wtime();
   if (fam == HC_FAMILY_DATAFIELD) {
     memset(run->y[kid], 0, sizeof(double) * (size_t)m->num_nodes);
-    HC_CALL(hc_assemble_vector(run->coloring, k->L, k->layout, k->precision, run->h_out[kid], m->cell_nodes,
-                               run->y[kid]));
+    HC_CALL(
+        hc_assemble_vector(run->coloring, k->L, k->layout, k->precision, run->h_out[kid], m->cell_nodes, run->y[kid]));
   } else if (fam == HC_FAMILY_FIELDFIELD) {
     memset(run->y[kid], 0, sizeof(double) * (size_t)m->num_nodes);
     HC_CALL(hc_assemble_apply(run->coloring, k->L, k->layout, k->precision, run->h_out[kid], m->cell_nodes, run->u,
@@ -715,7 +719,8 @@ static int hc_run_checks(hc_run *run, int step) {
     for (int64_t c = 0; c < m->C; c++)
       for (int v = 0; v < 8; v++) {
         int off[3] = {v & 1, (v >> 1) & 1, (v >> 2) & 1};
-        for (int d = 0; d < 3; d++) X0[24 * c + 3 * v + d] = (double)(m->cell_index[3 * c + d] + off[d]) * m->cell_size[d];
+        for (int d = 0; d < 3; d++)
+          X0[24 * c + 3 * v + d] = (double)(m->cell_index[3 * c + d] + off[d]) * m->cell_size[d];
       }
     void *d_X0flat = NULL;
     int err = be->mem_alloc(sizeof(double) * 24 * (size_t)m->C, &d_X0flat);
@@ -759,8 +764,9 @@ static int hc_run_checks(hc_run *run, int step) {
     double *y = NULL, *ya = NULL;
     HC_CALL(hc_calloc((size_t)m->num_nodes, sizeof(double), &y));
     int err = hc_calloc((size_t)m->num_nodes, sizeof(double), &ya);
-    if (!err) err = hc_assemble_apply(run->coloring, L, k->layout, prec, run->h_out[HC_FIELDFIELD_VECTOR], m->cell_nodes,
-                                      run->u, y, ya);
+    if (!err)
+      err = hc_assemble_apply(run->coloring, L, k->layout, prec, run->h_out[HC_FIELDFIELD_VECTOR], m->cell_nodes,
+                              run->u, y, ya);
     if (!err) err = hc_halo_exchange(run->halo, HC_DOUBLE, y);
     if (!err) err = hc_halo_exchange(run->halo, HC_DOUBLE, ya);
     double worst = 0, worst_scale = 0, worst_ratio = -1;
@@ -830,7 +836,8 @@ static int hc_run_checks(hc_run *run, int step) {
           int64_t idx = k->layout == HC_LAYOUT_CELL_MAJOR ? c * no + e : e * k->C + c;
           double got = hc_get(run->h_out[kid], prec, idx), want = hc_get(out, prec, e);
           double tol = run->cfg.tolerance_factor * 4.0 * ((double)hc_contract_K(k) + 2.0) * hc_eps(prec) *
-                       (hc_get(out_abs, prec, e) + fabs(want)) + DBL_MIN;
+                           (hc_get(out_abs, prec, e) + fabs(want)) +
+                       DBL_MIN;
           double ratio = fabs(got - want) / tol;
           if (!(ratio <= worst_ratio)) {
             worst_ratio = ratio, worst_err = fabs(got - want), worst_tol = tol;
@@ -844,8 +851,7 @@ static int hc_run_checks(hc_run *run, int step) {
     double w[2] = {worst_err, worst_tol};
     HC_CALL(hc_run_worst(run, worst_ratio, w, NULL));
     char what[128];
-    snprintf(what, sizeof(what), "largest |backend - serial reference| over %lld sampled cells per rank",
-             (long long)S);
+    snprintf(what, sizeof(what), "largest |backend - serial reference| over %lld sampled cells per rank", (long long)S);
     hc_run_check(run, "device_vs_host", what, step, w[0], 0.0, w[1]);
   }
   return HC_OK;

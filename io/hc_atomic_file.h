@@ -5,9 +5,9 @@
 #include <stdio.h>
 
 typedef struct {
-  FILE *f;            /* write here */
-  char path[4096];    /* the final name */
-  char tmp[4096 + 32];/* the temporary name, removed on abort */
+  FILE *f;             /* write here */
+  char path[4096];     /* the final name */
+  char tmp[4096 + 32]; /* the temporary name, removed on abort */
 } hc_atomic_file;
 
 /* Opens a temporary file in the directory of path. */

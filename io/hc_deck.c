@@ -26,18 +26,18 @@ _Static_assert(sizeof(hc_deck_binding) == sizeof(int), "enum size");
 #define HC_DECK_MSG_MAX  2048       /* bytes of an error message (that of hc_error_set) */
 
 typedef enum {
-  HC_DECK_INT,      /* int in [min, max] */
-  HC_DECK_INT64,    /* int64_t in [min, max] */
-  HC_DECK_DOUBLE,   /* finite double in [min, max], ends open where min_open/max_open */
-  HC_DECK_BOOL,     /* bool: true or false */
-  HC_DECK_ENUM,     /* int: index of one of choice()'s names */
-  HC_DECK_STRING,   /* char[size], non-empty; one of choice()'s names when choice is set */
+  HC_DECK_INT,             /* int in [min, max] */
+  HC_DECK_INT64,           /* int64_t in [min, max] */
+  HC_DECK_DOUBLE,          /* finite double in [min, max], ends open where min_open/max_open */
+  HC_DECK_BOOL,            /* bool: true or false */
+  HC_DECK_ENUM,            /* int: index of one of choice()'s names */
+  HC_DECK_STRING,          /* char[size], non-empty; one of choice()'s names when choice is set */
   HC_DECK_OPTIONAL_STRING, /* char[size], may be empty (written as ""; a null value reads as "") */
-  HC_DECK_INT64_3,  /* int64_t[3], each in [min, max]; one scalar sets all three */
-  HC_DECK_DOUBLE_3, /* double[3], each in [min, max]; one scalar sets all three */
-  HC_DECK_KERNELS,  /* bool[HC_NUM_KERNELS]: "all" or a list of kernel names */
-  HC_DECK_VARIANTS, /* int[HC_NUM_KERNELS]: mapping of kernel names to variant names */
-  HC_DECK_DEVICES,  /* hc_deck_gpu.num_device_ids and device_ids: list of ints in [min, max] */
+  HC_DECK_INT64_3,         /* int64_t[3], each in [min, max]; one scalar sets all three */
+  HC_DECK_DOUBLE_3,        /* double[3], each in [min, max]; one scalar sets all three */
+  HC_DECK_KERNELS,         /* bool[HC_NUM_KERNELS]: "all" or a list of kernel names */
+  HC_DECK_VARIANTS,        /* int[HC_NUM_KERNELS]: mapping of kernel names to variant names */
+  HC_DECK_DEVICES,         /* hc_deck_gpu.num_device_ids and device_ids: list of ints in [min, max] */
 } hc_deck_type;
 
 typedef struct {

@@ -89,8 +89,7 @@ static int hc_parse_header(const char *path, const char *text, size_t len, hc_np
   char key[64], descr[64];
   HC_CHECK(hc_accept(&cur, '{'), HC_ERR_INPUT, "%s: malformed .npy header: it is not a dictionary", path);
   while (!hc_accept(&cur, '}')) {
-    HC_CHECK(hc_parse_string(&cur, key, sizeof(key)), HC_ERR_INPUT, "%s: malformed .npy header: expected a key",
-             path);
+    HC_CHECK(hc_parse_string(&cur, key, sizeof(key)), HC_ERR_INPUT, "%s: malformed .npy header: expected a key", path);
     HC_CHECK(hc_accept(&cur, ':'), HC_ERR_INPUT, "%s: malformed .npy header: expected ':' after '%s'", path, key);
     if (strcmp(key, "descr") == 0) {
       HC_CHECK(!have_descr, HC_ERR_INPUT, "%s: malformed .npy header: 'descr' appears twice", path);
@@ -122,9 +121,10 @@ static int hc_parse_header(const char *path, const char *text, size_t len, hc_np
       break;
     }
   }
-  HC_CHECK(have_descr && have_order && have_shape, HC_ERR_INPUT,
-           "%s: malformed .npy header: missing key '%s'", path,
-           !have_descr ? "descr" : !have_order ? "fortran_order" : "shape");
+  HC_CHECK(have_descr && have_order && have_shape, HC_ERR_INPUT, "%s: malformed .npy header: missing key '%s'", path,
+           !have_descr   ? "descr"
+           : !have_order ? "fortran_order"
+                         : "shape");
   hc_skip_space(&cur);
   HC_CHECK(cur.pos == cur.len, HC_ERR_INPUT, "%s: malformed .npy header: text after the dictionary", path);
   if (strcmp(descr, "<f8") == 0 || strcmp(descr, "=f8") == 0) {

@@ -40,47 +40,47 @@ int hc_coloring_destroy(hc_coloring **coloring) {
 
 /* The assembly loops for one scalar type T and one layout: entry (c, q) of an array with `inner`
    entries per cell sits at IDX(c, q). */
-#define HC_ASSEMBLY_DEF(SUFFIX, T, IDX)                                                                        \
+#define HC_ASSEMBLY_DEF(SUFFIX, T, IDX)                                                                           \
   static void hc_assemble_vector_##SUFFIX(const hc_coloring *col, int L, const T *out, const int32_t *cell_nodes, \
-                                          double *y) {                                                        \
-    const int64_t C = col->C, inner = L;                                                                      \
-    (void)C, (void)inner;                                                                                     \
-    for (int k = 0; k < 8; k++) {                                                                             \
-      _Pragma("omp parallel for schedule(static)") for (int64_t i = col->start[k]; i < col->start[k + 1]; i++) { \
-        const int64_t c = col->cells[i];                                                                      \
-        const int32_t *nodes = cell_nodes + c * L;                                                            \
-        for (int l = 0; l < L; l++) y[nodes[l]] += (double)out[IDX(c, l)];                                    \
-      }                                                                                                       \
-    }                                                                                                         \
-  }                                                                                                           \
-  static void hc_assemble_apply_##SUFFIX(const hc_coloring *col, int L, const T *A, const int32_t *cell_nodes,  \
-                                         const double *u, double *y, double *abs_y) {                         \
-    const int64_t C = col->C, inner = (int64_t)L * L;                                                         \
-    (void)C, (void)inner;                                                                                     \
-    for (int k = 0; k < 8; k++) {                                                                             \
-      _Pragma("omp parallel for schedule(static)") for (int64_t i = col->start[k]; i < col->start[k + 1]; i++) { \
-        const int64_t c = col->cells[i];                                                                      \
-        const int32_t *nodes = cell_nodes + c * L;                                                            \
-        double uc[HC_ASSEMBLY_MAX_L];                                                                         \
-        for (int r = 0; r < L; r++) uc[r] = u[nodes[r]];                                                      \
-        for (int l = 0; l < L; l++) {                                                                         \
-          double s = 0, sa = 0;                                                                               \
-          for (int r = 0; r < L; r++) {                                                                       \
-            double t = (double)A[IDX(c, (int64_t)l * L + r)] * uc[r];                                         \
-            s += t;                                                                                           \
-            sa += fabs(t);                                                                                    \
-          }                                                                                                   \
-          y[nodes[l]] += s;                                                                                   \
-          if (abs_y) abs_y[nodes[l]] += sa;                                                                   \
-        }                                                                                                     \
-      }                                                                                                       \
-    }                                                                                                         \
+                                          double *y) {                                                            \
+    const int64_t C = col->C, inner = L;                                                                          \
+    (void)C, (void)inner;                                                                                         \
+    for (int k = 0; k < 8; k++) {                                                                                 \
+      _Pragma("omp parallel for schedule(static)") for (int64_t i = col->start[k]; i < col->start[k + 1]; i++) {  \
+        const int64_t c = col->cells[i];                                                                          \
+        const int32_t *nodes = cell_nodes + c * L;                                                                \
+        for (int l = 0; l < L; l++) y[nodes[l]] += (double)out[IDX(c, l)];                                        \
+      }                                                                                                           \
+    }                                                                                                             \
+  }                                                                                                               \
+  static void hc_assemble_apply_##SUFFIX(const hc_coloring *col, int L, const T *A, const int32_t *cell_nodes,    \
+                                         const double *u, double *y, double *abs_y) {                             \
+    const int64_t C = col->C, inner = (int64_t)L * L;                                                             \
+    (void)C, (void)inner;                                                                                         \
+    for (int k = 0; k < 8; k++) {                                                                                 \
+      _Pragma("omp parallel for schedule(static)") for (int64_t i = col->start[k]; i < col->start[k + 1]; i++) {  \
+        const int64_t c = col->cells[i];                                                                          \
+        const int32_t *nodes = cell_nodes + c * L;                                                                \
+        double uc[HC_ASSEMBLY_MAX_L];                                                                             \
+        for (int r = 0; r < L; r++) uc[r] = u[nodes[r]];                                                          \
+        for (int l = 0; l < L; l++) {                                                                             \
+          double s = 0, sa = 0;                                                                                   \
+          for (int r = 0; r < L; r++) {                                                                           \
+            double t = (double)A[IDX(c, (int64_t)l * L + r)] * uc[r];                                             \
+            s += t;                                                                                               \
+            sa += fabs(t);                                                                                        \
+          }                                                                                                       \
+          y[nodes[l]] += s;                                                                                       \
+          if (abs_y) abs_y[nodes[l]] += sa;                                                                       \
+        }                                                                                                         \
+      }                                                                                                           \
+    }                                                                                                             \
   }
 
 /* Nodes per cell the apply's gather buffer holds: order 8 hexahedra. */
-#define HC_ASSEMBLY_MAX_L 729
-#define HC_IDX_MAJOR(c, q) ((c) * inner + (q))
-#define HC_IDX_MINOR(c, q) ((q) * C + (c))
+#define HC_ASSEMBLY_MAX_L  729
+#define HC_IDX_MAJOR(c, q) ((c)*inner + (q))
+#define HC_IDX_MINOR(c, q) ((q)*C + (c))
 HC_ASSEMBLY_DEF(f64_major, double, HC_IDX_MAJOR)
 HC_ASSEMBLY_DEF(f64_minor, double, HC_IDX_MINOR)
 HC_ASSEMBLY_DEF(f32_major, float, HC_IDX_MAJOR)

@@ -16,8 +16,8 @@ extern "C" {
    cells of one colour share no node and can be assembled in parallel without atomics. */
 typedef struct {
   int64_t C;
-  int64_t start[9];    /* cells of colour k: cells[start[k] .. start[k+1]-1] */
-  int64_t *cells;      /* cells: [C], ordered by colour */
+  int64_t start[9]; /* cells of colour k: cells[start[k] .. start[k+1]-1] */
+  int64_t *cells;   /* cells: [C], ordered by colour */
 } hc_coloring;
 
 /* Colours C cells from their global (i,j,k) index, cell_index: [C][3]. */

@@ -17,9 +17,13 @@ int hc_error_set(int code, const char *file, int line, const char *func, const c
   return code;
 }
 
-const char *hc_error_message(void) { return hc_err_message; }
+const char *hc_error_message(void) {
+  return hc_err_message;
+}
 
-const char *hc_error_location(void) { return hc_err_location; }
+const char *hc_error_location(void) {
+  return hc_err_location;
+}
 
 void hc_error_clear(void) {
   hc_err_message[0] = '\0';

@@ -36,15 +36,15 @@ int hc_error_exit_code(int code);
 #define HC_ERROR(code, ...) hc_error_set((code), __FILE__, __LINE__, __func__, __VA_ARGS__)
 
 /* Returns from the calling function with an error when cond is false. */
-#define HC_CHECK(cond, code, ...)                 \
-  do {                                            \
+#define HC_CHECK(cond, code, ...)                    \
+  do {                                               \
     if (!(cond)) return HC_ERROR(code, __VA_ARGS__); \
   } while (0)
 
 /* Propagates a failing call's error code. */
-#define HC_CALL(expr)                \
-  do {                               \
-    int hc_call_err_ = (expr);       \
+#define HC_CALL(expr)                      \
+  do {                                     \
+    int hc_call_err_ = (expr);             \
     if (hc_call_err_) return hc_call_err_; \
   } while (0)
 

@@ -4,13 +4,13 @@
 #error "define HC_TEMPLATE before including kernels/hc_instantiate.h"
 #endif
 
-#define HC_REAL double
+#define HC_REAL     double
 #define HC_FN(name) name##_f64
 #include HC_TEMPLATE
 #undef HC_REAL
 #undef HC_FN
 
-#define HC_REAL float
+#define HC_REAL     float
 #define HC_FN(name) name##_f32
 #include HC_TEMPLATE
 #undef HC_REAL

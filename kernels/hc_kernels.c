@@ -8,8 +8,8 @@
 #include "hc_config.h"
 
 static const char *const hc_kernel_names[HC_NUM_KERNELS] = {
-    "DataDataScalar",   "DataDataVector",    "DataDataTensor",    "DataFieldScalar",  "DataFieldVector",
-    "DataFieldTensor",  "FieldFieldScalar",  "FieldFieldVector",  "FieldFieldTensor",
+    "DataDataScalar",  "DataDataVector",   "DataDataTensor",   "DataFieldScalar",  "DataFieldVector",
+    "DataFieldTensor", "FieldFieldScalar", "FieldFieldVector", "FieldFieldTensor",
 };
 
 static const char *const hc_variant_names[HC_NUM_VARIANTS] = {
@@ -34,11 +34,17 @@ int hc_kernel_from_name(const char *name, hc_kernel *kernel) {
                   name ? name : "(null)");
 }
 
-hc_family hc_kernel_family(hc_kernel kernel) { return (hc_family)(kernel / 3); }
+hc_family hc_kernel_family(hc_kernel kernel) {
+  return (hc_family)(kernel / 3);
+}
 
-hc_rank hc_kernel_rank(hc_kernel kernel) { return (hc_rank)(kernel % 3); }
+hc_rank hc_kernel_rank(hc_kernel kernel) {
+  return (hc_rank)(kernel % 3);
+}
 
-const char *hc_layout_name(hc_layout layout) { return layout == HC_LAYOUT_CELL_MINOR ? "cell-minor" : "cell-major"; }
+const char *hc_layout_name(hc_layout layout) {
+  return layout == HC_LAYOUT_CELL_MINOR ? "cell-minor" : "cell-major";
+}
 
 int hc_layout_from_name(const char *name, hc_layout *layout) {
   if (name && strcmp(name, "cell-major") == 0) {
@@ -51,9 +57,13 @@ int hc_layout_from_name(const char *name, hc_layout *layout) {
   return HC_OK;
 }
 
-const char *hc_precision_name(hc_precision precision) { return precision == HC_FLOAT ? "float" : "double"; }
+const char *hc_precision_name(hc_precision precision) {
+  return precision == HC_FLOAT ? "float" : "double";
+}
 
-size_t hc_precision_size(hc_precision precision) { return precision == HC_FLOAT ? sizeof(float) : sizeof(double); }
+size_t hc_precision_size(hc_precision precision) {
+  return precision == HC_FLOAT ? sizeof(float) : sizeof(double);
+}
 
 const char *hc_variant_name(hc_variant variant) {
   return (variant >= 0 && variant < HC_NUM_VARIANTS) ? hc_variant_names[variant] : "unknown";
@@ -87,7 +97,9 @@ static int64_t hc_ipow(int64_t base, int exp) {
   return v;
 }
 
-int64_t hc_contract_K(const hc_contract *k) { return (int64_t)k->P * hc_ipow(k->D, hc_kernel_rank(k->kernel)); }
+int64_t hc_contract_K(const hc_contract *k) {
+  return (int64_t)k->P * hc_ipow(k->D, hc_kernel_rank(k->kernel));
+}
 
 static int64_t hc_contract_K_data(const hc_contract *k) {
   int64_t P = hc_kernel_family(k->kernel) == HC_FAMILY_DATAFIELD ? k->P_data : k->P;
@@ -120,7 +132,9 @@ int64_t hc_contract_inner(const hc_contract *k, hc_array which) {
   return n;
 }
 
-int64_t hc_contract_numel(const hc_contract *k, hc_array which) { return k->C * hc_contract_inner(k, which); }
+int64_t hc_contract_numel(const hc_contract *k, hc_array which) {
+  return k->C * hc_contract_inner(k, which);
+}
 
 void hc_shape_format(int ndim, const int64_t *dims, char *buf, size_t size) {
   size_t used = 0;
@@ -146,7 +160,7 @@ static void hc_expected_shapes(hc_kernel kernel, const char **left, const char *
 
 /* Largest extent accepted for L, R, P and D, and for any array's entry count. */
 #define HC_MAX_EXTENT ((int64_t)1 << 30)
-#define HC_MAX_NUMEL ((int64_t)1 << 50)
+#define HC_MAX_NUMEL  ((int64_t)1 << 50)
 
 int hc_contract_from_shapes(hc_contract *k, int left_ndim, const int64_t *left_dims, int right_ndim,
                             const int64_t *right_dims) {
@@ -157,7 +171,7 @@ int hc_contract_from_shapes(hc_contract *k, int left_ndim, const int64_t *left_d
   hc_expected_shapes(k->kernel, &exp_left, &exp_right);
   hc_shape_format(left_ndim, left_dims, ls, sizeof(ls));
   hc_shape_format(right_ndim, right_dims, rs, sizeof(rs));
-#define HC_SHAPE_CHECK(cond, why)                                                                                 \
+#define HC_SHAPE_CHECK(cond, why)                                                                                \
   HC_CHECK(cond, HC_ERR_INPUT, "shapes do not fit %s: left %s and right %s (%s; expected left %s and right %s)", \
            hc_kernel_name(k->kernel), ls, rs, why, exp_left, exp_right)
 
@@ -249,21 +263,21 @@ void hc_contract_cost(const hc_contract *k, double *flops, double *bytes) {
 }
 
 /* Transposes a (rows x cols) matrix of elements of type T, in tiles that stay in cache. */
-#define HC_TRANSPOSE_DEF(NAME, T)                                                                      \
-  static void NAME(int64_t rows, int64_t cols, const T *src, T *dst) {                                \
-    const int64_t tile = 32;                                                                           \
-    for (int64_t i0 = 0; i0 < rows; i0 += tile)                                                        \
-      for (int64_t j0 = 0; j0 < cols; j0 += tile) {                                                    \
-        int64_t i1 = i0 + tile < rows ? i0 + tile : rows, j1 = j0 + tile < cols ? j0 + tile : cols;    \
-        for (int64_t i = i0; i < i1; i++)                                                              \
-          for (int64_t j = j0; j < j1; j++) dst[j * rows + i] = src[i * cols + j];                     \
-      }                                                                                                \
+#define HC_TRANSPOSE_DEF(NAME, T)                                                                   \
+  static void NAME(int64_t rows, int64_t cols, const T *src, T *dst) {                              \
+    const int64_t tile = 32;                                                                        \
+    for (int64_t i0 = 0; i0 < rows; i0 += tile)                                                     \
+      for (int64_t j0 = 0; j0 < cols; j0 += tile) {                                                 \
+        int64_t i1 = i0 + tile < rows ? i0 + tile : rows, j1 = j0 + tile < cols ? j0 + tile : cols; \
+        for (int64_t i = i0; i < i1; i++)                                                           \
+          for (int64_t j = j0; j < j1; j++) dst[j * rows + i] = src[i * cols + j];                  \
+      }                                                                                             \
   }
 HC_TRANSPOSE_DEF(hc_transpose_f64, double)
 HC_TRANSPOSE_DEF(hc_transpose_f32, float)
 
-int hc_layout_convert(const hc_contract *k, hc_array which, hc_layout src_layout, const void *src,
-                      hc_layout dst_layout, void *dst) {
+int hc_layout_convert(const hc_contract *k, hc_array which, hc_layout src_layout, const void *src, hc_layout dst_layout,
+                      void *dst) {
   int64_t C = k->C, inner = hc_contract_inner(k, which);
   size_t bytes = (size_t)(C * inner) * hc_precision_size(k->precision);
   HC_CHECK(src != dst, HC_ERR_INPUT, "hc_layout_convert works out of place");
@@ -286,16 +300,17 @@ const char *const hc_backend_names[] = {"serial", "openmp", "cuda"};
 const int hc_num_backend_names = 3;
 
 int hc_backend_find(const char *name, const hc_backend **backend) {
-  const hc_backend *table[3] = {&hc_backend_serial,
+  const hc_backend *table[3] = {
+    &hc_backend_serial,
 #if HC_HAVE_OPENMP
-                                &hc_backend_openmp,
+    &hc_backend_openmp,
 #else
-                                NULL,
+    NULL,
 #endif
 #if HC_HAVE_CUDA
-                                &hc_backend_cuda,
+    &hc_backend_cuda,
 #else
-                                NULL,
+    NULL,
 #endif
   };
   for (int i = 0; i < hc_num_backend_names; i++) {
@@ -310,8 +325,7 @@ int hc_backend_find(const char *name, const hc_backend **backend) {
   return HC_ERROR(HC_ERR_INPUT, "unknown backend '%s' (expected serial, openmp or cuda)", name ? name : "(null)");
 }
 
-int hc_contract_apply(const hc_backend *backend, const hc_contract *k, const void *left, const void *right,
-                      void *out) {
+int hc_contract_apply(const hc_backend *backend, const hc_contract *k, const void *left, const void *right, void *out) {
   HC_CALL(hc_contract_validate(k));
   HC_CALL(backend->supports(k));
   return backend->contract(k, left, right, out);

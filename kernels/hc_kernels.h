@@ -60,12 +60,12 @@ typedef enum { HC_ARRAY_LEFT = 0, HC_ARRAY_RIGHT = 1, HC_ARRAY_OUT = 2 } hc_arra
      FieldField left (C,L,P[,D[,D]])    right (C,R,P[,D[,D]])      out (C,L,R) */
 typedef struct {
   hc_kernel kernel;
-  int64_t C;   /* cells */
-  int L;       /* left fields (1 for DataData) */
-  int R;       /* right fields (1 unless FieldField) */
-  int P;       /* quadrature points */
-  int D;       /* space dimension of Vector and Tensor data (1 for Scalar) */
-  int P_data;  /* points of the DataField data array: P, or 1 for data constant over points */
+  int64_t C;  /* cells */
+  int L;      /* left fields (1 for DataData) */
+  int R;      /* right fields (1 unless FieldField) */
+  int P;      /* quadrature points */
+  int D;      /* space dimension of Vector and Tensor data (1 for Scalar) */
+  int P_data; /* points of the DataField data array: P, or 1 for data constant over points */
   hc_layout layout;
   hc_precision precision;
   hc_variant variant;
@@ -114,8 +114,8 @@ void hc_contract_cost(const hc_contract *k, double *flops, double *bytes);
 
 /* Converts one array of k between layouts on the host (out of place): src and dst hold
    hc_contract_numel(k, which) scalars of k->precision. */
-int hc_layout_convert(const hc_contract *k, hc_array which, hc_layout src_layout, const void *src,
-                      hc_layout dst_layout, void *dst);
+int hc_layout_convert(const hc_contract *k, hc_array which, hc_layout src_layout, const void *src, hc_layout dst_layout,
+                      void *dst);
 
 /* A backend: a table of function pointers filled with designated initialisers. Pointers passed to a
    backend's functions live in that backend's memory (host memory for serial and openmp, device
@@ -183,8 +183,7 @@ extern const int hc_num_backend_names;
 int hc_backend_find(const char *name, const hc_backend **backend);
 
 /* Validates k, asks the backend whether it supports k, then runs it. */
-int hc_contract_apply(const hc_backend *backend, const hc_contract *k, const void *left, const void *right,
-                      void *out);
+int hc_contract_apply(const hc_backend *backend, const hc_contract *k, const void *left, const void *right, void *out);
 
 /* The backends' tables, each defined by its backend when it is built (see hc_backend_find). */
 extern const hc_backend hc_backend_serial;

@@ -4,8 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int hc_array_upload(const hc_backend *backend, const hc_contract *k, hc_array which, const void *h_src,
-                    void **d_dst) {
+int hc_array_upload(const hc_backend *backend, const hc_contract *k, hc_array which, const void *h_src, void **d_dst) {
   int ierr = HC_OK;
   size_t bytes = (size_t)hc_contract_numel(k, which) * hc_precision_size(k->precision);
   void *h_tmp = malloc(bytes);
@@ -27,8 +26,7 @@ fail:
   return ierr;
 }
 
-int hc_array_download(const hc_backend *backend, const hc_contract *k, hc_array which, const void *d_src,
-                      void *h_dst) {
+int hc_array_download(const hc_backend *backend, const hc_contract *k, hc_array which, const void *d_src, void *h_dst) {
   int ierr = HC_OK;
   size_t bytes = (size_t)hc_contract_numel(k, which) * hc_precision_size(k->precision);
   void *h_tmp = malloc(bytes);

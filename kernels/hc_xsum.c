@@ -4,7 +4,9 @@
 #include <math.h>
 #include <string.h>
 
-void hc_xsum_init(hc_xsum *x) { memset(x, 0, sizeof(*x)); }
+void hc_xsum_init(hc_xsum *x) {
+  memset(x, 0, sizeof(*x));
+}
 
 void hc_xsum_normalize(hc_xsum *x) {
   int64_t carry = 0;

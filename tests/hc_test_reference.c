@@ -44,8 +44,7 @@ void hc_test_reference(const hc_contract *k, const void *left, const void *right
   }
 }
 
-int64_t hc_test_compare(const hc_contract *k, const void *out, const double *ref, const double *bound,
-                        double *worst) {
+int64_t hc_test_compare(const hc_contract *k, const void *out, const double *ref, const double *bound, double *worst) {
   const double u = k->precision == HC_FLOAT ? ldexp(1.0, -24) : ldexp(1.0, -53);
   const double n = (double)hc_contract_K(k) + 2.0;
   const double gamma = n * u / (1.0 - n * u);

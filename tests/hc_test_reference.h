@@ -14,8 +14,7 @@ void hc_test_reference(const hc_contract *k, const void *left, const void *right
    roundoff u of k's precision (2^-53 double, 2^-24 float) and gamma_n = n u / (1 - n u), the
    classical bound for a sum of K products. Returns the number of entries out of tolerance and sets
    *worst to the largest error / tolerance. */
-int64_t hc_test_compare(const hc_contract *k, const void *out, const double *ref, const double *bound,
-                        double *worst);
+int64_t hc_test_compare(const hc_contract *k, const void *out, const double *ref, const double *bound, double *worst);
 
 /* Reproducible pseudo-random values in [-1, 1). */
 void hc_test_fill(hc_precision precision, int64_t n, uint64_t seed, void *data);

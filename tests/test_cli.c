@@ -112,8 +112,9 @@ static void test_agrees_with_reference(void **state) {
             for (int i = 0; i < nd; i++) assert_true(res.dims[i] == dims[i]);
             double worst;
             int64_t bad = hc_test_compare(&k, res.data, ref, bound, &worst);
-            if (bad) print_error("%s on %s: %lld entries off (worst %.3g)\n", hc_kernel_name(k.kernel), backends[b],
-                                 (long long)bad, worst);
+            if (bad)
+              print_error("%s on %s: %lld entries off (worst %.3g)\n", hc_kernel_name(k.kernel), backends[b],
+                          (long long)bad, worst);
             assert_int_equal(bad, 0);
             hc_npy_free(&res);
             runs++;
@@ -134,9 +135,11 @@ static void test_repeat_prints_rates(void **state) {
   void *l, *r, *o;
   write_inputs(&k, 5, &l, &r, &o);
   free(l), free(r), free(o);
-  expect_exit(0, "GFLOP/s", "contract --kernel FieldFieldScalar --left cli_left.npy --right cli_right.npy "
+  expect_exit(0, "GFLOP/s",
+              "contract --kernel FieldFieldScalar --left cli_left.npy --right cli_right.npy "
               "--out cli_result.npy --repeat 3");
-  expect_exit(0, "over 3 calls", "contract --kernel FieldFieldScalar --left cli_left.npy --right cli_right.npy "
+  expect_exit(0, "over 3 calls",
+              "contract --kernel FieldFieldScalar --left cli_left.npy --right cli_right.npy "
               "--out cli_result.npy --repeat 3 --backend serial");
 }
 
@@ -159,22 +162,27 @@ static void test_bad_input(void **state) {
   expect_exit(2, "option --repeat", "contract --kernel FieldFieldScalar %s --repeat many", io);
   expect_exit(2, "unknown layout 'row-major'", "contract --kernel FieldFieldScalar %s --layout row-major", io);
   expect_exit(2, "unknown backend 'vulkan'", "contract --kernel FieldFieldScalar %s --backend vulkan", io);
-  expect_exit(2, "not available on backend serial", "contract --kernel FieldFieldScalar %s --backend serial "
-              "--variant tile", io);
-  expect_exit(2, "cannot open", "contract --kernel FieldFieldScalar --left nope.npy --right cli_right.npy "
+  expect_exit(2, "not available on backend serial",
+              "contract --kernel FieldFieldScalar %s --backend serial "
+              "--variant tile",
+              io);
+  expect_exit(2, "cannot open",
+              "contract --kernel FieldFieldScalar --left nope.npy --right cli_right.npy "
               "--out cli_bad_out.npy");
   expect_exit(2, "cli_bad_out.npy: cannot open", "contract --kernel FieldFieldScalar %s --sum-into", io);
   /* --sum-into into an array of the wrong shape. */
   int64_t dims[2] = {4, 3};
   double z[12] = {0};
   assert_int_equal(hc_npy_write("cli_wrong_out.npy", HC_DOUBLE, 2, dims, z), HC_OK);
-  expect_exit(2, "needs an array of shape (4, 3, 2)", "contract --kernel FieldFieldScalar --left cli_left.npy "
+  expect_exit(2, "needs an array of shape (4, 3, 2)",
+              "contract --kernel FieldFieldScalar --left cli_left.npy "
               "--right cli_right.npy --out cli_wrong_out.npy --sum-into");
   /* Mixed precisions. */
   int64_t rd[3] = {4, 2, 5};
   float rf[40] = {0};
   assert_int_equal(hc_npy_write("cli_right_f32.npy", HC_FLOAT, 3, rd, rf), HC_OK);
-  expect_exit(2, "same precision", "contract --kernel FieldFieldScalar --left cli_left.npy --right "
+  expect_exit(2, "same precision",
+              "contract --kernel FieldFieldScalar --left cli_left.npy --right "
               "cli_right_f32.npy --out cli_bad_out.npy");
   /* Malformed files: Fortran order, another dtype, truncated. */
   FILE *f = fopen("cli_fortran.npy", "wb");
@@ -184,21 +192,24 @@ static void test_bad_input(void **state) {
   fprintf(f, "%-117s\n", hdr);
   fwrite(l, 8, 60, f);
   fclose(f);
-  expect_exit(2, "cli_fortran.npy: Fortran-order", "contract --kernel FieldFieldScalar --left cli_fortran.npy "
+  expect_exit(2, "cli_fortran.npy: Fortran-order",
+              "contract --kernel FieldFieldScalar --left cli_fortran.npy "
               "--right cli_right.npy --out cli_bad_out.npy");
   f = fopen("cli_int.npy", "wb");
   fwrite(pre, 1, 10, f);
   fprintf(f, "%-117s\n", "{'descr': '<i4', 'fortran_order': False, 'shape': (4, 2, 5), }");
   fwrite(l, 4, 40, f);
   fclose(f);
-  expect_exit(2, "cli_int.npy: unsupported dtype '<i4'", "contract --kernel FieldFieldScalar --left "
+  expect_exit(2, "cli_int.npy: unsupported dtype '<i4'",
+              "contract --kernel FieldFieldScalar --left "
               "cli_left.npy --right cli_int.npy --out cli_bad_out.npy");
   f = fopen("cli_trunc.npy", "wb");
   fwrite(pre, 1, 10, f);
   fprintf(f, "%-117s\n", "{'descr': '<f8', 'fortran_order': False, 'shape': (4, 2, 5), }");
   fwrite(l, 8, 39, f);
   fclose(f);
-  expect_exit(2, "cli_trunc.npy: truncated", "contract --kernel FieldFieldScalar --left cli_left.npy --right "
+  expect_exit(2, "cli_trunc.npy: truncated",
+              "contract --kernel FieldFieldScalar --left cli_left.npy --right "
               "cli_trunc.npy --out cli_bad_out.npy");
   /* No output file is left behind by a failed run. */
   f = fopen("cli_bad_out.npy", "rb");

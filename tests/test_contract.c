@@ -51,11 +51,12 @@ static int check_case(const hc_contract *k, uint64_t seed) {
   double worst;
   int64_t bad = hc_test_compare(k, out, ref, bound, &worst);
   if (bad) {
-    print_error("%s %s %s variant=%s sum_into=%d C=%lld L=%d R=%d P=%d D=%d P_data=%d: %lld of %lld entries "
-                "out of tolerance (worst error/tolerance %.3g)\n",
-                hc_kernel_name(k->kernel), hc_layout_name(k->layout), hc_precision_name(k->precision),
-                hc_variant_name(k->variant), k->sum_into, (long long)k->C, k->L, k->R, k->P, k->D, k->P_data,
-                (long long)bad, (long long)no, worst);
+    print_error(
+        "%s %s %s variant=%s sum_into=%d C=%lld L=%d R=%d P=%d D=%d P_data=%d: %lld of %lld entries "
+        "out of tolerance (worst error/tolerance %.3g)\n",
+        hc_kernel_name(k->kernel), hc_layout_name(k->layout), hc_precision_name(k->precision),
+        hc_variant_name(k->variant), k->sum_into, (long long)k->C, k->L, k->R, k->P, k->D, k->P_data, (long long)bad,
+        (long long)no, worst);
   }
   assert_int_equal(bad, 0);
   backend->mem_free(d_left), backend->mem_free(d_right), backend->mem_free(d_out);

@@ -31,7 +31,9 @@ static int hc_contract_openmp(const hc_contract *k, const void *left, const void
   return HC_OK;
 }
 
-static int hc_supports_openmp(const hc_contract *k) { return hc_supports_host(k, "openmp"); }
+static int hc_supports_openmp(const hc_contract *k) {
+  return hc_supports_host(k, "openmp");
+}
 
 const hc_backend hc_backend_openmp = {
     .name = "openmp",

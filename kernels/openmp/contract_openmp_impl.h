@@ -4,8 +4,8 @@
    left entry loaded serves four products. Cell-minor arrays: threads take blocks of HC_OMP_CB
    cells, and the innermost loop runs over the cells of a block, contiguous in every array. */
 
-static void HC_FN(hc_datadata_omp)(const hc_contract *k, const HC_REAL *restrict left,
-                                   const HC_REAL *restrict right, HC_REAL *restrict out) {
+static void HC_FN(hc_datadata_omp)(const hc_contract *k, const HC_REAL *restrict left, const HC_REAL *restrict right,
+                                   HC_REAL *restrict out) {
   const int64_t C = k->C, K = hc_contract_K(k);
   const int sum_into = k->sum_into;
   if (k->layout == HC_LAYOUT_CELL_MAJOR) {
@@ -32,8 +32,8 @@ static void HC_FN(hc_datadata_omp)(const hc_contract *k, const HC_REAL *restrict
   }
 }
 
-static void HC_FN(hc_datafield_omp)(const hc_contract *k, const HC_REAL *restrict fields,
-                                    const HC_REAL *restrict data, HC_REAL *restrict out) {
+static void HC_FN(hc_datafield_omp)(const hc_contract *k, const HC_REAL *restrict fields, const HC_REAL *restrict data,
+                                    HC_REAL *restrict out) {
   const int64_t C = k->C, L = k->L, P = k->P, K = hc_contract_K(k), Dr = K / P;
   const int64_t Kd = (int64_t)k->P_data * Dr;
   const int sum_into = k->sum_into, constant = k->P_data == 1 && P > 1;
@@ -78,8 +78,8 @@ static void HC_FN(hc_datafield_omp)(const hc_contract *k, const HC_REAL *restric
 }
 
 /* work: R * HC_OMP_CB_FF scalars per thread (cell-minor only). */
-static void HC_FN(hc_fieldfield_omp)(const hc_contract *k, const HC_REAL *restrict left,
-                                     const HC_REAL *restrict right, HC_REAL *restrict out, HC_REAL *work) {
+static void HC_FN(hc_fieldfield_omp)(const hc_contract *k, const HC_REAL *restrict left, const HC_REAL *restrict right,
+                                     HC_REAL *restrict out, HC_REAL *work) {
   const int64_t C = k->C, L = k->L, R = k->R, K = hc_contract_K(k);
   const int sum_into = k->sum_into;
   if (k->layout == HC_LAYOUT_CELL_MAJOR) {
@@ -147,8 +147,7 @@ static void HC_FN(hc_fieldfield_omp)(const hc_contract *k, const HC_REAL *restri
   }
 }
 
-static void HC_FN(hc_contract_omp)(const hc_contract *k, const void *left, const void *right, void *out,
-                                   void *work) {
+static void HC_FN(hc_contract_omp)(const hc_contract *k, const void *left, const void *right, void *out, void *work) {
   switch (hc_kernel_family(k->kernel)) {
     case HC_FAMILY_DATADATA:
       HC_FN(hc_datadata_omp)(k, (const HC_REAL *)left, (const HC_REAL *)right, (HC_REAL *)out);

@@ -26,7 +26,9 @@ int hc_supports_host(const hc_contract *k, const char *backend) {
   return HC_OK;
 }
 
-static int hc_supports_serial(const hc_contract *k) { return hc_supports_host(k, "serial"); }
+static int hc_supports_serial(const hc_contract *k) {
+  return hc_supports_host(k, "serial");
+}
 
 int hc_host_alloc(size_t bytes, void **ptr) {
   *ptr = NULL;
@@ -50,7 +52,9 @@ int hc_host_copy(void *dst, const void *src, size_t bytes) {
   return HC_OK;
 }
 
-int hc_host_synchronize(void) { return HC_OK; }
+int hc_host_synchronize(void) {
+  return HC_OK;
+}
 
 const hc_backend hc_backend_serial = {
     .name = "serial",

@@ -5,8 +5,7 @@
    cell-minor cs = 1, qs = C. */
 
 /* out[c] = sum_q left[c,q] right[c,q]; left, right: [C][K], out: [C]. */
-static void HC_FN(hc_datadata_serial)(const hc_contract *k, const HC_REAL *left, const HC_REAL *right,
-                                      HC_REAL *out) {
+static void HC_FN(hc_datadata_serial)(const hc_contract *k, const HC_REAL *left, const HC_REAL *right, HC_REAL *out) {
   const int64_t C = k->C, K = hc_contract_K(k);
   const int64_t cs = k->layout == HC_LAYOUT_CELL_MAJOR ? K : 1, qs = k->layout == HC_LAYOUT_CELL_MAJOR ? 1 : C;
   for (int64_t c = 0; c < C; c++) {
@@ -18,8 +17,7 @@ static void HC_FN(hc_datadata_serial)(const hc_contract *k, const HC_REAL *left,
 
 /* out[c,l] = sum_q fields[c,l,q] data[c,q]; fields: [C][L][K], data: [C][K_data], out: [C][L].
    Constant data (P_data = 1) is used at every point: q = p * Dr + e reads data[c, e]. */
-static void HC_FN(hc_datafield_serial)(const hc_contract *k, const HC_REAL *fields, const HC_REAL *data,
-                                       HC_REAL *out) {
+static void HC_FN(hc_datafield_serial)(const hc_contract *k, const HC_REAL *fields, const HC_REAL *data, HC_REAL *out) {
   const int64_t C = k->C, L = k->L, K = hc_contract_K(k), Dr = K / k->P, Kd = (int64_t)k->P_data * Dr;
   const int cm = k->layout == HC_LAYOUT_CELL_MAJOR;
   const int64_t fcs = cm ? L * K : 1, dcs = cm ? Kd : 1, ocs = cm ? L : 1, qs = cm ? 1 : C;
@@ -37,8 +35,7 @@ static void HC_FN(hc_datafield_serial)(const hc_contract *k, const HC_REAL *fiel
 }
 
 /* out[c,l,r] = sum_q left[c,l,q] right[c,r,q]; left: [C][L][K], right: [C][R][K], out: [C][L][R]. */
-static void HC_FN(hc_fieldfield_serial)(const hc_contract *k, const HC_REAL *left, const HC_REAL *right,
-                                        HC_REAL *out) {
+static void HC_FN(hc_fieldfield_serial)(const hc_contract *k, const HC_REAL *left, const HC_REAL *right, HC_REAL *out) {
   const int64_t C = k->C, L = k->L, R = k->R, K = hc_contract_K(k);
   const int cm = k->layout == HC_LAYOUT_CELL_MAJOR;
   const int64_t lcs = cm ? L * K : 1, rcs = cm ? R * K : 1, ocs = cm ? L * R : 1, qs = cm ? 1 : C;
