@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "app/hc_app.h"
+#include "app/hc_host.h"
 #include "app/hc_bench.h"
 #include "app/hc_timer.h"
 #include "kernels/hc_roofline.h"
@@ -268,19 +269,6 @@ static int hc_bench_parse(int argc, char **argv, hc_bench_options *o, int *help)
   }
   HC_CHECK(optind == argc, HC_ERR_INPUT, "unexpected argument '%s' (see hexcontract bench --help)", argv[optind]);
   return HC_OK;
-}
-
-/* Bytes of host memory the kernel would give now (MemAvailable), or 0 when unknown. */
-static double hc_bench_host_available(void) {
-  FILE *f = fopen("/proc/meminfo", "r");
-  if (!f) return 0;
-  char line[256];
-  double kb = 0;
-  while (fgets(line, sizeof(line), f)) {
-    if (sscanf(line, "MemAvailable: %lf kB", &kb) == 1) break;
-  }
-  fclose(f);
-  return kb * 1024.0;
 }
 
 /* The pseudo-random value in [-1, 1) of entry i of the pool of seed: a hash of (seed, i), so that any
@@ -867,7 +855,7 @@ static void hc_bench_budget(hc_bench *bench) {
     }
   }
   hc_error_clear();
-  double avail = hc_bench_host_available();
+  double avail = hc_host_mem_available();
   if (avail > 0) {
     double cap = 0.8 * avail / 1.7;
     if (budget > cap) {
@@ -882,21 +870,8 @@ static void hc_bench_budget(hc_bench *bench) {
 
 /* What the CPU backends run on: the CPU's model and the threads. */
 static void hc_bench_cpu_name(const hc_backend *b, char *buf, size_t n) {
-  char model[160] = "unknown CPU";
-  FILE *f = fopen("/proc/cpuinfo", "r");
-  if (f) {
-    char line[512];
-    while (fgets(line, sizeof(line), f)) {
-      char *colon = strchr(line, ':');
-      if (strncmp(line, "model name", 10) == 0 && colon) {
-        colon += 2;
-        colon[strcspn(colon, "\n")] = '\0';
-        snprintf(model, sizeof(model), "%s", colon);
-        break;
-      }
-    }
-    fclose(f);
-  }
+  char model[160];
+  hc_host_cpu_model(model, sizeof(model));
   int threads = 1;
 #if HC_HAVE_OPENMP
   if (strcmp(b->name, "openmp") == 0) threads = omp_get_max_threads();

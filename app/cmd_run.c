@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "app/hc_app.h"
+#include "app/hc_host.h"
 #include "app/hc_inject.h"
 #include "app/hc_results.h"
 #include "app/hc_run.h"
@@ -74,19 +75,6 @@ static void hc_config_from_deck(const hc_deck *deck, hc_run_config *cfg) {
   for (int i = 0; i < deck->gpu.num_device_ids && i < 64; i++) cfg->device_ids[i] = deck->gpu.device_ids[i];
 }
 
-/* Available host memory of this node in bytes (MemAvailable), 0 when unknown. */
-static double hc_host_available(void) {
-  FILE *f = fopen("/proc/meminfo", "r");
-  if (!f) return 0;
-  char line[256];
-  double kb = 0;
-  while (fgets(line, sizeof(line), f)) {
-    if (sscanf(line, "MemAvailable: %lf kB", &kb) == 1) break;
-  }
-  fclose(f);
-  return kb * 1024.0;
-}
-
 /* Checks everything that can be checked before any work, the same way on every rank (rank 0 decides
    the machine-dependent part and broadcasts it): backend built, variants supported, memory. */
 static int hc_run_precheck(MPI_Comm comm, const hc_deck *deck, const hc_run_config *cfg) {
@@ -117,7 +105,7 @@ static int hc_run_precheck(MPI_Comm comm, const hc_deck *deck, const hc_run_conf
       hc_memory_estimate est;
       err = hc_run_estimate_memory(cfg, nranks, be->is_device, &est);
       const double GiB = 1073741824.0;
-      double limit = cfg->host_limit_gib > 0 ? cfg->host_limit_gib * GiB : hc_host_available() / local;
+      double limit = cfg->host_limit_gib > 0 ? cfg->host_limit_gib * GiB : hc_host_mem_available() / local;
       if (!err && limit > 0 && est.host_bytes > limit) {
         double fit = floor(limit / est.host_per_cell);
         err = HC_DECK_ERROR(deck, "mesh.cells", HC_ERR_RESOURCE,

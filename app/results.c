@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "app/hc_inject.h"
+#include "app/hc_host.h"
 #include "app/hc_results.h"
 #include "app/hc_signal.h"
 #include "hc_config.h"
@@ -26,27 +27,10 @@ static void hc_global_cost(const hc_run *run, hc_kernel kernel, double *flops, d
   hc_contract_cost(&k, flops, bytes);
 }
 
-static void hc_cpu_model(char *buf, size_t n) {
-  snprintf(buf, n, "unknown CPU");
-  FILE *f = fopen("/proc/cpuinfo", "r");
-  if (!f) return;
-  char line[512];
-  while (fgets(line, sizeof(line), f)) {
-    char *colon = strchr(line, ':');
-    if (strncmp(line, "model name", 10) == 0 && colon) {
-      colon += 2;
-      colon[strcspn(colon, "\n")] = '\0';
-      snprintf(buf, n, "%s", colon);
-      break;
-    }
-  }
-  fclose(f);
-}
-
 /* What this rank computes on: the backend's device or the CPU and its threads. */
 static void hc_device_of(const hc_run *run, char *buf, size_t n) {
   char cpu[160];
-  hc_cpu_model(cpu, sizeof(cpu));
+  hc_host_cpu_model(cpu, sizeof(cpu));
   int threads = 1;
 #if HC_HAVE_OPENMP
   if (strcmp(run->be->name, "openmp") == 0) threads = omp_get_max_threads();
