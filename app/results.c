@@ -191,8 +191,9 @@ void hc_results_print_summary(const hc_deck *deck, const hc_run *run, const hc_r
       "\nfigures of merit: %.4g cell-steps/s, %.4g node-steps/s; contractions %.2f GB/s, %.2f GFLOP/s "
       "(all ranks)\n",
       cells_per_s, dofs_per_s, tt > 0 ? 1e-9 * tb / tt : 0, tt > 0 ? 1e-9 * tf / tt : 0);
-  printf("halo: %.0f..%.0f neighbours, %.0f..%.0f bytes sent per rank and exchange, %d exchanges per step\n",
-         st->halo_neighbors.min, st->halo_neighbors.max, st->halo_bytes.min, st->halo_bytes.max, st->halo_exchanges);
+  printf("halo: %.0f..%.0f neighbours, %.0f..%.0f bytes sent per rank and step, %d nodal vectors in one round\n",
+         st->halo_neighbors.min, st->halo_neighbors.max, st->halo_bytes.min * st->halo_exchanges,
+         st->halo_bytes.max * st->halo_exchanges, st->halo_exchanges);
   if (run->nchecks) {
     printf("\nchecks (SPEC.md section 3; the worst evaluation of each):\n");
     for (int i = 0; i < run->nchecks; i++) {
