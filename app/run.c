@@ -686,7 +686,7 @@ static int hc_run_checks(hc_run *run, int step) {
     const int ff = hc_kernel_family(kid) == HC_FAMILY_FIELDFIELD;
     const int64_t rows = ff ? (int64_t)L : 1, len = L, inner = ff ? (int64_t)L * L : L;
     double worst[2] = {0, 0}; /* largest |row sum| / tolerance scale, and that row's numbers */
-    double worst_ratio = 0;
+    double worst_ratio = -1;  /* any row, even an exact one, records its numbers */
     for (int64_t c = 0; c < m->C; c++) {
       for (int64_t row = 0; row < rows; row++) {
         double sum = 0, abs_sum = 0;
@@ -795,7 +795,7 @@ static int hc_run_checks(hc_run *run, int step) {
     const hc_backend *serial;
     HC_CALL(hc_backend_find("serial", &serial));
     int64_t S = run->cfg.check_samples < m->C ? run->cfg.check_samples : m->C;
-    double worst_ratio = 0, worst_err = 0, worst_tol = 0;
+    double worst_ratio = -1, worst_err = 0, worst_tol = 0; /* any entry records its numbers */
     char worst_kernel[32] = "";
     for (int kid = 0; kid < HC_NUM_KERNELS; kid++) {
       if (!run->cfg.enabled[kid]) continue;
