@@ -18,12 +18,13 @@ hc_add_test(report_scaling_fails COMMAND ${HC_TEST_REPORT} scaling_fails $<TARGE
             ${HC_REPORT_DIR} LABELS app mpi report TIMEOUT 120)
 
 # Nightly: weak and strong sweeps over 1, 2 and 4 ranks at the shipped decks' cells per rank (strong: a
-# 24^3 box, so that one rank fits a small machine), their reports checked.
+# 24^3 box, so that one rank fits a small machine), 4 timed steps each, their reports checked.
 if(HC_NIGHTLY_TESTS)
   foreach(mode weak strong)
-    set(extra "")
+    # Full-size blocks, few steps: the sweep checks scaling and its report, the shipped decks run long.
+    set(extra --set run.steps=4 --set run.warmup=1)
     if(mode STREQUAL "strong")
-      set(extra --set mesh.cells=24,24,24)
+      list(APPEND extra --set mesh.cells=24,24,24)
     endif()
     hc_add_test(nightly_scaling_${mode} COMMAND ${HC_EXPECT} 0 "${mode} scaling, 3 runs" --file
                 ${HC_REPORT_DIR}/nightly_${mode}/report.md -- ${CMAKE_COMMAND} -E env
