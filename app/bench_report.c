@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 
 #include "app/hc_bench.h"
+#include "app/hc_results.h"
 #include "hc_config.h"
 #include "io/hc_atomic_file.h"
 #include "io/hc_yaml_writer.h"
@@ -130,17 +131,7 @@ static int hc_yaml_body(hc_yaml_writer *w, const hc_bench *bench) {
   HC_CALL(hc_yaml_writer_string(w, "schema", HC_BENCH_SCHEMA));
   HC_CALL(hc_yaml_writer_string(w, "status", bench->failures ? "failed" : "passed"));
   HC_CALL(hc_yaml_writer_string(w, "date", bench->date));
-  HC_CALL(hc_yaml_writer_begin_mapping(w, "build", HC_YAML_BLOCK));
-  HC_CALL(hc_yaml_writer_string(w, "version", HC_VERSION));
-  HC_CALL(hc_yaml_writer_string(w, "git_revision", HC_GIT_REVISION));
-  HC_CALL(hc_yaml_writer_string(w, "build_type", HC_BUILD_TYPE));
-  HC_CALL(hc_yaml_writer_string(w, "c_compiler", HC_C_COMPILER));
-  HC_CALL(hc_yaml_writer_string(w, "c_flags", HC_C_FLAGS));
-#if HC_HAVE_CUDA
-  HC_CALL(hc_yaml_writer_string(w, "cuda_compiler", HC_CUDA_COMPILER));
-  HC_CALL(hc_yaml_writer_string(w, "cuda_architectures", HC_CUDA_ARCHITECTURES));
-#endif
-  HC_CALL(hc_yaml_writer_end_mapping(w));
+  HC_CALL(hc_results_write_build(w));
   HC_CALL(hc_yaml_writer_string(w, "backend", bench->b->name));
   HC_CALL(hc_yaml_writer_string(w, "device", bench->device));
   HC_CALL(hc_yaml_writer_begin_mapping(w, "options", HC_YAML_BLOCK));

@@ -4,6 +4,7 @@
 
 #include "app/hc_run.h"
 #include "io/hc_deck.h"
+#include "io/hc_yaml_writer.h"
 
 /* Schema of the results file; bumped when a key changes meaning or goes away. */
 #define HC_RESULTS_SCHEMA "hexcontract-results/1"
@@ -38,6 +39,10 @@ void hc_results_stats_free(hc_results_stats *stats);
 
 /* The one-screen summary (rank 0). */
 void hc_results_print_summary(const hc_deck *deck, const hc_run *run, const hc_results_stats *stats);
+
+/* Writes the `build` mapping (version, git revision, compilers and flags, OpenMP/CUDA, MPI library) that
+   every results and bench file carries. */
+int hc_results_write_build(hc_yaml_writer *w);
 
 /* Writes output.dir/output.results atomically (rank 0). */
 int hc_results_write(const hc_deck *deck, const hc_run *run, const hc_results_stats *stats);

@@ -209,6 +209,27 @@ void hc_results_print_summary(const hc_deck *deck, const hc_run *run, const hc_r
   fflush(stdout);
 }
 
+int hc_results_write_build(hc_yaml_writer *w) {
+  char buf[MPI_MAX_LIBRARY_VERSION_STRING + 64];
+  HC_CALL(hc_yaml_writer_begin_mapping(w, "build", HC_YAML_BLOCK));
+  HC_CALL(hc_yaml_writer_string(w, "version", HC_VERSION));
+  HC_CALL(hc_yaml_writer_string(w, "git_revision", HC_GIT_REVISION));
+  HC_CALL(hc_yaml_writer_string(w, "build_type", HC_BUILD_TYPE));
+  HC_CALL(hc_yaml_writer_string(w, "c_compiler", HC_C_COMPILER));
+  HC_CALL(hc_yaml_writer_string(w, "c_flags", HC_C_FLAGS));
+  HC_CALL(hc_yaml_writer_bool(w, "openmp", HC_HAVE_OPENMP));
+  HC_CALL(hc_yaml_writer_bool(w, "cuda", HC_HAVE_CUDA));
+  if (HC_HAVE_CUDA) {
+    HC_CALL(hc_yaml_writer_string(w, "cuda_compiler", HC_CUDA_COMPILER));
+    HC_CALL(hc_yaml_writer_string(w, "cuda_architectures", HC_CUDA_ARCHITECTURES));
+  }
+  int len = 0;
+  MPI_Get_library_version(buf, &len); /* allowed before MPI_Init */
+  buf[strcspn(buf, "\n")] = '\0';
+  HC_CALL(hc_yaml_writer_string(w, "mpi_library", buf));
+  return hc_yaml_writer_end_mapping(w);
+}
+
 static int hc_write_stat(hc_yaml_writer *w, const char *key, const hc_stat *s) {
   HC_CALL(hc_yaml_writer_begin_mapping(w, key, HC_YAML_FLOW));
   HC_CALL(hc_yaml_writer_double(w, "min", s->min));
@@ -234,23 +255,7 @@ static int hc_results_body(hc_yaml_writer *w, const hc_deck *deck, const hc_run 
   strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
   HC_CALL(hc_yaml_writer_string(w, "date", buf));
 
-  HC_CALL(hc_yaml_writer_begin_mapping(w, "build", HC_YAML_BLOCK));
-  HC_CALL(hc_yaml_writer_string(w, "version", HC_VERSION));
-  HC_CALL(hc_yaml_writer_string(w, "git_revision", HC_GIT_REVISION));
-  HC_CALL(hc_yaml_writer_string(w, "build_type", HC_BUILD_TYPE));
-  HC_CALL(hc_yaml_writer_string(w, "c_compiler", HC_C_COMPILER));
-  HC_CALL(hc_yaml_writer_string(w, "c_flags", HC_C_FLAGS));
-  HC_CALL(hc_yaml_writer_bool(w, "openmp", HC_HAVE_OPENMP));
-  HC_CALL(hc_yaml_writer_bool(w, "cuda", HC_HAVE_CUDA));
-  if (HC_HAVE_CUDA) {
-    HC_CALL(hc_yaml_writer_string(w, "cuda_compiler", HC_CUDA_COMPILER));
-    HC_CALL(hc_yaml_writer_string(w, "cuda_architectures", HC_CUDA_ARCHITECTURES));
-  }
-  int len = 0;
-  MPI_Get_library_version(buf, &len);
-  buf[strcspn(buf, "\n")] = '\0';
-  HC_CALL(hc_yaml_writer_string(w, "mpi_library", buf));
-  HC_CALL(hc_yaml_writer_end_mapping(w));
+  HC_CALL(hc_results_write_build(w));
 
   HC_CALL(hc_deck_write(w, "deck", deck));
 
