@@ -18,9 +18,6 @@
 
 #if HC_HAVE_OPENMP
 #include <omp.h>
-#define HC_OMP_PARALLEL_FOR _Pragma("omp parallel for schedule(static)")
-#else
-#define HC_OMP_PARALLEL_FOR
 #endif
 
 /* The standard shapes: linear to quartic hexahedra, (L, P) with R = L and D = 3. */
@@ -271,29 +268,6 @@ static int hc_bench_parse(int argc, char **argv, hc_bench_options *o, int *help)
   return HC_OK;
 }
 
-/* The pseudo-random value in [-1, 1) of entry i of the pool of seed: a hash of (seed, i), so that any
-   range of the pool can be refilled to exactly what it held. */
-static inline double hc_bench_value(uint64_t seed, uint64_t i) {
-  uint64_t z = seed * 0xD1B54A32D192ED03ull + i * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  return (double)(z >> 11) * (1.0 / 9007199254740992.0) * 2.0 - 1.0;
-}
-
-/* Fills entries [begin, end) of a host pool of precision. */
-static void hc_bench_fill(hc_precision precision, uint64_t seed, void *h_pool, int64_t begin, int64_t end) {
-  if (precision == HC_FLOAT) {
-    float *x = h_pool;
-    HC_OMP_PARALLEL_FOR
-    for (int64_t i = begin; i < end; i++) x[i] = (float)hc_bench_value(seed, (uint64_t)i);
-  } else {
-    double *x = h_pool;
-    HC_OMP_PARALLEL_FOR
-    for (int64_t i = begin; i < end; i++) x[i] = hc_bench_value(seed, (uint64_t)i);
-  }
-}
-
 static int64_t hc_bench_align(int64_t bytes) {
   return (bytes + HC_BENCH_ALIGN - 1) / HC_BENCH_ALIGN * HC_BENCH_ALIGN;
 }
@@ -326,7 +300,7 @@ static int hc_bench_pool_restore(hc_bench_pool *pool) {
   if (pool->b->is_device) {
     HC_CALL(pool->b->copy_to_device((char *)pool->d_pool + lo, (char *)pool->h_pool + lo, (size_t)(hi - lo)));
   } else {
-    hc_bench_fill(pool->precision, pool->seed, pool->h_pool, lo / s, hi / s);
+    hc_fill_random(pool->precision, pool->seed, pool->h_pool, lo / s, hi / s);
   }
   pool->dirty_lo = pool->dirty_hi = 0;
   return HC_OK;
@@ -336,7 +310,7 @@ static int hc_bench_pool_fill(hc_bench_pool *pool, hc_precision precision) {
   const int64_t s = (int64_t)hc_precision_size(precision);
   pool->precision = precision;
   pool->seed = 1 + (uint64_t)precision;
-  hc_bench_fill(precision, pool->seed, pool->h_pool, 0, pool->bytes / s);
+  hc_fill_random(precision, pool->seed, pool->h_pool, 0, pool->bytes / s);
   if (pool->b->is_device) HC_CALL(pool->b->copy_to_device(pool->d_pool, pool->h_pool, (size_t)pool->bytes));
   HC_CALL(pool->b->synchronize());
   pool->dirty_lo = pool->dirty_hi = 0;

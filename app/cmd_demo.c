@@ -12,24 +12,6 @@
 #include "app/hc_measure.h"
 #include "kernels/hc_transfer.h"
 
-void hc_fill_random(hc_precision precision, int64_t n, uint64_t seed, void *data) {
-  uint64_t x = seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull;
-  for (int64_t i = 0; i < n; i++) {
-    /* splitmix64 */
-    x += 0x9E3779B97F4A7C15ull;
-    uint64_t z = x;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    double v = (double)(z >> 11) * (1.0 / 9007199254740992.0) * 2.0 - 1.0;
-    if (precision == HC_FLOAT) {
-      ((float *)data)[i] = (float)v;
-    } else {
-      ((double *)data)[i] = v;
-    }
-  }
-}
-
 /* Largest |x - ref| over n entries, relative to the bound K of |sum_q a_q b_q| for entries in [-1, 1]. */
 static double hc_max_error(hc_precision precision, int64_t n, const void *x, const void *ref, double K) {
   double e = 0;
@@ -149,8 +131,8 @@ int hc_cmd_demo(int argc, char **argv) {
     ref = calloc((size_t)hc_contract_numel(&k, HC_ARRAY_OUT), s);
     h_out = malloc((size_t)hc_contract_numel(&k, HC_ARRAY_OUT) * s);
     HC_CHECK_GOTO(h_left && h_right && ref && h_out, HC_ERR_RESOURCE, cleanup, "out of host memory");
-    hc_fill_random(k.precision, hc_contract_numel(&k, HC_ARRAY_LEFT), 2 * kid + 1, h_left);
-    hc_fill_random(k.precision, hc_contract_numel(&k, HC_ARRAY_RIGHT), 2 * kid + 2, h_right);
+    hc_fill_random(k.precision, 2 * kid + 1, h_left, 0, hc_contract_numel(&k, HC_ARRAY_LEFT));
+    hc_fill_random(k.precision, 2 * kid + 2, h_right, 0, hc_contract_numel(&k, HC_ARRAY_RIGHT));
     HC_CALL_GOTO(hc_contract_apply(serial, &k, h_left, h_right, ref), cleanup);
     for (int bi = 0; bi < nb; bi++) {
       for (int layout = 0; layout < 2 && !skipped[bi]; layout++) {

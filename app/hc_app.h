@@ -26,7 +26,8 @@ int hc_main_run(int argc, char **argv);
    when HC_DEBUG is set in the environment). */
 void hc_app_report_error(int code);
 
-/* Fills n scalars of a precision with reproducible pseudo-random values in [-1, 1). */
-void hc_fill_random(hc_precision precision, int64_t n, uint64_t seed, void *data);
+/* Fills entries [begin, end) of data, scalars of a precision, with reproducible pseudo-random values in
+   [-1, 1): entry i depends only on (seed, i), so any range can be refilled to exactly what it held. */
+void hc_fill_random(hc_precision precision, uint64_t seed, void *data, int64_t begin, int64_t end);
 
 #endif

@@ -1,10 +1,39 @@
-/* Timing of repeated contraction calls: warm-up, then per-call times, median and minimum. */
+/* Timing of repeated contraction calls (warm-up, then per-call times, median and minimum) and the
+   reproducible pseudo-random inputs they run on. */
 #define _POSIX_C_SOURCE 200809L
 #include "app/hc_measure.h"
 
 #include <stdlib.h>
 
+#include "app/hc_app.h"
 #include "app/hc_timer.h"
+
+#if HC_HAVE_OPENMP
+#define HC_OMP_PARALLEL_FOR _Pragma("omp parallel for schedule(static)")
+#else
+#define HC_OMP_PARALLEL_FOR
+#endif
+
+/* The value in [-1, 1) of entry i of the pool of seed: a hash of (seed, i) (splitmix64's finaliser). */
+static inline double hc_random_value(uint64_t seed, uint64_t i) {
+  uint64_t z = seed * 0xD1B54A32D192ED03ull + i * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return (double)(z >> 11) * (1.0 / 9007199254740992.0) * 2.0 - 1.0;
+}
+
+void hc_fill_random(hc_precision precision, uint64_t seed, void *data, int64_t begin, int64_t end) {
+  if (precision == HC_FLOAT) {
+    float *x = data;
+    HC_OMP_PARALLEL_FOR
+    for (int64_t i = begin; i < end; i++) x[i] = (float)hc_random_value(seed, (uint64_t)i);
+  } else {
+    double *x = data;
+    HC_OMP_PARALLEL_FOR
+    for (int64_t i = begin; i < end; i++) x[i] = hc_random_value(seed, (uint64_t)i);
+  }
+}
 
 static int hc_cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
