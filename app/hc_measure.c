@@ -7,12 +7,7 @@
 
 #include "app/hc_app.h"
 #include "app/hc_timer.h"
-
-#if HC_HAVE_OPENMP
-#define HC_OMP_PARALLEL_FOR _Pragma("omp parallel for schedule(static)")
-#else
-#define HC_OMP_PARALLEL_FOR
-#endif
+#include "kernels/hc_omp.h"
 
 /* The value in [-1, 1) of entry i of the pool of seed: a hash of (seed, i) (splitmix64's finaliser). */
 static inline double hc_random_value(uint64_t seed, uint64_t i) {

@@ -4,6 +4,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "kernels/hc_omp.h"
+
 int hc_coloring_create(int64_t C, const int64_t *cell_index, hc_coloring **coloring) {
   hc_coloring *col = calloc(1, sizeof(*col));
   HC_CHECK(col, HC_ERR_RESOURCE, "out of host memory");
@@ -46,7 +48,7 @@ int hc_coloring_destroy(hc_coloring **coloring) {
     const int64_t C = col->C, inner = L;                                                                          \
     (void)C, (void)inner;                                                                                         \
     for (int k = 0; k < 8; k++) {                                                                                 \
-      _Pragma("omp parallel for schedule(static)") for (int64_t i = col->start[k]; i < col->start[k + 1]; i++) {  \
+      HC_OMP_PARALLEL_FOR for (int64_t i = col->start[k]; i < col->start[k + 1]; i++) {                           \
         const int64_t c = col->cells[i];                                                                          \
         const int32_t *nodes = cell_nodes + c * L;                                                                \
         for (int l = 0; l < L; l++) y[nodes[l]] += (double)out[IDX(c, l)];                                        \
@@ -58,7 +60,7 @@ int hc_coloring_destroy(hc_coloring **coloring) {
     const int64_t C = col->C, inner = (int64_t)L * L;                                                             \
     (void)C, (void)inner;                                                                                         \
     for (int k = 0; k < 8; k++) {                                                                                 \
-      _Pragma("omp parallel for schedule(static)") for (int64_t i = col->start[k]; i < col->start[k + 1]; i++) {  \
+      HC_OMP_PARALLEL_FOR for (int64_t i = col->start[k]; i < col->start[k + 1]; i++) {                           \
         const int64_t c = col->cells[i];                                                                          \
         const int32_t *nodes = cell_nodes + c * L;                                                                \
         double uc[HC_ASSEMBLY_MAX_L];                                                                             \

@@ -1,7 +1,8 @@
 # Reliability: a failure on one rank of several ends every rank quickly with the documented exit code and no
 # results file; real allocation failures are reported; signals stop a run with an incomplete results file;
 # the deck and .npy fuzz corpora replay cleanly (the fuzzers themselves: HC_ENABLE_FUZZ, tests/fuzz/README.md).
-set(HC_REL_EXE $<TARGET_FILE:hexcontract>)
+# Every run names the backend: the decks say openmp, which a build without OpenMP lacks.
+set(HC_REL_EXE $<TARGET_FILE:hexcontract> --set run.backend=${HC_RUN_BACKEND})
 set(HC_REL_MPIRUN ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG})
 set(HC_REL_DIR ${CMAKE_CURRENT_BINARY_DIR}/reliability)
 file(MAKE_DIRECTORY ${HC_REL_DIR})

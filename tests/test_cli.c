@@ -2,6 +2,7 @@
    with the naive reference for every kernel, backend, layout, precision and --sum-into, and every
    kind of bad input exits with code 2 and a message naming the file or option.
    Usage: test_cli PATH/TO/hexcontract BACKEND... */
+#define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -109,6 +109,7 @@ case "$case_name" in
     ;;
   scaling_weak)
     run 0 "weak scaling, 2 runs" "$src/run_scripts/scaling.sh" weak --ranks "1 2" --exe "$exe" --out "$work/out" \
+      ${HC_TEST_RUN_BACKEND:+--backend "$HC_TEST_RUN_BACKEND"} \
       --set mesh.cells=4,4,3 --set run.steps=2 --set checks.samples=8
     for f in run_np1.yaml run_np2.yaml run_np1.log run_np2.log report.md report.csv; do
       [ -s "$work/out/$f" ] || fail "$f was not written"
