@@ -103,10 +103,19 @@ static void test_kernel(void **state) {
   checked += check_shape(kernel, 5, 4, 9, 8, 3, 1, 14);
   checked += check_shape(kernel, 33, 8, 8, 8, 3, 8, 15);
   checked += check_shape(kernel, 130, 27, 8, 27, 3, 27, 16);
+  /* The tiles of the pipelined FieldField GEMMs (16 to 128 rows, several tiles per cell past 128 rows,
+     odd and even K), with two partial K-steps. */
+  checked += check_shape(kernel, 3, 130, 70, 5, 2, 5, 17);
+  checked += check_shape(kernel, 4, 50, 12, 17, 2, 17, 18);
   /* Random shapes (HC_TEST_QUICK=1 skips them: for slow tools such as compute-sanitizer's racecheck). */
   uint64_t x = 0x1234567ull + (uint64_t)kernel;
   const int quick = getenv("HC_TEST_QUICK") && getenv("HC_TEST_QUICK")[0] == '1';
-  if (quick) assert_true(checked >= 6 * 8);
+  if (quick) assert_true(checked >= 8 * 8);
+  if (!quick) {
+    /* More tiles than a persistent grid has blocks, so that each block runs several. */
+    checked += check_shape(kernel, 1500, 20, 17, 3, 2, 3, 19);
+    checked += check_shape(kernel, 300, 66, 9, 2, 3, 2, 20);
+  }
   for (int t = 0; t < (quick ? 0 : 12); t++) {
     x = x * 6364136223846793005ull + 1442695040888963407ull;
     int64_t C = 1 + (int64_t)((x >> 33) % 70);
@@ -115,7 +124,7 @@ static void test_kernel(void **state) {
     checked += check_shape(kernel, C, L, R, P, D, Pd, 100 + (uint64_t)t);
   }
   /* Every backend runs at least its `auto` variant on every shape. */
-  assert_true(checked >= (quick ? 6 : 18) * 8);
+  assert_true(checked >= (quick ? 8 : 22) * 8);
 }
 
 static void test_shape_errors(void **state) {

@@ -1,12 +1,26 @@
-// The `tensorcore` algorithm: FieldField in double on the FP64 tensor cores (mma.sync m8n8k4, sm_80+).
-// Per cell the output is the small GEMM O(L x R) = A(L x K) B(R x K)^T; each warp computes a 16 x 16
-// block of one cell's O as 2 x 2 tiles of 8 x 8, stepping through the flattened contracted index four
-// entries at a time. Fragments are loaded straight from global memory (rows past L or R and entries past
-// K read as zero); in the cell-major layout each load of a warp covers 8 rows x 32 contiguous bytes.
+// The `tensorcore` algorithm: FieldField in double on the FP64 tensor cores (sm_80+). Per cell the output
+// is the small GEMM O(L x R) = A(L x K) B(R x K)^T.
+// Cell-major: the pipelined per-cell GEMM of hc_cell_gemm.cuh, with output tiles of 16 x 16 up to
+// 128 x 128 (the smallest that holds L x R) staged through shared memory by cp.async and multiplied
+// with mma.sync m16n8k8 (sm_90; four m8n8k4 on sm_80).
+// Cell-minor: each warp computes a 16 x 16 block of one cell's O as 2 x 2 tiles of m8n8k4, with
+// fragments loaded straight from global memory, where neighbouring cells' entries are far apart.
+#include "kernels/cuda/hc_cell_gemm.cuh"
 #include "kernels/cuda/hc_cuda_common.cuh"
 #include "kernels/cuda/hc_cuda_variants.h"
 
 namespace {
+
+// Cell-major: the tile configuration for the larger of L and R.
+cudaError_t launch_cell_major(const hc_cuda_shape &s, const void *A, const void *B, void *out, int sum_into,
+                              cudaStream_t stream) {
+  using namespace hc_gemm;
+  const int n = s.L > s.R ? s.L : s.R;
+  if (n <= 16) return launch<MathDmma<16, 16, 1, 1>, 16, 16, 16, 4, 1>(s, A, B, out, sum_into, stream);
+  if (n <= 32) return launch<MathDmma<32, 32, 2, 2>, 32, 32, 16, 4, 1>(s, A, B, out, sum_into, stream);
+  if (n <= 64) return launch<MathDmma<64, 64, 2, 2>, 64, 64, 16, 4, 1>(s, A, B, out, sum_into, stream);
+  return launch<MathDmma<128, 128, 2, 4>, 128, 128, 16, 4, 1>(s, A, B, out, sum_into, stream);
+}
 
 constexpr int kWarps = 4;  // warps per block
 
@@ -82,7 +96,7 @@ extern "C" int hc_supports_cuda_tensorcore(const hc_contract *k) {
   static int ptx = -1;
   if (ptx < 0) {
     cudaFuncAttributes attr;
-    HC_CALL_CUDA(cudaFuncGetAttributes(&attr, contract_tensorcore<false>));
+    HC_CALL_CUDA(cudaFuncGetAttributes(&attr, contract_tensorcore<true>));
     ptx = attr.ptxVersion;
   }
   HC_CHECK(ptx >= 80, HC_ERR_UNSUPPORTED,
@@ -95,15 +109,15 @@ extern "C" int hc_supports_cuda_tensorcore(const hc_contract *k) {
 extern "C" int hc_contract_cuda_tensorcore(const hc_contract *k, const void *d_left, const void *d_right, void *d_out) {
   HC_CALL(hc_supports_cuda_tensorcore(k));
   const hc_cuda_shape s = hc_cuda_shape_of(k);
+  if (!s.cell_minor) {
+    HC_CALL_CUDA_LAUNCH(launch_cell_major(s, d_left, d_right, d_out, k->sum_into, hc_cuda_stream()), "tensorcore");
+    return HC_OK;
+  }
   const int64_t nwork = s.C * ((s.L + 15) / 16) * ((s.R + 15) / 16);
   const unsigned grid = hc_cuda_grid((nwork + kWarps - 1) / kWarps);
   const double *A = static_cast<const double *>(d_left), *B = static_cast<const double *>(d_right);
   double *out = static_cast<double *>(d_out);
-  if (s.cell_minor) {
-    contract_tensorcore<true><<<grid, 32 * kWarps, 0, hc_cuda_stream()>>>(s, A, B, out, k->sum_into);
-  } else {
-    contract_tensorcore<false><<<grid, 32 * kWarps, 0, hc_cuda_stream()>>>(s, A, B, out, k->sum_into);
-  }
+  contract_tensorcore<true><<<grid, 32 * kWarps, 0, hc_cuda_stream()>>>(s, A, B, out, k->sum_into);
   HC_CALL_CUDA_LAUNCH(cudaGetLastError(), "tensorcore");
   return HC_OK;
 }

@@ -1,12 +1,32 @@
-// The `tile` algorithm. FieldField: per cell a small GEMM O(L x R) = A(L x K) B(R x K)^T, with
-// TILE x TILE output tiles and K-tiles of kTK entries of both operands staged in shared memory; the
-// flattened (p, i, j) is the contracted index, so Scalar, Vector and Tensor share one kernel.
+// The `tile` algorithm. FieldField: per cell a small GEMM O(L x R) = A(L x K) B(R x K)^T, with the
+// flattened (p, i, j) as the contracted index, so Scalar, Vector and Tensor share one kernel. Cell-major
+// with L or R above 8: the pipelined per-cell GEMM of hc_cell_gemm.cuh (output tiles of 16 x 16 up to
+// 128 x 128, K-steps copied to shared memory by cp.async, FMA register blocks). Otherwise TILE x TILE
+// output tiles, one entry per thread, with K-tiles of kTK entries of both operands in shared memory.
 // DataField: per cell a GEMV out(L) = F(L x K) d(K), with kRows rows of F per block and K-tiles of the
 // data staged in shared memory and reused by every row. DataData has nothing to tile.
+#include "kernels/cuda/hc_cell_gemm.cuh"
 #include "kernels/cuda/hc_cuda_common.cuh"
 #include "kernels/cuda/hc_cuda_variants.h"
 
 namespace {
+
+// Cell-major FieldField with L or R above 8: the tile configuration for the larger of the two.
+template <typename T>
+cudaError_t launch_ff_gemm(const hc_cuda_shape &s, const void *A, const void *B, void *out, int sum_into,
+                           cudaStream_t stream) {
+  using namespace hc_gemm;
+  const int n = s.L > s.R ? s.L : s.R;
+  if (n <= 16) return launch<MathFma<T, 16, 16, 8, 8>, 16, 16, 16, 4, 1>(s, A, B, out, sum_into, stream);
+  if (n <= 32) return launch<MathFma<T, 32, 32, 16, 16>, 32, 32, 16, 4, 1>(s, A, B, out, sum_into, stream);
+  if (n <= 64) return launch<MathFma<T, 64, 64, 16, 16>, 64, 64, 16, 4, 1>(s, A, B, out, sum_into, stream);
+  // 4 x 8 entries per thread in float (512 threads), 8 x 4 in double (256): more would spill.
+  if constexpr (sizeof(T) == 4) {
+    return launch<MathFma<T, 128, 128, 32, 16>, 128, 128, 16, 4, 1>(s, A, B, out, sum_into, stream);
+  } else {
+    return launch<MathFma<T, 128, 128, 16, 32>, 128, 128, 16, 4, 1>(s, A, B, out, sum_into, stream);
+  }
+}
 
 constexpr int kTK = 16;   // contracted entries per K-tile (FieldField)
 constexpr int kRows = 8;  // rows (warps) per block (DataField)
@@ -94,8 +114,15 @@ extern "C" int hc_contract_cuda_tile(const hc_contract *k, const void *d_left, c
                         "tile (DataField)");
     return HC_OK;
   }
-  // Output tiles of 8 x 8 when both field counts fit in one, else 16 x 16.
   const bool small = s.L <= 8 && s.R <= 8;
+  if (!s.cell_minor && !small) {
+    HC_CALL_CUDA_LAUNCH(k->precision == HC_FLOAT
+                            ? launch_ff_gemm<float>(s, d_left, d_right, d_out, k->sum_into, stream)
+                            : launch_ff_gemm<double>(s, d_left, d_right, d_out, k->sum_into, stream),
+                        "tile (FieldField)");
+    return HC_OK;
+  }
+  // Output tiles of 8 x 8 when both field counts fit in one, else 16 x 16.
   const int tile = small ? 8 : 16;
   const unsigned grid = hc_cuda_grid(s.C * ((s.L + tile - 1) / tile) * ((s.R + tile - 1) / tile));
   HC_CALL_CUDA_LAUNCH(hc_cuda_dispatch(k,

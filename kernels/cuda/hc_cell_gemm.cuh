@@ -1,0 +1,312 @@
+// The pipelined per-cell GEMM behind the cell-major FieldField kernels of `tile` and `tensorcore`.
+//
+// Per cell, FieldField is O(L x R) = A(L x K) B(R x K)^T with A and B row-major and contiguous. A block
+// owns output tiles of BM x BN and walks the contracted index in K-steps of BK entries; each K-step of A
+// and B is copied into shared memory with cp.async (sm_80+; plain loads and stores on older devices),
+// STAGES steps deep, so the loads of the next steps are in flight while the current one is multiplied.
+// The grid is persistent (as many blocks as fit on the device at once), and the pipeline runs over the
+// concatenation of all the block's tiles: the first steps of the next tile load while the block
+// finishes and stores the current one. Rows past L or R and entries past K are zero-filled in shared
+// memory, never read from device memory.
+//
+// The arithmetic is a policy (Math): the FP64 tensor cores (mma.sync) or FMA register blocks.
+// Every tile's (l, r, K-step) pass is done in the same order, so results do not depend on the grid.
+#ifndef HC_CELL_GEMM_CUH
+#define HC_CELL_GEMM_CUH
+
+#include "kernels/cuda/hc_cuda_common.cuh"
+
+namespace hc_gemm {
+
+// Copies Bytes (4, 8 or 16) from global to shared memory asynchronously, or zero-fills them when !full.
+template <int Bytes>
+__device__ __forceinline__ void copy_async(void *dst, const void *src, bool full) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const unsigned s = (unsigned)__cvta_generic_to_shared(dst);
+  const int n = full ? Bytes : 0;
+  if constexpr (Bytes == 16) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(n));
+  } else {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(s), "l"(src), "n"(Bytes), "r"(n));
+  }
+#else
+  struct alignas(Bytes) chunk {
+    unsigned char b[Bytes];
+  };
+  *static_cast<chunk *>(dst) = full ? *static_cast<const chunk *>(src) : chunk{};
+#endif
+}
+
+__device__ __forceinline__ void copy_commit() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;\n" ::);
+#endif
+}
+
+// Waits until at most N committed groups of this thread are still in flight.
+template <int N>
+__device__ __forceinline__ void copy_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+#endif
+}
+
+// Rows [row0, row0 + ROWS) and entries [k0, k0 + BK) of a row-major (rows x K) matrix into dst[ROWS][LD],
+// VEC scalars per copy (K % VEC == 0 and 16-byte aligned rows when VEC * sizeof(T) == 16).
+template <typename T, int ROWS, int BK, int LD, int VEC, int NT>
+__device__ __forceinline__ void load_step(T *dst, const T *__restrict__ src, int row0, int rows, int64_t K, int64_t k0,
+                                          int tid) {
+  constexpr int kChunksPerRow = BK / VEC, kChunks = ROWS * kChunksPerRow;
+#pragma unroll
+  for (int i0 = 0; i0 < kChunks; i0 += NT) {
+    const int i = i0 + tid;
+    if (kChunks % NT == 0 || i < kChunks) {
+      const int r = i / kChunksPerRow, kc = (i % kChunksPerRow) * VEC;
+      const int64_t q = k0 + kc;
+      const bool full = row0 + r < rows && q < K;
+      copy_async<VEC * sizeof(T)>(dst + r * LD + kc, full ? src + (int64_t)(row0 + r) * K + q : src, full);
+    }
+  }
+}
+
+// FP64 tensor-core math: WARPS_M x WARPS_N warps, each owning a (BM / WARPS_M) x (BN / WARPS_N) block of
+// the tile as MT x NT tiles of 16 x 8, multiplied with mma.sync m16n8k8 (sm_90) or four m8n8k4 (sm_80).
+template <int BM, int BN, int WARPS_M, int WARPS_N>
+struct MathDmma {
+  using T = double;
+  static constexpr int kThreads = 32 * WARPS_M * WARPS_N;
+  static constexpr int WM = BM / WARPS_M, WN = BN / WARPS_N, MT = WM / 16, NT = WN / 8;
+  static_assert(WM % 16 == 0 && WN % 8 == 0, "warp tiles are made of 16 x 8 mma tiles");
+  static constexpr int kPad = 4;  // row stride BK + 4 doubles: a fragment load is two conflict-free wavefronts
+  static constexpr int kStepK = 8;
+
+  double acc[MT][NT][4];
+
+  __device__ __forceinline__ void zero() {
+#pragma unroll
+    for (int i = 0; i < MT; i++)
+#pragma unroll
+      for (int j = 0; j < NT; j++)
+#pragma unroll
+        for (int h = 0; h < 4; h++) acc[i][j][h] = 0.0;
+  }
+
+  // D(16x8) += A(16x8) B(8x8). Lane = 4 g + t holds a = A[g][t], A[g+8][t], A[g][t+4], A[g+8][t+4];
+  // b = B[t][g], B[t+4][g]; d = D[g][2t], D[g][2t+1], D[g+8][2t], D[g+8][2t+1].
+  static __device__ __forceinline__ void mma(double (&d)[4], const double (&a)[4], const double (&b)[2]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile(
+        "mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+        : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+        : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    // m8n8k4: lane (g, t) holds A[g][t], B[t][g] and D[g][2t], D[g][2t+1].
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};\n"
+                 : "+d"(d[0]), "+d"(d[1])
+                 : "d"(a[0]), "d"(b[0]));
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};\n"
+                 : "+d"(d[0]), "+d"(d[1])
+                 : "d"(a[2]), "d"(b[1]));
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};\n"
+                 : "+d"(d[2]), "+d"(d[3])
+                 : "d"(a[1]), "d"(b[0]));
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};\n"
+                 : "+d"(d[2]), "+d"(d[3])
+                 : "d"(a[3]), "d"(b[1]));
+#else
+    __trap();  // never launched: tensorcore's supports() refuses devices and builds older than sm_80
+#endif
+  }
+
+  // One K-step of BK entries: As[BM][LD], Bs[BN][LD] in shared memory.
+  template <int BK, int LD>
+  __device__ __forceinline__ void step(const double *As, const double *Bs, int tid) {
+    const int warp = tid >> 5, lane = tid & 31, g = lane >> 2, t = lane & 3;
+    const int wm = (warp / WARPS_N) * WM, wn = (warp % WARPS_N) * WN;
+#pragma unroll
+    for (int kk = 0; kk < BK; kk += kStepK) {
+      double b[NT][2];
+#pragma unroll
+      for (int j = 0; j < NT; j++) {
+        const double *p = Bs + (wn + j * 8 + g) * LD + kk + t;
+        b[j][0] = p[0];
+        b[j][1] = p[4];
+      }
+#pragma unroll
+      for (int i = 0; i < MT; i++) {
+        const double *p = As + (wm + i * 16 + g) * LD + kk + t;
+        const double a[4] = {p[0], p[8 * LD], p[4], p[8 * LD + 4]};
+#pragma unroll
+        for (int j = 0; j < NT; j++) mma(acc[i][j], a, b[j]);
+      }
+    }
+  }
+
+  // Stores (or adds) the tile at (l0, r0) of O (L x R, row-major); rows past L and columns past R are dropped.
+  __device__ __forceinline__ void store(double *O, int L, int R, int l0, int r0, int sum_into, int tid) const {
+    const int warp = tid >> 5, lane = tid & 31, g = lane >> 2, t = lane & 3;
+    const int wm = l0 + (warp / WARPS_N) * WM, wn = r0 + (warp % WARPS_N) * WN;
+#pragma unroll
+    for (int i = 0; i < MT; i++)
+#pragma unroll
+      for (int j = 0; j < NT; j++)
+#pragma unroll
+        for (int h = 0; h < 4; h++) {
+          const int l = wm + i * 16 + g + 8 * (h >> 1), r = wn + j * 8 + 2 * t + (h & 1);
+          if (l < L && r < R) hc_store(&O[(int64_t)l * R + r], acc[i][j][h], sum_into);
+        }
+  }
+};
+
+// FMA math for float or double: TY x TX threads, thread (y, x) owning rows y + TY i (i < BM / TY) and
+// columns x + TX j (j < BN / TX) of the tile, so that the rows a warp reads fall in distinct banks. Each
+// K-step is read from shared memory VEC4 entries at a time (16 bytes).
+template <typename Real, int BM, int BN, int TY, int TX>
+struct MathFma {
+  using T = Real;
+  static constexpr int kThreads = TY * TX;
+  static constexpr int MI = BM / TY, NJ = BN / TX, V = 16 / sizeof(Real);
+  static_assert(BM % TY == 0 && BN % TX == 0, "the thread grid divides the tile");
+  static constexpr int kPad = V;  // row stride BK + V: 16-byte reads of consecutive rows use distinct banks
+  static constexpr int kStepK = V;
+
+  Real acc[MI][NJ];
+
+  __device__ __forceinline__ void zero() {
+#pragma unroll
+    for (int i = 0; i < MI; i++)
+#pragma unroll
+      for (int j = 0; j < NJ; j++) acc[i][j] = Real(0);
+  }
+
+  struct alignas(16) vec {
+    Real v[V];
+  };
+
+  template <int BK, int LD>
+  __device__ __forceinline__ void step(const Real *As, const Real *Bs, int tid) {
+    const int y = tid / TX, x = tid % TX;
+#pragma unroll
+    for (int kk = 0; kk < BK; kk += V) {
+      vec b[NJ];
+#pragma unroll
+      for (int j = 0; j < NJ; j++) b[j] = *reinterpret_cast<const vec *>(Bs + (x + TX * j) * LD + kk);
+#pragma unroll
+      for (int i = 0; i < MI; i++) {
+        const vec a = *reinterpret_cast<const vec *>(As + (y + TY * i) * LD + kk);
+#pragma unroll
+        for (int j = 0; j < NJ; j++)
+#pragma unroll
+          for (int e = 0; e < V; e++) acc[i][j] = fma(a.v[e], b[j].v[e], acc[i][j]);
+      }
+    }
+  }
+
+  __device__ __forceinline__ void store(Real *O, int L, int R, int l0, int r0, int sum_into, int tid) const {
+    const int y = tid / TX, x = tid % TX;
+#pragma unroll
+    for (int i = 0; i < MI; i++)
+#pragma unroll
+      for (int j = 0; j < NJ; j++) {
+        const int l = l0 + y + TY * i, r = r0 + x + TX * j;
+        if (l < L && r < R) hc_store(&O[(int64_t)l * R + r], acc[i][j], sum_into);
+      }
+  }
+};
+
+// The kernel: Math over BM x BN tiles, K-steps of BK, STAGES deep, VEC scalars per copy.
+template <class Math, int BM, int BN, int BK, int STAGES, int VEC, int MINB>
+__global__ void __launch_bounds__(Math::kThreads, MINB)
+    cell_gemm(hc_cuda_shape s, const typename Math::T *__restrict__ A, const typename Math::T *__restrict__ B,
+              typename Math::T *__restrict__ out, int sum_into) {
+  using T = typename Math::T;
+  constexpr int LD = BK + Math::kPad, NT = Math::kThreads;
+  static_assert(BK % Math::kStepK == 0 && BK % VEC == 0, "K-steps hold whole mma steps and copies");
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  T *As = reinterpret_cast<T *>(smem_raw);
+  T *Bs = As + STAGES * BM * LD;
+
+  const int tid = threadIdx.x;
+  const int64_t tl = (s.L + BM - 1) / BM, tr = (s.R + BN - 1) / BN, ntiles = s.C * tl * tr;
+  const int64_t nk = (s.K + BK - 1) / BK;
+  if ((int64_t)blockIdx.x >= ntiles) return;
+  const int64_t mine = (ntiles - 1 - blockIdx.x) / gridDim.x + 1, nsteps = mine * nk;
+
+  // Step n of this block: tile blockIdx.x + (n / nk) * gridDim.x, K-step n % nk.
+  auto load = [&](int64_t n) {
+    if (n < nsteps) {
+      const int64_t w = blockIdx.x + (n / nk) * gridDim.x, k0 = (n % nk) * BK;
+      const int64_t c = w / (tl * tr);
+      const int l0 = (int)((w % (tl * tr)) / tr) * BM, r0 = (int)(w % tr) * BN;
+      const int st = (int)(n % STAGES);
+      load_step<T, BM, BK, LD, VEC, NT>(As + st * BM * LD, A + c * s.innerA, l0, s.L, s.K, k0, tid);
+      load_step<T, BN, BK, LD, VEC, NT>(Bs + st * BN * LD, B + c * s.innerB, r0, s.R, s.K, k0, tid);
+    }
+    copy_commit();  // an empty group past the end keeps the wait counts uniform
+  };
+
+  Math math;
+  math.zero();
+#pragma unroll
+  for (int n = 0; n < STAGES - 1; n++) load(n);
+  for (int64_t n = 0; n < nsteps; n++) {
+    copy_wait<STAGES - 2>();
+    __syncthreads();  // step n is in shared memory for all; every thread is done with step n - 1's stage
+    load(n + STAGES - 1);
+    const int st = (int)(n % STAGES);
+    math.template step<BK, LD>(As + st * BM * LD, Bs + st * BN * LD, tid);
+    if (n % nk == nk - 1) {
+      const int64_t w = blockIdx.x + (n / nk) * gridDim.x, c = w / (tl * tr);
+      const int l0 = (int)((w % (tl * tr)) / tr) * BM, r0 = (int)(w % tr) * BN;
+      math.store(out + c * s.innerO, s.L, s.R, l0, r0, sum_into, tid);
+      math.zero();
+    }
+  }
+  copy_wait<0>();
+}
+
+// Shared memory of one block of cell_gemm, in bytes.
+template <class Math, int BM, int BN, int BK, int STAGES>
+constexpr size_t smem_bytes() {
+  return (size_t)STAGES * (BM + BN) * (BK + Math::kPad) * sizeof(typename Math::T);
+}
+
+// Launches cell_gemm on a persistent grid of as many blocks as fit on the device at once (at most one per
+// tile); the copy width is 16 bytes when every row of A and B starts 16-byte aligned, else one scalar.
+template <class Math, int BM, int BN, int BK, int STAGES, int MINB>
+cudaError_t launch(const hc_cuda_shape &s, const void *A, const void *B, void *out, int sum_into, cudaStream_t stream) {
+  using T = typename Math::T;
+  constexpr int V16 = 16 / sizeof(T);
+  constexpr size_t smem = smem_bytes<Math, BM, BN, BK, STAGES>();
+  const bool wide =
+      s.K % V16 == 0 && (reinterpret_cast<uintptr_t>(A) % 16) == 0 && (reinterpret_cast<uintptr_t>(B) % 16) == 0;
+  auto kernel = wide ? cell_gemm<Math, BM, BN, BK, STAGES, V16, MINB> : cell_gemm<Math, BM, BN, BK, STAGES, 1, MINB>;
+  // One-time setup per kernel and device: the shared-memory opt-in and the blocks that fit per SM.
+  constexpr int kMaxDevices = 64;
+  static int fit[2][kMaxDevices];
+  int device = 0;
+  cudaError_t err = cudaGetDevice(&device);
+  if (err != cudaSuccess) return err;
+  if (device < 0 || device >= kMaxDevices) return cudaErrorInvalidDevice;
+  int &blocks_per_sm = fit[wide][device];
+  if (blocks_per_sm == 0) {
+    err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    if (err == cudaSuccess)
+      err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, Math::kThreads, smem);
+    if (err != cudaSuccess) return err;
+    if (blocks_per_sm < 1) return cudaErrorInvalidConfiguration;
+  }
+  int sms = 0;
+  err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  if (err != cudaSuccess) return err;
+  const int64_t ntiles = s.C * ((s.L + BM - 1) / BM) * ((s.R + BN - 1) / BN);
+  const int64_t resident = (int64_t)sms * blocks_per_sm;
+  const unsigned grid = (unsigned)(ntiles < resident ? (ntiles > 0 ? ntiles : 1) : resident);
+  kernel<<<grid, Math::kThreads, smem, stream>>>(s, static_cast<const T *>(A), static_cast<const T *>(B),
+                                                 static_cast<T *>(out), sum_into);
+  return cudaGetLastError();
+}
+
+}  // namespace hc_gemm
+
+#endif
