@@ -17,14 +17,15 @@ cudaError_t launch_ff_gemm(const hc_cuda_shape &s, const void *A, const void *B,
                            cudaStream_t stream) {
   using namespace hc_gemm;
   const int n = s.L > s.R ? s.L : s.R;
-  if (n <= 16) return launch<MathFma<T, 16, 16, 8, 8>, 16, 16, 16, 4, 1>(s, A, B, out, sum_into, stream);
-  if (n <= 32) return launch<MathFma<T, 32, 32, 16, 16>, 32, 32, 16, 4, 1>(s, A, B, out, sum_into, stream);
-  if (n <= 64) return launch<MathFma<T, 64, 64, 16, 16>, 64, 64, 16, 4, 1>(s, A, B, out, sum_into, stream);
-  // 4 x 8 entries per thread in float (512 threads), 8 x 4 in double (256): more would spill.
+  // K-steps of 32 entries, 3 deep. Past 64 rows: 4 x 8 entries per thread in float (512 threads), 8 x 4 in
+  // double (256): more would spill.
+  if (n <= 16) return launch<MathFma<T, 16, 16, 8, 8>, 16, 16, 32, 3, 1>(s, A, B, out, sum_into, stream);
+  if (n <= 32) return launch<MathFma<T, 32, 32, 16, 16>, 32, 32, 32, 3, 1>(s, A, B, out, sum_into, stream);
+  if (n <= 64) return launch<MathFma<T, 64, 64, 16, 16>, 64, 64, 32, 3, 1>(s, A, B, out, sum_into, stream);
   if constexpr (sizeof(T) == 4) {
-    return launch<MathFma<T, 128, 128, 32, 16>, 128, 128, 16, 4, 1>(s, A, B, out, sum_into, stream);
+    return launch<MathFma<T, 128, 128, 32, 16>, 128, 128, 32, 3, 1>(s, A, B, out, sum_into, stream);
   } else {
-    return launch<MathFma<T, 128, 128, 16, 32>, 128, 128, 16, 4, 1>(s, A, B, out, sum_into, stream);
+    return launch<MathFma<T, 128, 128, 16, 32>, 128, 128, 32, 3, 1>(s, A, B, out, sum_into, stream);
   }
 }
 

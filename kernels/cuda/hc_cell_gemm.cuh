@@ -123,7 +123,7 @@ struct MathDmma {
   __device__ __forceinline__ void step(const double *As, const double *Bs, int tid) {
     const int warp = tid >> 5, lane = tid & 31, g = lane >> 2, t = lane & 3;
     const int wm = (warp / WARPS_N) * WM, wn = (warp % WARPS_N) * WN;
-#pragma unroll
+#pragma unroll 1
     for (int kk = 0; kk < BK; kk += kStepK) {
       double b[NT][2];
 #pragma unroll
@@ -186,7 +186,7 @@ struct MathFma {
   template <int BK, int LD>
   __device__ __forceinline__ void step(const Real *As, const Real *Bs, int tid) {
     const int y = tid / TX, x = tid % TX;
-#pragma unroll
+#pragma unroll 1
     for (int kk = 0; kk < BK; kk += V) {
       vec b[NJ];
 #pragma unroll
@@ -214,7 +214,27 @@ struct MathFma {
   }
 };
 
-// The kernel: Math over BM x BN tiles, K-steps of BK, STAGES deep, VEC scalars per copy.
+// Where one tile of the block's sequence lies: its cell's A, B and output, and its first row and column.
+template <typename T>
+struct tile_at {
+  const T *A, *B;
+  T *O;
+  int l0, r0;
+  __device__ __forceinline__ tile_at(const hc_cuda_shape &s, int64_t w, int BM, int BN, const T *A_, const T *B_,
+                                     T *O_) {
+    const int64_t tl = (s.L + BM - 1) / BM, tr = (s.R + BN - 1) / BN, c = w / (tl * tr);
+    const int64_t lr = w - c * tl * tr;
+    l0 = (int)(lr / tr) * BM;
+    r0 = (int)(lr % tr) * BN;
+    A = A_ + c * s.innerA;
+    B = B_ + c * s.innerB;
+    O = O_ + c * s.innerO;
+  }
+};
+
+// The kernel: Math over BM x BN tiles, K-steps of BK, STAGES deep, VEC scalars per copy. The loads run
+// STAGES - 1 steps ahead of the arithmetic; both walk the block's tiles with cursors, so that the index
+// arithmetic (divisions included) is paid once per tile, not once per K-step.
 template <class Math, int BM, int BN, int BK, int STAGES, int VEC, int MINB>
 __global__ void __launch_bounds__(Math::kThreads, MINB)
     cell_gemm(hc_cuda_shape s, const typename Math::T *__restrict__ A, const typename Math::T *__restrict__ B,
@@ -227,20 +247,26 @@ __global__ void __launch_bounds__(Math::kThreads, MINB)
   T *Bs = As + STAGES * BM * LD;
 
   const int tid = threadIdx.x;
-  const int64_t tl = (s.L + BM - 1) / BM, tr = (s.R + BN - 1) / BN, ntiles = s.C * tl * tr;
-  const int64_t nk = (s.K + BK - 1) / BK;
+  const int64_t ntiles = s.C * ((s.L + BM - 1) / BM) * ((s.R + BN - 1) / BN);
+  const int nk = (int)((s.K + BK - 1) / BK);
   if ((int64_t)blockIdx.x >= ntiles) return;
-  const int64_t mine = (ntiles - 1 - blockIdx.x) / gridDim.x + 1, nsteps = mine * nk;
+  const int64_t mine = (ntiles - 1 - blockIdx.x) / gridDim.x + 1;
 
-  // Step n of this block: tile blockIdx.x + (n / nk) * gridDim.x, K-step n % nk.
-  auto load = [&](int64_t n) {
-    if (n < nsteps) {
-      const int64_t w = blockIdx.x + (n / nk) * gridDim.x, k0 = (n % nk) * BK;
-      const int64_t c = w / (tl * tr);
-      const int l0 = (int)((w % (tl * tr)) / tr) * BM, r0 = (int)(w % tr) * BN;
-      const int st = (int)(n % STAGES);
-      load_step<T, BM, BK, LD, VEC, NT>(As + st * BM * LD, A + c * s.innerA, l0, s.L, s.K, k0, tid);
-      load_step<T, BN, BK, LD, VEC, NT>(Bs + st * BN * LD, B + c * s.innerB, r0, s.R, s.K, k0, tid);
+  // The load cursor: the tile, K-step and stage that the next load fills; ld_left steps remain.
+  int64_t ld_w = blockIdx.x, ld_left = mine * nk;
+  tile_at<T> ld(s, ld_w, BM, BN, A, B, out);
+  int ld_k = 0, ld_stage = 0;
+  auto load = [&]() {
+    if (ld_left > 0) {
+      const int64_t k0 = (int64_t)ld_k * BK;
+      load_step<T, BM, BK, LD, VEC, NT>(As + ld_stage * BM * LD, ld.A, ld.l0, s.L, s.K, k0, tid);
+      load_step<T, BN, BK, LD, VEC, NT>(Bs + ld_stage * BN * LD, ld.B, ld.r0, s.R, s.K, k0, tid);
+      ld_stage = ld_stage + 1 == STAGES ? 0 : ld_stage + 1;
+      if (--ld_left > 0 && ++ld_k == nk) {
+        ld_k = 0;
+        ld_w += gridDim.x;
+        ld = tile_at<T>(s, ld_w, BM, BN, A, B, out);
+      }
     }
     copy_commit();  // an empty group past the end keeps the wait counts uniform
   };
@@ -248,18 +274,21 @@ __global__ void __launch_bounds__(Math::kThreads, MINB)
   Math math;
   math.zero();
 #pragma unroll
-  for (int n = 0; n < STAGES - 1; n++) load(n);
-  for (int64_t n = 0; n < nsteps; n++) {
+  for (int n = 0; n < STAGES - 1; n++) load();
+  int64_t w = blockIdx.x;
+  int k = 0, stage = 0;
+  for (int64_t n = 0; n < mine * nk; n++) {
     copy_wait<STAGES - 2>();
-    __syncthreads();  // step n is in shared memory for all; every thread is done with step n - 1's stage
-    load(n + STAGES - 1);
-    const int st = (int)(n % STAGES);
-    math.template step<BK, LD>(As + st * BM * LD, Bs + st * BN * LD, tid);
-    if (n % nk == nk - 1) {
-      const int64_t w = blockIdx.x + (n / nk) * gridDim.x, c = w / (tl * tr);
-      const int l0 = (int)((w % (tl * tr)) / tr) * BM, r0 = (int)(w % tr) * BN;
-      math.store(out + c * s.innerO, s.L, s.R, l0, r0, sum_into, tid);
+    __syncthreads();  // this step is in shared memory for all; every thread is done with the previous stage
+    load();
+    math.template step<BK, LD>(As + stage * BM * LD, Bs + stage * BN * LD, tid);
+    stage = stage + 1 == STAGES ? 0 : stage + 1;
+    if (++k == nk) {
+      const tile_at<T> t(s, w, BM, BN, A, B, out);
+      math.store(t.O, s.L, s.R, t.l0, t.r0, sum_into, tid);
       math.zero();
+      k = 0;
+      w += gridDim.x;
     }
   }
   copy_wait<0>();
