@@ -11,9 +11,19 @@
 
 namespace {
 
-// Warps along L in the 128 x 128 tiles (4: 16 warps of 32 x 32, 2: 8 warps of 64 x 32).
+// Tuning of the 128 x 128 tiles: warps along L (4: 16 warps of 32 x 32; 2: 8 warps of 64 x 32), the k of
+// one mma (8 or 16), and the K-step and depth of the pipeline.
 #ifndef HC_TC_WARPS_M
 #define HC_TC_WARPS_M 4
+#endif
+#ifndef HC_TC_KSTEP
+#define HC_TC_KSTEP 16
+#endif
+#ifndef HC_TC_BK
+#define HC_TC_BK 32
+#endif
+#ifndef HC_TC_STAGES
+#define HC_TC_STAGES 3
 #endif
 
 // Cell-major: the tile configuration for the larger of L and R.
@@ -21,11 +31,13 @@ cudaError_t launch_cell_major(const hc_cuda_shape &s, const void *A, const void 
                               cudaStream_t stream) {
   using namespace hc_gemm;
   const int n = s.L > s.R ? s.L : s.R;
-  // K-steps of 32 entries, 3 deep; warp tiles of 16 x 16 (up to 32 rows) or 32 x 16 and 32 x 32 (past 32).
-  if (n <= 16) return launch<MathDmma<16, 16, 1, 1>, 16, 16, 32, 3, 1>(s, A, B, out, sum_into, stream);
-  if (n <= 32) return launch<MathDmma<32, 32, 2, 2>, 32, 32, 32, 3, 1>(s, A, B, out, sum_into, stream);
-  if (n <= 64) return launch<MathDmma<64, 64, 2, 4>, 64, 64, 32, 3, 1>(s, A, B, out, sum_into, stream);
-  return launch<MathDmma<128, 128, HC_TC_WARPS_M, 4>, 128, 128, 32, 3, 1>(s, A, B, out, sum_into, stream);
+  constexpr int KS = HC_TC_KSTEP;
+  // K-steps of 32 entries, 3 deep; warp tiles of 16 x 16 (up to 32 rows) or 32 x 16 (up to 64).
+  if (n <= 16) return launch<MathDmma<16, 16, 1, 1, KS>, 16, 16, 32, 3, 1>(s, A, B, out, sum_into, stream);
+  if (n <= 32) return launch<MathDmma<32, 32, 2, 2, KS>, 32, 32, 32, 3, 1>(s, A, B, out, sum_into, stream);
+  if (n <= 64) return launch<MathDmma<64, 64, 2, 4, KS>, 64, 64, 32, 3, 1>(s, A, B, out, sum_into, stream);
+  return launch<MathDmma<128, 128, HC_TC_WARPS_M, 4, KS>, 128, 128, HC_TC_BK, HC_TC_STAGES, 1>(s, A, B, out, sum_into,
+                                                                                               stream);
 }
 
 constexpr int kWarps = 4;  // warps per block

@@ -71,14 +71,15 @@ __device__ __forceinline__ void load_step(T *dst, const T *__restrict__ src, int
 
 // FP64 tensor-core math: WARPS_M x WARPS_N warps, each owning a (BM / WARPS_M) x (BN / WARPS_N) block of
 // the tile as MT x NT tiles of 16 x 8, multiplied with mma.sync m16n8k8 (sm_90) or four m8n8k4 (sm_80).
-template <int BM, int BN, int WARPS_M, int WARPS_N>
+template <int BM, int BN, int WARPS_M, int WARPS_N, int KSTEP>
 struct MathDmma {
   using T = double;
   static constexpr int kThreads = 32 * WARPS_M * WARPS_N;
   static constexpr int WM = BM / WARPS_M, WN = BN / WARPS_N, MT = WM / 16, NT = WN / 8;
   static_assert(WM % 16 == 0 && WN % 8 == 0, "warp tiles are made of 16 x 8 mma tiles");
-  static constexpr int kPad = 4;  // row stride BK + 4 doubles: a fragment load is two conflict-free wavefronts
-  static constexpr int kStepK = 8;
+  static constexpr int kPad = 4;        // row stride BK + 4 doubles: a fragment load is two conflict-free wavefronts
+  static constexpr int kStepK = KSTEP;  // 8 or 16: the k of one mma.sync
+  static_assert(KSTEP == 8 || KSTEP == 16, "m16n8k8 or m16n8k16");
 
   double acc[MT][NT][4];
 
@@ -93,7 +94,7 @@ struct MathDmma {
 
   // D(16x8) += A(16x8) B(8x8). Lane = 4 g + t holds a = A[g][t], A[g+8][t], A[g][t+4], A[g+8][t+4];
   // b = B[t][g], B[t+4][g]; d = D[g][2t], D[g][2t+1], D[g+8][2t], D[g+8][2t+1].
-  static __device__ __forceinline__ void mma(double (&d)[4], const double (&a)[4], const double (&b)[2]) {
+  static __device__ __forceinline__ void mma(double (&d)[4], const double *a, const double *b) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     asm volatile(
         "mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
@@ -118,6 +119,22 @@ struct MathDmma {
 #endif
   }
 
+  // D(16x8) += A(16x16) B(16x8) (sm_90): a[i] = A[g + 8 (i % 2)][t + 4 (i / 2)], b[j] = B[t + 4 j][g]; on
+  // older devices, two m16n8k8 steps on the same registers.
+  static __device__ __forceinline__ void mma16(double (&d)[4], const double (&a)[8], const double (&b)[4]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7,%8,%9,%10,%11}, "
+        "{%12,%13,%14,%15}, {%0,%1,%2,%3};\n"
+        : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+        : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]), "d"(a[7]), "d"(b[0]), "d"(b[1]),
+          "d"(b[2]), "d"(b[3]));
+#else
+    mma(d, a, b);
+    mma(d, a + 4, b + 2);
+#endif
+  }
+
   // One K-step of BK entries: As[BM][LD], Bs[BN][LD] in shared memory.
   template <int BK, int LD>
   __device__ __forceinline__ void step(const double *As, const double *Bs, int tid) {
@@ -125,19 +142,30 @@ struct MathDmma {
     const int wm = (warp / WARPS_N) * WM, wn = (warp % WARPS_N) * WN;
 #pragma unroll 1
     for (int kk = 0; kk < BK; kk += kStepK) {
-      double b[NT][2];
+      double b[NT][kStepK / 4];
 #pragma unroll
       for (int j = 0; j < NT; j++) {
         const double *p = Bs + (wn + j * 8 + g) * LD + kk + t;
-        b[j][0] = p[0];
-        b[j][1] = p[4];
+#pragma unroll
+        for (int e = 0; e < kStepK / 4; e++) b[j][e] = p[4 * e];
       }
 #pragma unroll
       for (int i = 0; i < MT; i++) {
         const double *p = As + (wm + i * 16 + g) * LD + kk + t;
-        const double a[4] = {p[0], p[8 * LD], p[4], p[8 * LD + 4]};
+        double a[2 * (kStepK / 4)];
 #pragma unroll
-        for (int j = 0; j < NT; j++) mma(acc[i][j], a, b[j]);
+        for (int e = 0; e < kStepK / 4; e++) {
+          a[2 * e] = p[4 * e];
+          a[2 * e + 1] = p[8 * LD + 4 * e];
+        }
+#pragma unroll
+        for (int j = 0; j < NT; j++) {
+          if constexpr (kStepK == 16) {
+            mma16(acc[i][j], a, b[j]);
+          } else {
+            mma(acc[i][j], a, b[j]);
+          }
+        }
       }
     }
   }
