@@ -115,7 +115,7 @@ static void test_kernel(void **state) {
     /* More tiles than a persistent grid has blocks, so that each block runs several. */
     checked += check_shape(kernel, 1500, 20, 17, 3, 2, 3, 19);
     checked += check_shape(kernel, 300, 66, 9, 2, 3, 2, 20);
-    /* Small cells in more batches than the cell-batch kernel's grid has blocks. */
+    /* Many small cells: more tiles than a persistent grid has blocks. */
     checked += check_shape(kernel, 3000, 8, 7, 8, 3, 1, 21);
   }
   for (int t = 0; t < (quick ? 0 : 12); t++) {
@@ -200,8 +200,11 @@ static void test_layout_roundtrip(void **state) {
   free(a), free(b), free(c);
 }
 
+/* test_contract [BACKEND [KERNEL_SUBSTRING]]: the kernels whose names contain the substring (all by
+   default), e.g. `test_contract cuda FieldField` for a slow tool such as compute-sanitizer. */
 int main(int argc, char **argv) {
   const char *name = argc > 1 ? argv[1] : "serial";
+  const char *only = argc > 2 ? argv[2] : "";
   if (hc_backend_find(name, &backend) != HC_OK) {
     fprintf(stderr, "%s\n", hc_error_message());
     return 1;
@@ -216,12 +219,21 @@ int main(int argc, char **argv) {
   }
   struct CMUnitTest tests[HC_NUM_KERNELS + 3];
   static char names[HC_NUM_KERNELS][64];
+  size_t n = 0;
   for (int i = 0; i < HC_NUM_KERNELS; i++) {
-    snprintf(names[i], sizeof(names[i]), "%s_%s", name, hc_kernel_name((hc_kernel)i));
-    tests[i] = (struct CMUnitTest){names[i], test_kernel, NULL, NULL, (void *)(intptr_t)i};
+    if (!strstr(hc_kernel_name((hc_kernel)i), only)) continue;
+    snprintf(names[n], sizeof(names[n]), "%s_%s", name, hc_kernel_name((hc_kernel)i));
+    tests[n] = (struct CMUnitTest){names[n], test_kernel, NULL, NULL, (void *)(intptr_t)i};
+    n++;
   }
-  tests[HC_NUM_KERNELS] = (struct CMUnitTest)cmocka_unit_test(test_shape_errors);
-  tests[HC_NUM_KERNELS + 1] = (struct CMUnitTest)cmocka_unit_test(test_names_and_cost);
-  tests[HC_NUM_KERNELS + 2] = (struct CMUnitTest)cmocka_unit_test(test_layout_roundtrip);
-  return _cmocka_run_group_tests(name, tests, HC_NUM_KERNELS + 3, NULL, NULL);
+  if (n == 0) {
+    fprintf(stderr, "no kernel name contains '%s'\n", only);
+    return 1;
+  }
+  if (!only[0]) {
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_shape_errors);
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_names_and_cost);
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_layout_roundtrip);
+  }
+  return _cmocka_run_group_tests(name, tests, n, NULL, NULL);
 }

@@ -3,11 +3,8 @@
 // with L or R above 8: the pipelined per-cell GEMM of hc_cell_gemm.cuh (output tiles of 16 x 16 up to
 // 128 x 128, K-steps copied to shared memory by cp.async, FMA register blocks). Otherwise TILE x TILE
 // output tiles, one entry per thread, with K-tiles of kTK entries of both operands in shared memory.
-// Cell-major FieldField with L, R <= 8 and cell-major DataField whose cells are small (under 12 KB of
-// both operands): batches of whole cells staged in shared memory (hc_cell_batch.cuh). Other DataField:
-// per cell a GEMV out(L) = F(L x K) d(K), with kRows rows of F per block and K-tiles of the data staged in
-// shared memory and reused by every row. DataData has nothing to tile.
-#include "kernels/cuda/hc_cell_batch.cuh"
+// DataField: per cell a GEMV out(L) = F(L x K) d(K), with kRows rows of F per block and K-tiles of the
+// data staged in shared memory and reused by every row. DataData has nothing to tile.
 #include "kernels/cuda/hc_cell_gemm.cuh"
 #include "kernels/cuda/hc_cuda_common.cuh"
 #include "kernels/cuda/hc_cuda_variants.h"
@@ -104,16 +101,6 @@ extern "C" int hc_contract_cuda_tile(const hc_contract *k, const void *d_left, c
   HC_CALL(hc_supports_cuda_tile(k));
   const hc_cuda_shape s = hc_cuda_shape_of(k);
   const cudaStream_t stream = hc_cuda_stream();
-  const bool small = s.L <= 8 && s.R <= 8;
-  // Small cells, cell-major: batches of whole cells staged through shared memory.
-  if ((s.family == HC_FAMILY_DATAFIELD || small) &&
-      hc_batch::takes(s, hc_precision_size(k->precision), d_left, d_right)) {
-    HC_CALL_CUDA_LAUNCH(k->precision == HC_FLOAT
-                            ? hc_batch::launch<float>(s, d_left, d_right, d_out, k->sum_into, stream)
-                            : hc_batch::launch<double>(s, d_left, d_right, d_out, k->sum_into, stream),
-                        "tile (cell batches)");
-    return HC_OK;
-  }
   if (s.family == HC_FAMILY_DATAFIELD) {
     const unsigned grid = hc_cuda_grid(s.C * ((s.L + kRows - 1) / kRows));
     HC_CALL_CUDA_LAUNCH(hc_cuda_dispatch(k,
@@ -128,6 +115,7 @@ extern "C" int hc_contract_cuda_tile(const hc_contract *k, const void *d_left, c
                         "tile (DataField)");
     return HC_OK;
   }
+  const bool small = s.L <= 8 && s.R <= 8;
   if (!s.cell_minor && !small) {
     HC_CALL_CUDA_LAUNCH(k->precision == HC_FLOAT
                             ? launch_ff_gemm<float>(s, d_left, d_right, d_out, k->sum_into, stream)
