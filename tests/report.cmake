@@ -38,11 +38,11 @@ if(HC_NIGHTLY_TESTS)
   endforeach()
   if(HC_HAVE_CUDA)
     # The proxy run on the GPU, weak over 1 and 2 ranks (sharing a GPU when there is one only);
-    # skipped (77) on a machine without a GPU.
+    # skipped (77) on a machine without a GPU. (No ';' in the script: CMake would split it there.)
     hc_add_test(nightly_scaling_cuda COMMAND sh -c
-                "nvidia-smi -L >/dev/null 2>&1 || exit 77; rm -rf '${HC_REPORT_DIR}/nightly_cuda' && \
+                "(nvidia-smi -L >/dev/null 2>&1 || exit 77) && rm -rf '${HC_REPORT_DIR}/nightly_cuda' && \
 '${PROJECT_SOURCE_DIR}/run_scripts/scaling.sh' weak --ranks '1 2' --backend cuda --exe '$<TARGET_FILE:hexcontract>' \
---out '${HC_REPORT_DIR}/nightly_cuda'"
+--out '${HC_REPORT_DIR}/nightly_cuda' && grep -q 'weak scaling, 2 runs' '${HC_REPORT_DIR}/nightly_cuda/report.md'"
                 LABELS nightly mpi report GPU TIMEOUT 1800)
   endif()
 endif()
