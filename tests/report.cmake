@@ -42,7 +42,7 @@ if(HC_NIGHTLY_TESTS)
     hc_add_test(nightly_scaling_cuda COMMAND sh -c
                 "(nvidia-smi -L >/dev/null 2>&1 || exit 77) && rm -rf '${HC_REPORT_DIR}/nightly_cuda' && \
 '${PROJECT_SOURCE_DIR}/run_scripts/scaling.sh' weak --ranks '1 2' --backend cuda --exe '$<TARGET_FILE:hexcontract>' \
---out '${HC_REPORT_DIR}/nightly_cuda' && grep -q 'weak scaling, 2 runs' '${HC_REPORT_DIR}/nightly_cuda/report.md'"
+--out '${HC_REPORT_DIR}/nightly_cuda' && grep -q '^2 runs from' '${HC_REPORT_DIR}/nightly_cuda/report.md'"
                 LABELS nightly mpi report GPU TIMEOUT 1800)
   endif()
 endif()
