@@ -21,12 +21,11 @@ cudaError_t launch_ff_gemm(const hc_cuda_shape &s, const void *A, const void *B,
   // double (256): more would spill.
   if (n <= 16) return launch<MathFma<T, 16, 16, 8, 8>, 16, 16, 32, 3, 1>(s, A, B, out, sum_into, stream);
   if (n <= 32) return launch<MathFma<T, 32, 32, 16, 16>, 32, 32, 32, 3, 1>(s, A, B, out, sum_into, stream);
-  if (n <= 64) return launch<MathFma<T, 64, 64, 16, 16>, 64, 64, 32, 3, 1>(s, A, B, out, sum_into, stream);
-  if constexpr (sizeof(T) == 4) {
-    return launch<MathFma<T, 128, 128, 32, 16>, 128, 128, 32, 3, 1>(s, A, B, out, sum_into, stream);
-  } else {
-    return launch<MathFma<T, 128, 128, 16, 32>, 128, 128, 32, 3, 1>(s, A, B, out, sum_into, stream);
+  using Big = std::conditional_t<sizeof(T) == 4, MathFma<T, 128, 128, 32, 16>, MathFma<T, 128, 128, 16, 32>>;
+  if (n <= 64 || !smem_fits(smem_bytes<Big, 128, 128, 32, 3>())) {
+    return launch<MathFma<T, 64, 64, 16, 16>, 64, 64, 32, 3, 1>(s, A, B, out, sum_into, stream);
   }
+  return launch<Big, 128, 128, 32, 3, 1>(s, A, B, out, sum_into, stream);
 }
 
 constexpr int kTK = 16;   // contracted entries per K-tile (FieldField)

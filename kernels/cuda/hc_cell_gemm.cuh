@@ -328,6 +328,17 @@ constexpr size_t smem_bytes() {
   return (size_t)STAGES * (BM + BN) * (BK + Math::kPad) * sizeof(typename Math::T);
 }
 
+// Whether a block with this much shared memory fits the current device once opted in (the 128 x 128
+// configurations need more than an sm_80 device gives one block; the callers fall back to 64 x 64).
+inline bool smem_fits(size_t bytes) {
+  const cudaDeviceProp *props;
+  if (hc_cuda_device_props(&props) != HC_OK) {
+    hc_error_clear();
+    return false;
+  }
+  return bytes <= props->sharedMemPerBlockOptin;
+}
+
 // Launches cell_gemm on a persistent grid of as many blocks as fit on the device at once (at most one per
 // tile); the copy width is 16 bytes when every row of A and B starts 16-byte aligned, else one scalar.
 template <class Math, int BM, int BN, int BK, int STAGES, int MINB>
