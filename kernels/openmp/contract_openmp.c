@@ -15,9 +15,11 @@
 #define HC_OMP_CB_DF 512
 #define HC_OMP_KB_DF 64
 /* Cell-minor FieldField: the packed left and right fields of a block of cells take at most this many bytes
-   per thread (about half an L2), and a block holds at most HC_OMP_FF_NB cells. */
+   per thread (about half an L2), a block holds at most HC_OMP_FF_NB cells, and a chunk of K at least
+   HC_OMP_FF_KQ_MIN entries. */
 #define HC_OMP_FF_PACK_BYTES (1 << 20)
 #define HC_OMP_FF_NB         256
+#define HC_OMP_FF_KQ_MIN 64
 /* a * b + c, fused into one FMA instruction where the target has one (the build's ISO C mode does not
    contract a * b + c by itself), else the plain expression. */
 #if defined(FP_FAST_FMA) && defined(FP_FAST_FMAF)
@@ -47,31 +49,32 @@
 
 /* Blocking of the cell-minor FieldField loop: blocks of *nb cells, a multiple of the micro-tile's width
    (two 64-byte vectors), and chunks of *kq entries of K, so that the packed left and right fields of a
-   chunk, (L + R) x kq x nb scalars, take at most HC_OMP_FF_PACK_BYTES. Wide blocks where all of K fits,
-   so that each row read is long; else one micro-tile's width and K split into even chunks. */
+   chunk, (L + R) x kq x nb scalars, and the block's outputs, L x R x nb, take about HC_OMP_FF_PACK_BYTES.
+   Wide blocks where all of K fits, so that each row read is long; else one micro-tile's width and K split
+   into even chunks of at least HC_OMP_FF_KQ_MIN, so that the outputs are updated rarely. */
 static void hc_ff_minor_blocking_omp(const hc_contract *k, int64_t *nb, int64_t *kq) {
   const int64_t s = (int64_t)hc_precision_size(k->precision), nv = 128 / s, K = hc_contract_K(k);
-  const int64_t budget = HC_OMP_FF_PACK_BYTES / s, LR = (int64_t)k->L + k->R;
-  const int64_t b = budget / (LR * K) / nv * nv;
+  const int64_t budget = HC_OMP_FF_PACK_BYTES / s, LR = (int64_t)k->L + k->R, LxR = (int64_t)k->L * k->R;
+  const int64_t b = budget / (LR * K + LxR) / nv * nv;
   if (b >= nv) {
     *nb = b < HC_OMP_FF_NB ? b : HC_OMP_FF_NB;
     *kq = K;
     return;
   }
-  int64_t q = budget / (LR * nv);
-  q = q < 1 ? 1 : q;
+  int64_t q = (budget / nv - LxR) / LR;
+  q = q < HC_OMP_FF_KQ_MIN ? HC_OMP_FF_KQ_MIN : q;
   const int64_t chunks = (K + q - 1) / q;
   *nb = nv;
   *kq = (K + chunks - 1) / chunks;
 }
 
 /* Scalars of work space per thread for FieldField: the packed B^T panel (cell-major) or the packed left
-   and right fields of a block of cells (cell-minor). */
+   and right fields and the outputs of a block of cells (cell-minor). */
 static int64_t hc_ff_work_omp(const hc_contract *k) {
   if (k->layout == HC_LAYOUT_CELL_MINOR) {
     int64_t nb, kq;
     hc_ff_minor_blocking_omp(k, &nb, &kq);
-    return ((int64_t)k->L + k->R) * kq * nb;
+    return (((int64_t)k->L + k->R) * kq + (int64_t)k->L * k->R) * nb;
   }
   const int64_t K = hc_contract_K(k), kb = K < HC_OMP_KB ? K : HC_OMP_KB;
   const int64_t nr = 128 / (int64_t)hc_precision_size(k->precision); /* HC_OMP_NR of k's precision */

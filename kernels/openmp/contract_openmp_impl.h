@@ -234,6 +234,11 @@ static void HC_FN(hc_ff_minor_pack_omp)(const HC_REAL *restrict F, int64_t nf, i
   for (int64_t f = 0; f < nf; f++) {
     for (int64_t q = 0; q < kc; q++) {
       const HC_REAL *src = F + (f * K + q0 + q) * C + c0;
+      /* The next row, fetched while this one is copied: rows lie in different pages. */
+      const HC_REAL *next = q + 1 < kc ? src + C : f + 1 < nf ? src + (K - kc + 1) * C : NULL;
+      if (next) {
+        for (int64_t c = 0; c < nbv; c += 64 / (int64_t)sizeof(HC_REAL)) HC_PREFETCH(next + c);
+      }
       for (int64_t sub = 0; sub < nsub; sub++) {
         HC_REAL *dst = p + ((sub * nf + f) * kc + q) * HC_OMP_NV;
         const HC_REAL *s = src + sub * HC_OMP_NV;
@@ -250,12 +255,12 @@ static void HC_FN(hc_ff_minor_pack_omp)(const HC_REAL *restrict F, int64_t nf, i
 }
 
 /* One cell-minor micro-tile: acc[i][j][c] = sum_q a[i][q][c] b[j][q][c] for HC_OMP_FF_MR left and
-   HC_OMP_FF_NR right fields and HC_OMP_NV cells, in registers, then stored into o[i * ls + j * rs + c] for
-   i < mr, j < nr, c < ncv (added to it when add). Rows past mr (nr) repeat the last one, so that partial tiles
-   run the same code. a: [mr][kc][HC_OMP_NV], b: [nr][kc][HC_OMP_NV], packed. */
+   HC_OMP_FF_NR right fields and HC_OMP_NV cells, in registers, then stored into o[i * ls + j * NV + c] for
+   i < mr, j < nr (added to it when add). Rows past mr (nr) repeat the last one, so that partial tiles run the
+   same code. a: [mr][kc][HC_OMP_NV], b: [nr][kc][HC_OMP_NV], o: [mr][ls], all packed. */
 static inline void HC_FN(hc_ff_minor_tile_omp)(int64_t mr, int64_t nr, const HC_REAL *restrict a,
-                                               const HC_REAL *restrict b, int64_t kc, int64_t ncv, HC_REAL *restrict o,
-                                               int64_t ls, int64_t rs, int add) {
+                                               const HC_REAL *restrict b, int64_t kc, HC_REAL *restrict o,
+                                               int64_t ls, int add) {
   const HC_REAL *ai[HC_OMP_FF_MR], *bj[HC_OMP_FF_NR];
   for (int i = 0; i < HC_OMP_FF_MR; i++) ai[i] = a + (i < mr ? i : mr - 1) * kc * HC_OMP_NV;
   for (int j = 0; j < HC_OMP_FF_NR; j++) bj[j] = b + (j < nr ? j : nr - 1) * kc * HC_OMP_NV;
@@ -278,15 +283,13 @@ static inline void HC_FN(hc_ff_minor_tile_omp)(int64_t mr, int64_t nr, const HC_
   }
   for (int64_t i = 0; i < mr; i++) {
     for (int64_t j = 0; j < nr; j++) {
-      HC_REAL *oij = o + i * ls + j * rs;
-      if (ncv == HC_OMP_NV && add) {
+      HC_REAL *oij = o + i * ls + j * HC_OMP_NV;
+      if (add) {
 #pragma omp simd
         for (int c = 0; c < HC_OMP_NV; c++) oij[c] += acc[i][j][c];
-      } else if (ncv == HC_OMP_NV) {
+      } else {
 #pragma omp simd
         for (int c = 0; c < HC_OMP_NV; c++) oij[c] = acc[i][j][c];
-      } else {
-        for (int64_t c = 0; c < ncv; c++) oij[c] = add ? oij[c] + acc[i][j][c] : acc[i][j][c];
       }
     }
   }
@@ -315,31 +318,45 @@ static void HC_FN(hc_fieldfield_omp)(const hc_contract *k, const HC_REAL *restri
     return;
   }
   /* Cell-minor: blocks of nb cells, K in chunks of kq; each chunk of the block's fields is packed and
-     multiplied in register tiles, whose outputs are written by the first chunk and added to by the others. */
+     multiplied in register tiles into the block's packed outputs, which are then written out row by row. */
   int64_t nb, kq;
   hc_ff_minor_blocking_omp(k, &nb, &kq);
 #pragma omp parallel
   {
+    /* ap: [nb / NV][L][kq][NV], bp: [nb / NV][R][kq][NV], op: [nb / NV][L][R][NV] */
     HC_REAL *ap = work + (int64_t)omp_get_thread_num() * hc_ff_work_omp(k), *bp = ap + L * kq * nb;
+    HC_REAL *op = bp + R * kq * nb;
 #pragma omp for schedule(static)
     for (int64_t c0 = 0; c0 < C; c0 += nb) {
       const int64_t nbv = C - c0 < nb ? C - c0 : nb, nsub = (nbv + HC_OMP_NV - 1) / HC_OMP_NV;
       for (int64_t q0 = 0; q0 < K; q0 += kq) {
         const int64_t kc = K - q0 < kq ? K - q0 : kq;
-        const int add = sum_into || q0 > 0;
         HC_FN(hc_ff_minor_pack_omp)(left, L, K, C, c0, nbv, q0, kc, ap);
         HC_FN(hc_ff_minor_pack_omp)(right, R, K, C, c0, nbv, q0, kc, bp);
         for (int64_t sub = 0; sub < nsub; sub++) {
-          const int64_t cs = sub * HC_OMP_NV, ncv = nbv - cs < HC_OMP_NV ? nbv - cs : HC_OMP_NV;
           const HC_REAL *as = ap + sub * L * kc * HC_OMP_NV, *bs = bp + sub * R * kc * HC_OMP_NV;
+          HC_REAL *os = op + sub * L * R * HC_OMP_NV;
           for (int64_t l = 0; l < L; l += HC_OMP_FF_MR) {
             const int64_t mr = L - l < HC_OMP_FF_MR ? L - l : HC_OMP_FF_MR;
             for (int64_t r = 0; r < R; r += HC_OMP_FF_NR) {
               const int64_t nr = R - r < HC_OMP_FF_NR ? R - r : HC_OMP_FF_NR;
-              HC_FN(hc_ff_minor_tile_omp)
-              (mr, nr, as + l * kc * HC_OMP_NV, bs + r * kc * HC_OMP_NV, kc, ncv, out + (l * R + r) * C + c0 + cs,
-               R * C, C, add);
+              HC_FN(hc_ff_minor_tile_omp)(mr, nr, as + l * kc * HC_OMP_NV, bs + r * kc * HC_OMP_NV, kc,
+                                          os + (l * R + r) * HC_OMP_NV, R * HC_OMP_NV, q0 > 0);
             }
+          }
+        }
+      }
+      for (int64_t lr = 0; lr < L * R; lr++) {
+        HC_REAL *o = out + lr * C + c0;
+        for (int64_t sub = 0; sub < nsub; sub++) {
+          const HC_REAL *os = op + (sub * L * R + lr) * HC_OMP_NV;
+          const int64_t cs = sub * HC_OMP_NV, n = nbv - cs < HC_OMP_NV ? nbv - cs : HC_OMP_NV;
+          if (sum_into) {
+#pragma omp simd
+            for (int64_t c = 0; c < n; c++) o[cs + c] += os[c];
+          } else {
+#pragma omp simd
+            for (int64_t c = 0; c < n; c++) o[cs + c] = os[c];
           }
         }
       }
