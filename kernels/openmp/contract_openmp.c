@@ -19,7 +19,9 @@
    HC_OMP_FF_KQ_MIN entries. */
 #define HC_OMP_FF_PACK_BYTES (1 << 20)
 #define HC_OMP_FF_NB         256
-#define HC_OMP_FF_KQ_MIN 64
+#define HC_OMP_FF_KQ_MIN     64
+/* Bytes of a row of a cell-minor FieldField block at least (a multiple of the micro-tile's two vectors). */
+#define HC_OMP_FF_ROW_MIN 512
 /* a * b + c, fused into one FMA instruction where the target has one (the build's ISO C mode does not
    contract a * b + c by itself), else the plain expression. */
 #if defined(FP_FAST_FMA) && defined(FP_FAST_FMAF)
@@ -50,7 +52,7 @@
 /* Blocking of the cell-minor FieldField loop: blocks of *nb cells, a multiple of the micro-tile's width
    (two 64-byte vectors), and chunks of *kq entries of K, so that the packed left and right fields of a
    chunk, (L + R) x kq x nb scalars, and the block's outputs, L x R x nb, take about HC_OMP_FF_PACK_BYTES.
-   Wide blocks where all of K fits, so that each row read is long; else one micro-tile's width and K split
+   Wide blocks where all of K fits, so that each row read is long; else rows of HC_OMP_FF_ROW_MIN bytes and K split
    into even chunks of at least HC_OMP_FF_KQ_MIN, so that the outputs are updated rarely. */
 static void hc_ff_minor_blocking_omp(const hc_contract *k, int64_t *nb, int64_t *kq) {
   const int64_t s = (int64_t)hc_precision_size(k->precision), nv = 128 / s, K = hc_contract_K(k);
@@ -61,10 +63,11 @@ static void hc_ff_minor_blocking_omp(const hc_contract *k, int64_t *nb, int64_t 
     *kq = K;
     return;
   }
-  int64_t q = (budget / nv - LxR) / LR;
+  const int64_t nbmin = HC_OMP_FF_ROW_MIN / s;
+  int64_t q = (budget / nbmin - LxR) / LR;
   q = q < HC_OMP_FF_KQ_MIN ? HC_OMP_FF_KQ_MIN : q;
   const int64_t chunks = (K + q - 1) / q;
-  *nb = nv;
+  *nb = nbmin;
   *kq = (K + chunks - 1) / chunks;
 }
 

@@ -259,8 +259,8 @@ static void HC_FN(hc_ff_minor_pack_omp)(const HC_REAL *restrict F, int64_t nf, i
    i < mr, j < nr (added to it when add). Rows past mr (nr) repeat the last one, so that partial tiles run the
    same code. a: [mr][kc][HC_OMP_NV], b: [nr][kc][HC_OMP_NV], o: [mr][ls], all packed. */
 static inline void HC_FN(hc_ff_minor_tile_omp)(int64_t mr, int64_t nr, const HC_REAL *restrict a,
-                                               const HC_REAL *restrict b, int64_t kc, HC_REAL *restrict o,
-                                               int64_t ls, int add) {
+                                               const HC_REAL *restrict b, int64_t kc, HC_REAL *restrict o, int64_t ls,
+                                               int add) {
   const HC_REAL *ai[HC_OMP_FF_MR], *bj[HC_OMP_FF_NR];
   for (int i = 0; i < HC_OMP_FF_MR; i++) ai[i] = a + (i < mr ? i : mr - 1) * kc * HC_OMP_NV;
   for (int j = 0; j < HC_OMP_FF_NR; j++) bj[j] = b + (j < nr ? j : nr - 1) * kc * HC_OMP_NV;
@@ -340,8 +340,9 @@ static void HC_FN(hc_fieldfield_omp)(const hc_contract *k, const HC_REAL *restri
             const int64_t mr = L - l < HC_OMP_FF_MR ? L - l : HC_OMP_FF_MR;
             for (int64_t r = 0; r < R; r += HC_OMP_FF_NR) {
               const int64_t nr = R - r < HC_OMP_FF_NR ? R - r : HC_OMP_FF_NR;
-              HC_FN(hc_ff_minor_tile_omp)(mr, nr, as + l * kc * HC_OMP_NV, bs + r * kc * HC_OMP_NV, kc,
-                                          os + (l * R + r) * HC_OMP_NV, R * HC_OMP_NV, q0 > 0);
+              HC_FN(hc_ff_minor_tile_omp)
+              (mr, nr, as + l * kc * HC_OMP_NV, bs + r * kc * HC_OMP_NV, kc, os + (l * R + r) * HC_OMP_NV,
+               R * HC_OMP_NV, q0 > 0);
             }
           }
         }
