@@ -8,16 +8,33 @@
 #include "kernels/openmp/bench_openmp.h"
 #include "kernels/serial/hc_host_memory.h"
 
-/* Cells per block in the cell-minor loops: a few vector widths, small enough to sit in L1. */
-#define HC_OMP_CB 64
-/* Cells per block in the cell-minor FieldField loop: two or more vector widths. */
-#define HC_OMP_CB_FF 16
+/* Cells per block in the cell-minor DataData loop: rows of 8 KiB (double), long enough for the prefetchers. */
+#define HC_OMP_CB_DD 1024
+/* Cells per block and entries of K per chunk in the cell-minor DataField loop: each field row read is 4 KiB
+   (double), and the chunk of data rows, HC_OMP_KB_DF x HC_OMP_CB_DF scalars, stays in L2 for all L fields. */
+#define HC_OMP_CB_DF 512
+#define HC_OMP_KB_DF 64
+/* Cell-minor FieldField: the packed left and right fields of a block of cells take at most this many bytes
+   per thread (about half an L2), a block holds at most HC_OMP_FF_NB cells, and a chunk of K at least
+   HC_OMP_FF_KQ_MIN entries. */
+#define HC_OMP_FF_PACK_BYTES (1 << 20)
+#define HC_OMP_FF_NB         256
+#define HC_OMP_FF_KQ_MIN     64
+/* Bytes of a row of a cell-minor FieldField block at least (a multiple of the micro-tile's two vectors). */
+#define HC_OMP_FF_ROW_MIN 512
 /* a * b + c, fused into one FMA instruction where the target has one (the build's ISO C mode does not
    contract a * b + c by itself), else the plain expression. */
 #if defined(FP_FAST_FMA) && defined(FP_FAST_FMAF)
 #define HC_FMA(a, b, c) _Generic((c), float : fmaf, default : fma)(a, b, c)
 #else
 #define HC_FMA(a, b, c) ((a) * (b) + (c))
+#endif
+/* Hints the cache line at p into the caches (x86 prefetch instructions never fault), where the compiler has
+   a way to say so. */
+#if defined(__GNUC__)
+#define HC_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define HC_PREFETCH(p) ((void)(p))
 #endif
 /* Register tile of the cell-major FieldField micro-kernel: HC_OMP_MR left fields x HC_OMP_NR right fields
    (two 64-byte vectors of the precision that includes it). */
@@ -27,11 +44,41 @@
 #define HC_OMP_KB 256
 /* Left fields from which a cell-major FieldField cell is computed as a packed GEMM; fewer take dot products. */
 #define HC_OMP_FF_GEMM_L 16
+/* Register tile of the cell-minor FieldField micro-kernel: HC_OMP_FF_MR left x HC_OMP_FF_NR right fields,
+   each over two 64-byte vectors of cells (24 vector accumulators). */
+#define HC_OMP_FF_MR 3
+#define HC_OMP_FF_NR 4
 
-/* Scalars of work space per thread for FieldField: the packed B^T panel (cell-major) or the R x HC_OMP_CB_FF
-   accumulators (cell-minor). */
+/* Blocking of the cell-minor FieldField loop: blocks of *nb cells, a multiple of the micro-tile's width
+   (two 64-byte vectors), and chunks of *kq entries of K, so that the packed left and right fields of a
+   chunk, (L + R) x kq x nb scalars, and the block's outputs, L x R x nb, take about HC_OMP_FF_PACK_BYTES.
+   Wide blocks where all of K fits, so that each row read is long; else rows of HC_OMP_FF_ROW_MIN bytes and K split
+   into even chunks of at least HC_OMP_FF_KQ_MIN, so that the outputs are updated rarely. */
+static void hc_ff_minor_blocking_omp(const hc_contract *k, int64_t *nb, int64_t *kq) {
+  const int64_t s = (int64_t)hc_precision_size(k->precision), nv = 128 / s, K = hc_contract_K(k);
+  const int64_t budget = HC_OMP_FF_PACK_BYTES / s, LR = (int64_t)k->L + k->R, LxR = (int64_t)k->L * k->R;
+  const int64_t b = budget / (LR * K + LxR) / nv * nv;
+  if (b >= nv) {
+    *nb = b < HC_OMP_FF_NB ? b : HC_OMP_FF_NB;
+    *kq = K;
+    return;
+  }
+  const int64_t nbmin = HC_OMP_FF_ROW_MIN / s;
+  int64_t q = (budget / nbmin - LxR) / LR;
+  q = q < HC_OMP_FF_KQ_MIN ? HC_OMP_FF_KQ_MIN : q;
+  const int64_t chunks = (K + q - 1) / q;
+  *nb = nbmin;
+  *kq = (K + chunks - 1) / chunks;
+}
+
+/* Scalars of work space per thread for FieldField: the packed B^T panel (cell-major) or the packed left
+   and right fields and the outputs of a block of cells (cell-minor). */
 static int64_t hc_ff_work_omp(const hc_contract *k) {
-  if (k->layout == HC_LAYOUT_CELL_MINOR) return (int64_t)k->R * HC_OMP_CB_FF;
+  if (k->layout == HC_LAYOUT_CELL_MINOR) {
+    int64_t nb, kq;
+    hc_ff_minor_blocking_omp(k, &nb, &kq);
+    return (((int64_t)k->L + k->R) * kq + (int64_t)k->L * k->R) * nb;
+  }
   const int64_t K = hc_contract_K(k), kb = K < HC_OMP_KB ? K : HC_OMP_KB;
   const int64_t nr = 128 / (int64_t)hc_precision_size(k->precision); /* HC_OMP_NR of k's precision */
   return kb * (((int64_t)k->R + nr - 1) / nr * nr);

@@ -1,11 +1,33 @@
 /* The OpenMP contractions for one precision: included once per precision by contract_openmp.c with
    HC_REAL and HC_FN(name). Cell-major arrays: threads take cells, and each cell's small products
    are vectorised along the contiguous contracted index, four right fields at a time so that each
-   left entry loaded serves four products. Cell-minor arrays: threads take blocks of HC_OMP_CB
-   cells, and the innermost loop runs over the cells of a block, contiguous in every array. */
+   left entry loaded serves four products. Cell-minor arrays: threads take blocks of cells, and the
+   innermost loop runs over the cells of a block, contiguous in every array; FieldField packs each block's
+   fields and multiplies them in register tiles vectorised over the cells. */
 
 /* Scalars in one 64-byte vector: the SIMD length asked for in the register-blocked loops. */
 #define HC_OMP_W (64 / sizeof(HC_REAL))
+/* Cells in one cell-minor FieldField micro-tile: two 64-byte vectors. */
+#define HC_OMP_NV (128 / (int)sizeof(HC_REAL))
+
+/* acc[c] += a[c] * b[c] for c < n, a row of a cell-minor block; while it runs, the next rows pa and pb
+   (NULL for none) are fetched into the cache, 64-byte line by line, a little ahead of their use: rows of a
+   block lie in different pages, where the hardware prefetchers stop. */
+static inline void HC_FN(hc_row_fma_omp)(int64_t n, const HC_REAL *restrict a, const HC_REAL *restrict b,
+                                         HC_REAL *restrict acc, const HC_REAL *pa, const HC_REAL *pb) {
+  const int64_t line = 64 / (int64_t)sizeof(HC_REAL), chunk = 8 * line;
+  for (int64_t c0 = 0; c0 < n; c0 += chunk) {
+    const int64_t c1 = n - c0 < chunk ? n : c0 + chunk;
+    if (pa) {
+      for (int64_t c = c0; c < c1; c += line) HC_PREFETCH(pa + c);
+    }
+    if (pb) {
+      for (int64_t c = c0; c < c1; c += line) HC_PREFETCH(pb + c);
+    }
+#pragma omp simd
+    for (int64_t c = c0; c < c1; c++) acc[c] = HC_FMA(a[c], b[c], acc[c]);
+  }
+}
 
 static void HC_FN(hc_datadata_omp)(const hc_contract *k, const HC_REAL *restrict left, const HC_REAL *restrict right,
                                    HC_REAL *restrict out) {
@@ -22,16 +44,25 @@ static void HC_FN(hc_datadata_omp)(const hc_contract *k, const HC_REAL *restrict
     }
     return;
   }
+  /* Cell-minor: [K][C]; each row of a block is HC_OMP_CB_DD contiguous cells. */
 #pragma omp parallel for schedule(static)
-  for (int64_t c0 = 0; c0 < C; c0 += HC_OMP_CB) {
-    const int64_t nc = C - c0 < HC_OMP_CB ? C - c0 : HC_OMP_CB;
-    HC_REAL acc[HC_OMP_CB] = {0};
+  for (int64_t c0 = 0; c0 < C; c0 += HC_OMP_CB_DD) {
+    const int64_t nc = C - c0 < HC_OMP_CB_DD ? C - c0 : HC_OMP_CB_DD;
+    HC_REAL acc[HC_OMP_CB_DD];
+#pragma omp simd
+    for (int64_t c = 0; c < nc; c++) acc[c] = 0;
     for (int64_t q = 0; q < K; q++) {
       const HC_REAL *a = left + q * C + c0, *b = right + q * C + c0;
-#pragma omp simd
-      for (int64_t c = 0; c < nc; c++) acc[c] += a[c] * b[c];
+      HC_FN(hc_row_fma_omp)(nc, a, b, acc, q + 1 < K ? a + C : NULL, q + 1 < K ? b + C : NULL);
     }
-    for (int64_t c = 0; c < nc; c++) out[c0 + c] = sum_into ? out[c0 + c] + acc[c] : acc[c];
+    HC_REAL *o = out + c0;
+    if (sum_into) {
+#pragma omp simd
+      for (int64_t c = 0; c < nc; c++) o[c] += acc[c];
+    } else {
+#pragma omp simd
+      for (int64_t c = 0; c < nc; c++) o[c] = acc[c];
+    }
   }
 }
 
@@ -63,19 +94,37 @@ static void HC_FN(hc_datafield_omp)(const hc_contract *k, const HC_REAL *restric
     }
     return;
   }
+  /* Cell-minor: fields [L][K][C], data [K_data][C], out [L][C]. Blocks of HC_OMP_CB_DF cells, K in chunks
+     of HC_OMP_KB_DF so that the chunk's data rows stay in cache while every field row streams past them; the
+     outputs of the block are written by the first chunk and added to by the others. */
 #pragma omp parallel for schedule(static)
-  for (int64_t c0 = 0; c0 < C; c0 += HC_OMP_CB) {
-    const int64_t nc = C - c0 < HC_OMP_CB ? C - c0 : HC_OMP_CB;
-    for (int64_t l = 0; l < L; l++) {
-      HC_REAL acc[HC_OMP_CB] = {0};
-      for (int64_t q = 0; q < K; q++) {
-        const HC_REAL *f = fields + (l * K + q) * C + c0;
-        const HC_REAL *d = data + (constant ? q % Dr : q) * C + c0;
+  for (int64_t c0 = 0; c0 < C; c0 += HC_OMP_CB_DF) {
+    const int64_t nc = C - c0 < HC_OMP_CB_DF ? C - c0 : HC_OMP_CB_DF;
+    for (int64_t q0 = 0; q0 < K; q0 += HC_OMP_KB_DF) {
+      const int64_t q1 = K - q0 < HC_OMP_KB_DF ? K : q0 + HC_OMP_KB_DF;
+      const int add = sum_into || q0 > 0;
+      for (int64_t l = 0; l < L; l++) {
+        HC_REAL acc[HC_OMP_CB_DF];
 #pragma omp simd
-        for (int64_t c = 0; c < nc; c++) acc[c] += f[c] * d[c];
+        for (int64_t c = 0; c < nc; c++) acc[c] = 0;
+        for (int64_t q = q0; q < q1; q++) {
+          const HC_REAL *f = fields + (l * K + q) * C + c0;
+          const HC_REAL *d = data + (constant ? q % Dr : q) * C + c0;
+          /* Fetched ahead: the next field row (that of the next field after the chunk's last), and the next
+             data row while the first field reads the chunk's data. */
+          const HC_REAL *pf = q + 1 < q1 ? f + C : l + 1 < L ? fields + ((l + 1) * K + q0) * C + c0 : NULL;
+          const HC_REAL *pd = l == 0 && q + 1 < q1 && !constant ? d + C : NULL;
+          HC_FN(hc_row_fma_omp)(nc, f, d, acc, pf, pd);
+        }
+        HC_REAL *o = out + l * C + c0;
+        if (add) {
+#pragma omp simd
+          for (int64_t c = 0; c < nc; c++) o[c] += acc[c];
+        } else {
+#pragma omp simd
+          for (int64_t c = 0; c < nc; c++) o[c] = acc[c];
+        }
       }
-      HC_REAL *o = out + l * C + c0;
-      for (int64_t c = 0; c < nc; c++) o[c] = sum_into ? o[c] + acc[c] : acc[c];
     }
   }
 }
@@ -177,6 +226,75 @@ static void HC_FN(hc_ff_cell_omp)(const HC_REAL *restrict A, const HC_REAL *rest
   }
 }
 
+/* Packs a chunk of a block of cell-minor fields, F[f][q0 + q][c0 + c] for f < nf, q < kc, c < nbv, into
+   p[sub][f][q][HC_OMP_NV] with c = sub * HC_OMP_NV + j, zero for the cells past nbv. F: [nf][K][C]. */
+static void HC_FN(hc_ff_minor_pack_omp)(const HC_REAL *restrict F, int64_t nf, int64_t K, int64_t C, int64_t c0,
+                                        int64_t nbv, int64_t q0, int64_t kc, HC_REAL *restrict p) {
+  const int64_t nsub = (nbv + HC_OMP_NV - 1) / HC_OMP_NV;
+  for (int64_t f = 0; f < nf; f++) {
+    for (int64_t q = 0; q < kc; q++) {
+      const HC_REAL *src = F + (f * K + q0 + q) * C + c0;
+      /* The next row, fetched while this one is copied: rows lie in different pages. */
+      const HC_REAL *next = q + 1 < kc ? src + C : f + 1 < nf ? src + (K - kc + 1) * C : NULL;
+      if (next) {
+        for (int64_t c = 0; c < nbv; c += 64 / (int64_t)sizeof(HC_REAL)) HC_PREFETCH(next + c);
+      }
+      for (int64_t sub = 0; sub < nsub; sub++) {
+        HC_REAL *dst = p + ((sub * nf + f) * kc + q) * HC_OMP_NV;
+        const HC_REAL *s = src + sub * HC_OMP_NV;
+        const int64_t n = nbv - sub * HC_OMP_NV;
+        if (n >= HC_OMP_NV) {
+#pragma omp simd
+          for (int j = 0; j < HC_OMP_NV; j++) dst[j] = s[j];
+        } else {
+          for (int64_t j = 0; j < HC_OMP_NV; j++) dst[j] = j < n ? s[j] : 0;
+        }
+      }
+    }
+  }
+}
+
+/* One cell-minor micro-tile: acc[i][j][c] = sum_q a[i][q][c] b[j][q][c] for HC_OMP_FF_MR left and
+   HC_OMP_FF_NR right fields and HC_OMP_NV cells, in registers, then stored into o[i * ls + j * NV + c] for
+   i < mr, j < nr (added to it when add). Rows past mr (nr) repeat the last one, so that partial tiles run the
+   same code. a: [mr][kc][HC_OMP_NV], b: [nr][kc][HC_OMP_NV], o: [mr][ls], all packed. */
+static inline void HC_FN(hc_ff_minor_tile_omp)(int64_t mr, int64_t nr, const HC_REAL *restrict a,
+                                               const HC_REAL *restrict b, int64_t kc, HC_REAL *restrict o, int64_t ls,
+                                               int add) {
+  const HC_REAL *ai[HC_OMP_FF_MR], *bj[HC_OMP_FF_NR];
+  for (int i = 0; i < HC_OMP_FF_MR; i++) ai[i] = a + (i < mr ? i : mr - 1) * kc * HC_OMP_NV;
+  for (int j = 0; j < HC_OMP_FF_NR; j++) bj[j] = b + (j < nr ? j : nr - 1) * kc * HC_OMP_NV;
+  HC_REAL acc[HC_OMP_FF_MR][HC_OMP_FF_NR][HC_OMP_NV];
+  for (int i = 0; i < HC_OMP_FF_MR; i++) {
+    for (int j = 0; j < HC_OMP_FF_NR; j++) {
+#pragma omp simd simdlen(HC_OMP_W)
+      for (int c = 0; c < HC_OMP_NV; c++) acc[i][j][c] = 0;
+    }
+  }
+  for (int64_t q = 0; q < kc; q++) {
+    for (int i = 0; i < HC_OMP_FF_MR; i++) {
+      const HC_REAL *aq = ai[i] + q * HC_OMP_NV;
+      for (int j = 0; j < HC_OMP_FF_NR; j++) {
+        const HC_REAL *bq = bj[j] + q * HC_OMP_NV;
+#pragma omp simd simdlen(HC_OMP_W)
+        for (int c = 0; c < HC_OMP_NV; c++) acc[i][j][c] = HC_FMA(aq[c], bq[c], acc[i][j][c]);
+      }
+    }
+  }
+  for (int64_t i = 0; i < mr; i++) {
+    for (int64_t j = 0; j < nr; j++) {
+      HC_REAL *oij = o + i * ls + j * HC_OMP_NV;
+      if (add) {
+#pragma omp simd
+        for (int c = 0; c < HC_OMP_NV; c++) oij[c] += acc[i][j][c];
+      } else {
+#pragma omp simd
+        for (int c = 0; c < HC_OMP_NV; c++) oij[c] = acc[i][j][c];
+      }
+    }
+  }
+}
+
 /* work: hc_ff_work_omp(k) scalars per thread. */
 static void HC_FN(hc_fieldfield_omp)(const hc_contract *k, const HC_REAL *restrict left, const HC_REAL *restrict right,
                                      HC_REAL *restrict out, HC_REAL *work) {
@@ -199,29 +317,48 @@ static void HC_FN(hc_fieldfield_omp)(const hc_contract *k, const HC_REAL *restri
     }
     return;
   }
-  /* Cell-minor: for each left entry A[l,q,block], update all R accumulators of the block, so each
-     left entry is loaded once; the accumulators (R x HC_OMP_CB_FF) stay in L1. */
+  /* Cell-minor: blocks of nb cells, K in chunks of kq; each chunk of the block's fields is packed and
+     multiplied in register tiles into the block's packed outputs, which are then written out row by row. */
+  int64_t nb, kq;
+  hc_ff_minor_blocking_omp(k, &nb, &kq);
 #pragma omp parallel
   {
-    HC_REAL *acc = work + (int64_t)omp_get_thread_num() * R * HC_OMP_CB_FF;
+    /* ap: [nb / NV][L][kq][NV], bp: [nb / NV][R][kq][NV], op: [nb / NV][L][R][NV] */
+    HC_REAL *ap = work + (int64_t)omp_get_thread_num() * hc_ff_work_omp(k), *bp = ap + L * kq * nb;
+    HC_REAL *op = bp + R * kq * nb;
 #pragma omp for schedule(static)
-    for (int64_t c0 = 0; c0 < C; c0 += HC_OMP_CB_FF) {
-      const int64_t nc = C - c0 < HC_OMP_CB_FF ? C - c0 : HC_OMP_CB_FF;
-      for (int64_t l = 0; l < L; l++) {
-        for (int64_t i = 0; i < R * HC_OMP_CB_FF; i++) acc[i] = 0;
-        for (int64_t q = 0; q < K; q++) {
-          const HC_REAL *a = left + (l * K + q) * C + c0;
-          for (int64_t r = 0; r < R; r++) {
-            const HC_REAL *b = right + (r * K + q) * C + c0;
-            HC_REAL *ar = acc + r * HC_OMP_CB_FF;
-#pragma omp simd
-            for (int64_t c = 0; c < nc; c++) ar[c] += a[c] * b[c];
+    for (int64_t c0 = 0; c0 < C; c0 += nb) {
+      const int64_t nbv = C - c0 < nb ? C - c0 : nb, nsub = (nbv + HC_OMP_NV - 1) / HC_OMP_NV;
+      for (int64_t q0 = 0; q0 < K; q0 += kq) {
+        const int64_t kc = K - q0 < kq ? K - q0 : kq;
+        HC_FN(hc_ff_minor_pack_omp)(left, L, K, C, c0, nbv, q0, kc, ap);
+        HC_FN(hc_ff_minor_pack_omp)(right, R, K, C, c0, nbv, q0, kc, bp);
+        for (int64_t sub = 0; sub < nsub; sub++) {
+          const HC_REAL *as = ap + sub * L * kc * HC_OMP_NV, *bs = bp + sub * R * kc * HC_OMP_NV;
+          HC_REAL *os = op + sub * L * R * HC_OMP_NV;
+          for (int64_t l = 0; l < L; l += HC_OMP_FF_MR) {
+            const int64_t mr = L - l < HC_OMP_FF_MR ? L - l : HC_OMP_FF_MR;
+            for (int64_t r = 0; r < R; r += HC_OMP_FF_NR) {
+              const int64_t nr = R - r < HC_OMP_FF_NR ? R - r : HC_OMP_FF_NR;
+              HC_FN(hc_ff_minor_tile_omp)
+              (mr, nr, as + l * kc * HC_OMP_NV, bs + r * kc * HC_OMP_NV, kc, os + (l * R + r) * HC_OMP_NV,
+               R * HC_OMP_NV, q0 > 0);
+            }
           }
         }
-        for (int64_t r = 0; r < R; r++) {
-          HC_REAL *o = out + (l * R + r) * C + c0;
-          const HC_REAL *ar = acc + r * HC_OMP_CB_FF;
-          for (int64_t c = 0; c < nc; c++) o[c] = sum_into ? o[c] + ar[c] : ar[c];
+      }
+      for (int64_t lr = 0; lr < L * R; lr++) {
+        HC_REAL *o = out + lr * C + c0;
+        for (int64_t sub = 0; sub < nsub; sub++) {
+          const HC_REAL *os = op + (sub * L * R + lr) * HC_OMP_NV;
+          const int64_t cs = sub * HC_OMP_NV, n = nbv - cs < HC_OMP_NV ? nbv - cs : HC_OMP_NV;
+          if (sum_into) {
+#pragma omp simd
+            for (int64_t c = 0; c < n; c++) o[cs + c] += os[c];
+          } else {
+#pragma omp simd
+            for (int64_t c = 0; c < n; c++) o[cs + c] = os[c];
+          }
         }
       }
     }
@@ -243,3 +380,4 @@ static void HC_FN(hc_contract_omp)(const hc_contract *k, const void *left, const
 }
 
 #undef HC_OMP_W
+#undef HC_OMP_NV
