@@ -36,6 +36,13 @@
 #else
 #define HC_PREFETCH(p) ((void)(p))
 #endif
+/* Cells per block of a cell-minor DataData or DataField loop: at most max, and at most an even share of the
+   cells per thread (a multiple of 16, at least 16), so that a small C still spreads over every thread. */
+static inline int64_t hc_omp_minor_block(int64_t C, int64_t max) {
+  const int64_t threads = omp_get_max_threads();
+  const int64_t share = ((C + threads - 1) / threads + 15) / 16 * 16;
+  return share < 16 ? 16 : share < max ? share : max;
+}
 /* Register tile of the cell-major FieldField micro-kernel: HC_OMP_MR left fields x HC_OMP_NR right fields
    (two 64-byte vectors of the precision that includes it). */
 #define HC_OMP_MR 4

@@ -45,9 +45,10 @@ static void HC_FN(hc_datadata_omp)(const hc_contract *k, const HC_REAL *restrict
     return;
   }
   /* Cell-minor: [K][C]; each row of a block is HC_OMP_CB_DD contiguous cells. */
+  const int64_t cb = hc_omp_minor_block(C, HC_OMP_CB_DD);
 #pragma omp parallel for schedule(static)
-  for (int64_t c0 = 0; c0 < C; c0 += HC_OMP_CB_DD) {
-    const int64_t nc = C - c0 < HC_OMP_CB_DD ? C - c0 : HC_OMP_CB_DD;
+  for (int64_t c0 = 0; c0 < C; c0 += cb) {
+    const int64_t nc = C - c0 < cb ? C - c0 : cb;
     HC_REAL acc[HC_OMP_CB_DD];
 #pragma omp simd
     for (int64_t c = 0; c < nc; c++) acc[c] = 0;
@@ -97,9 +98,10 @@ static void HC_FN(hc_datafield_omp)(const hc_contract *k, const HC_REAL *restric
   /* Cell-minor: fields [L][K][C], data [K_data][C], out [L][C]. Blocks of HC_OMP_CB_DF cells, K in chunks
      of HC_OMP_KB_DF so that the chunk's data rows stay in cache while every field row streams past them; the
      outputs of the block are written by the first chunk and added to by the others. */
+  const int64_t cb = hc_omp_minor_block(C, HC_OMP_CB_DF);
 #pragma omp parallel for schedule(static)
-  for (int64_t c0 = 0; c0 < C; c0 += HC_OMP_CB_DF) {
-    const int64_t nc = C - c0 < HC_OMP_CB_DF ? C - c0 : HC_OMP_CB_DF;
+  for (int64_t c0 = 0; c0 < C; c0 += cb) {
+    const int64_t nc = C - c0 < cb ? C - c0 : cb;
     for (int64_t q0 = 0; q0 < K; q0 += HC_OMP_KB_DF) {
       const int64_t q1 = K - q0 < HC_OMP_KB_DF ? K : q0 + HC_OMP_KB_DF;
       const int add = sum_into || q0 > 0;
