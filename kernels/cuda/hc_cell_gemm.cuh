@@ -18,6 +18,13 @@
 
 namespace hc_gemm {
 
+// How far the loops over the mma or FMA steps of one K-step are unrolled (1 keeps the 128 x 128 tiles
+// from spilling; a build-time tuning macro).
+#ifndef HC_GEMM_KK_UNROLL
+#define HC_GEMM_KK_UNROLL 1
+#endif
+constexpr int kKkUnroll = HC_GEMM_KK_UNROLL;
+
 // Copies Bytes (4, 8 or 16) from global to shared memory asynchronously, or zero-fills them when !full.
 template <int Bytes>
 __device__ __forceinline__ void copy_async(void *dst, const void *src, bool full) {
@@ -140,7 +147,7 @@ struct MathDmma {
   __device__ __forceinline__ void step(const double *As, const double *Bs, int tid) {
     const int warp = tid >> 5, lane = tid & 31, g = lane >> 2, t = lane & 3;
     const int wm = (warp / WARPS_N) * WM, wn = (warp % WARPS_N) * WN;
-#pragma unroll 1
+#pragma unroll(kKkUnroll)
     for (int kk = 0; kk < BK; kk += kStepK) {
       double b[NT][kStepK / 4];
 #pragma unroll
@@ -214,7 +221,7 @@ struct MathFma {
   template <int BK, int LD>
   __device__ __forceinline__ void step(const Real *As, const Real *Bs, int tid) {
     const int y = tid / TX, x = tid % TX;
-#pragma unroll 1
+#pragma unroll(kKkUnroll)
     for (int kk = 0; kk < BK; kk += V) {
       vec b[NJ];
 #pragma unroll
