@@ -29,6 +29,17 @@ static inline void HC_FN(hc_row_fma_omp)(int64_t n, const HC_REAL *restrict a, c
   }
 }
 
+/* o[c] = acc[c] for c < n, or o[c] += acc[c] when add: a row of a cell-minor block written out. */
+static inline void HC_FN(hc_row_store_omp)(int64_t n, HC_REAL *restrict o, const HC_REAL *restrict acc, int add) {
+  if (add) {
+#pragma omp simd
+    for (int64_t c = 0; c < n; c++) o[c] += acc[c];
+  } else {
+#pragma omp simd
+    for (int64_t c = 0; c < n; c++) o[c] = acc[c];
+  }
+}
+
 static void HC_FN(hc_datadata_omp)(const hc_contract *k, const HC_REAL *restrict left, const HC_REAL *restrict right,
                                    HC_REAL *restrict out) {
   const int64_t C = k->C, K = hc_contract_K(k);
@@ -56,14 +67,7 @@ static void HC_FN(hc_datadata_omp)(const hc_contract *k, const HC_REAL *restrict
       const HC_REAL *a = left + q * C + c0, *b = right + q * C + c0;
       HC_FN(hc_row_fma_omp)(nc, a, b, acc, q + 1 < K ? a + C : NULL, q + 1 < K ? b + C : NULL);
     }
-    HC_REAL *o = out + c0;
-    if (sum_into) {
-#pragma omp simd
-      for (int64_t c = 0; c < nc; c++) o[c] += acc[c];
-    } else {
-#pragma omp simd
-      for (int64_t c = 0; c < nc; c++) o[c] = acc[c];
-    }
+    HC_FN(hc_row_store_omp)(nc, out + c0, acc, sum_into);
   }
 }
 
@@ -118,14 +122,7 @@ static void HC_FN(hc_datafield_omp)(const hc_contract *k, const HC_REAL *restric
           const HC_REAL *pd = l == 0 && q + 1 < q1 && !constant ? d + C : NULL;
           HC_FN(hc_row_fma_omp)(nc, f, d, acc, pf, pd);
         }
-        HC_REAL *o = out + l * C + c0;
-        if (add) {
-#pragma omp simd
-          for (int64_t c = 0; c < nc; c++) o[c] += acc[c];
-        } else {
-#pragma omp simd
-          for (int64_t c = 0; c < nc; c++) o[c] = acc[c];
-        }
+        HC_FN(hc_row_store_omp)(nc, out + l * C + c0, acc, add);
       }
     }
   }
