@@ -95,25 +95,43 @@ HC_HOST_DEVICE static inline void hc_lagrange_1d(int n, const double *nodes, dou
   }
 }
 
-/* Trilinear map of the reference cube [-1,1]^3 onto the cell with vertices xv: the point x and the
-   Jacobian J[i][k] = dx_i / dxi_k at xi. */
-HC_HOST_DEVICE static inline void hc_pw_trilinear(const double xv[8][3], const double xi[3], double x[3],
-                                                  double J[3][3]) {
+/* The trilinear shape functions at reference point xi: N[v] and their derivatives dN[v][k] = dN_v / dxi_k,
+   for the vertices v = a + 2b + 4c at corner offsets (a,b,c). */
+HC_HOST_DEVICE static inline void hc_pw_trilinear_shape(const double xi[3], double N[8], double dN[8][3]) {
+  for (int v = 0; v < 8; v++) {
+    /* corner offsets (a,b,c) of v, as signs s_k = 2 * offset - 1 */
+    double s[3] = {(double)(2 * (v & 1) - 1), (double)(2 * ((v >> 1) & 1) - 1), (double)(2 * ((v >> 2) & 1) - 1)};
+    double h[3] = {0.5 * (1.0 + s[0] * xi[0]), 0.5 * (1.0 + s[1] * xi[1]), 0.5 * (1.0 + s[2] * xi[2])};
+    N[v] = h[0] * h[1] * h[2];
+    dN[v][0] = 0.5 * s[0] * h[1] * h[2];
+    dN[v][1] = 0.5 * s[1] * h[0] * h[2];
+    dN[v][2] = 0.5 * s[2] * h[0] * h[1];
+  }
+}
+
+/* The trilinear map onto the cell with vertices xv at the point whose shape functions are N, dN: the
+   point x and the Jacobian J[i][k] = dx_i / dxi_k. */
+HC_HOST_DEVICE static inline void hc_pw_trilinear_at(const double xv[8][3], const double N[8], const double dN[8][3],
+                                                     double x[3], double J[3][3]) {
   for (int i = 0; i < 3; i++) {
     x[i] = 0.0;
     for (int k = 0; k < 3; k++) J[i][k] = 0.0;
   }
   for (int v = 0; v < 8; v++) {
-    /* corner offsets (a,b,c) of v, as signs s_k = 2 * offset - 1 */
-    double s[3] = {(double)(2 * (v & 1) - 1), (double)(2 * ((v >> 1) & 1) - 1), (double)(2 * ((v >> 2) & 1) - 1)};
-    double h[3] = {0.5 * (1.0 + s[0] * xi[0]), 0.5 * (1.0 + s[1] * xi[1]), 0.5 * (1.0 + s[2] * xi[2])};
-    double N = h[0] * h[1] * h[2];
-    double dN[3] = {0.5 * s[0] * h[1] * h[2], 0.5 * s[1] * h[0] * h[2], 0.5 * s[2] * h[0] * h[1]};
     for (int i = 0; i < 3; i++) {
-      x[i] += N * xv[v][i];
-      for (int k = 0; k < 3; k++) J[i][k] += dN[k] * xv[v][i];
+      x[i] += N[v] * xv[v][i];
+      for (int k = 0; k < 3; k++) J[i][k] += dN[v][k] * xv[v][i];
     }
   }
+}
+
+/* Trilinear map of the reference cube [-1,1]^3 onto the cell with vertices xv: the point x and the
+   Jacobian J[i][k] = dx_i / dxi_k at xi. */
+HC_HOST_DEVICE static inline void hc_pw_trilinear(const double xv[8][3], const double xi[3], double x[3],
+                                                  double J[3][3]) {
+  double N[8], dN[8][3];
+  hc_pw_trilinear_shape(xi, N, dN);
+  hc_pw_trilinear_at(xv, N, dN, x, J);
 }
 
 HC_HOST_DEVICE static inline double hc_pw_det3(const double J[3][3]) {
@@ -151,12 +169,13 @@ HC_HOST_DEVICE static inline double hc_pw_det_floor(const double xv[8][3]) {
   return HC_DET_RTOL * s * s * s;
 }
 
-/* Geometry at reference point xi with quadrature weight w. Returns 0 when det J is at most
-   det_floor (or NaN): the cell is inverted or degenerate there, and Jinv is not to be used. */
-HC_HOST_DEVICE static inline int hc_pw_geometry(const double xv[8][3], const double xi[3], double w, double det_floor,
-                                                hc_point_geom *g) {
+/* Geometry at the point whose trilinear shape functions are N, dN (hc_pw_trilinear_shape), with quadrature
+   weight w. Returns 0 when det J is at most det_floor (or NaN): the cell is inverted or degenerate there,
+   and Jinv is not to be used. */
+HC_HOST_DEVICE static inline int hc_pw_geometry_at(const double xv[8][3], const double N[8], const double dN[8][3],
+                                                   double w, double det_floor, hc_point_geom *g) {
   double J[3][3];
-  hc_pw_trilinear(xv, xi, g->x, J);
+  hc_pw_trilinear_at(xv, N, dN, g->x, J);
   g->det = hc_pw_det3(J);
   if (!(g->det > det_floor)) {
     g->wdet = 0.0;
@@ -167,6 +186,14 @@ HC_HOST_DEVICE static inline int hc_pw_geometry(const double xv[8][3], const dou
   hc_pw_inv3(J, g->det, g->Jinv);
   g->wdet = w * g->det;
   return 1;
+}
+
+/* Geometry at reference point xi with quadrature weight w (hc_pw_geometry_at). */
+HC_HOST_DEVICE static inline int hc_pw_geometry(const double xv[8][3], const double xi[3], double w, double det_floor,
+                                                hc_point_geom *g) {
+  double N[8], dN[8][3];
+  hc_pw_trilinear_shape(xi, N, dN);
+  return hc_pw_geometry_at(xv, N, dN, w, det_floor, g);
 }
 
 /* Physical gradient grad = J^-T grad_ref: grad_i = sum_k Jinv[k][i] grad_ref_k. */

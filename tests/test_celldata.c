@@ -460,68 +460,73 @@ static void test_agreement_and_layouts(void **state) {
   (void)state;
   hc_basis *b = NULL;
   assert_int_equal(hc_basis_create(2, 0, &b), HC_OK);
-  box m;
-  box_make(&m, 5, 3, 3, 1.0, 1.0, 1.0, 0.15); /* 45 cells: blocks of cells with a remainder */
-  for (int prec = 0; prec < 2; prec++) {
-    for (int kern = 0; kern < HC_NUM_KERNELS; kern++) {
-      hc_celldata_desc desc;
-      desc_for(&desc, b, &m);
-      desc.t = 1.9;
-      desc.motion.A = 0.05;
-      desc.motion.omega = 1.0;
-      desc.precision = (hc_precision)prec;
-      hc_contract k;
-      void *arr[2][2][2]; /* [backend, serial][cell-major, cell-minor][left, right] */
-      for (int lay = 0; lay < 2; lay++) {
-        desc.layout = (hc_layout)lay;
-        assert_int_equal(fill(backend, &desc, (hc_kernel)kern, &k, &arr[0][lay][0], &arr[0][lay][1]), HC_OK);
-        assert_int_equal(fill(serial, &desc, (hc_kernel)kern, &k, &arr[1][lay][0], &arr[1][lay][1]), HC_OK);
-      }
-      for (int w = 0; w < 2; w++) {
-        hc_array which = w ? HC_ARRAY_RIGHT : HC_ARRAY_LEFT;
-        int64_t n = hc_contract_numel(&k, which);
-        size_t bytes = (size_t)n * hc_precision_size(desc.precision);
-        /* backend against serial, to a few units of the stored precision's rounding relative to the array's
-           magnitude (FMA contraction and the device's sin and cos move the last bits) */
-        const double tol = (backend->is_device ? 8.0 : 4.0) * eps_of(desc.precision);
+  /* 45 cells: one block of cells with a remainder; 429 cells: several blocks per thread, split over threads */
+  const int sizes[2][3] = {{5, 3, 3}, {13, 11, 3}};
+  for (int size = 0; size < 2; size++) {
+    box m;
+    box_make(&m, sizes[size][0], sizes[size][1], sizes[size][2], 1.0, 1.0, 1.0, 0.15);
+    for (int prec = 0; prec < 2; prec++) {
+      for (int kern = 0; kern < HC_NUM_KERNELS; kern++) {
+        hc_celldata_desc desc;
+        desc_for(&desc, b, &m);
+        desc.t = 1.9;
+        desc.motion.A = 0.05;
+        desc.motion.omega = 1.0;
+        desc.precision = (hc_precision)prec;
+        hc_contract k;
+        void *arr[2][2][2]; /* [backend, serial][cell-major, cell-minor][left, right] */
         for (int lay = 0; lay < 2; lay++) {
-          double *x = as_double(arr[0][lay][w], n, desc.precision), *y = as_double(arr[1][lay][w], n, desc.precision);
-          double amax = 0.0;
-          int64_t bad = 0;
-          for (int64_t i = 0; i < n; i++) amax = fmax(amax, fabs(y[i]));
-          for (int64_t i = 0; i < n; i++) {
-            if (!(fabs(x[i] - y[i]) <= tol * amax)) {
-              if (bad++ < 3)
-                print_error("%s %s %s %s entry %lld: %s %.17g, serial %.17g (magnitude %g)\n", hc_kernel_name(k.kernel),
-                            hc_precision_name(desc.precision), hc_layout_name((hc_layout)lay), w ? "right" : "left",
-                            (long long)i, backend_name, x[i], y[i], amax);
+          desc.layout = (hc_layout)lay;
+          assert_int_equal(fill(backend, &desc, (hc_kernel)kern, &k, &arr[0][lay][0], &arr[0][lay][1]), HC_OK);
+          assert_int_equal(fill(serial, &desc, (hc_kernel)kern, &k, &arr[1][lay][0], &arr[1][lay][1]), HC_OK);
+        }
+        for (int w = 0; w < 2; w++) {
+          hc_array which = w ? HC_ARRAY_RIGHT : HC_ARRAY_LEFT;
+          int64_t n = hc_contract_numel(&k, which);
+          size_t bytes = (size_t)n * hc_precision_size(desc.precision);
+          /* backend against serial, to a few units of the stored precision's rounding relative to the array's
+             magnitude (FMA contraction and the device's sin and cos move the last bits) */
+          const double tol = (backend->is_device ? 8.0 : 4.0) * eps_of(desc.precision);
+          for (int lay = 0; lay < 2; lay++) {
+            double *x = as_double(arr[0][lay][w], n, desc.precision), *y = as_double(arr[1][lay][w], n, desc.precision);
+            double amax = 0.0;
+            int64_t bad = 0;
+            for (int64_t i = 0; i < n; i++) amax = fmax(amax, fabs(y[i]));
+            for (int64_t i = 0; i < n; i++) {
+              if (!(fabs(x[i] - y[i]) <= tol * amax)) {
+                if (bad++ < 3)
+                  print_error("%s %s %s %s entry %lld: %s %.17g, serial %.17g (magnitude %g)\n",
+                              hc_kernel_name(k.kernel), hc_precision_name(desc.precision),
+                              hc_layout_name((hc_layout)lay), w ? "right" : "left", (long long)i, backend_name, x[i],
+                              y[i], amax);
+              }
             }
+            assert_int_equal(bad, 0);
+            free(x), free(y);
           }
-          assert_int_equal(bad, 0);
-          free(x), free(y);
+          /* cell-minor = transpose of cell-major */
+          void *t = malloc(bytes);
+          k.layout = HC_LAYOUT_CELL_MAJOR;
+          assert_int_equal(hc_layout_convert(&k, which, HC_LAYOUT_CELL_MAJOR, arr[0][0][w], HC_LAYOUT_CELL_MINOR, t),
+                           HC_OK);
+          if (!backend->is_device) {
+            assert_memory_equal(t, arr[0][1][w], bytes);
+          } else {
+            double *x = as_double(t, n, desc.precision), *y = as_double(arr[0][1][w], n, desc.precision);
+            double amax = 0.0;
+            for (int64_t i = 0; i < n; i++) amax = fmax(amax, fabs(y[i]));
+            for (int64_t i = 0; i < n; i++) assert_true(fabs(x[i] - y[i]) <= tol * amax);
+            free(x), free(y);
+          }
+          free(t);
         }
-        /* cell-minor = transpose of cell-major */
-        void *t = malloc(bytes);
-        k.layout = HC_LAYOUT_CELL_MAJOR;
-        assert_int_equal(hc_layout_convert(&k, which, HC_LAYOUT_CELL_MAJOR, arr[0][0][w], HC_LAYOUT_CELL_MINOR, t),
-                         HC_OK);
-        if (!backend->is_device) {
-          assert_memory_equal(t, arr[0][1][w], bytes);
-        } else {
-          double *x = as_double(t, n, desc.precision), *y = as_double(arr[0][1][w], n, desc.precision);
-          double amax = 0.0;
-          for (int64_t i = 0; i < n; i++) amax = fmax(amax, fabs(y[i]));
-          for (int64_t i = 0; i < n; i++) assert_true(fabs(x[i] - y[i]) <= tol * amax);
-          free(x), free(y);
-        }
-        free(t);
+        for (int i = 0; i < 2; i++)
+          for (int j = 0; j < 2; j++)
+            for (int l = 0; l < 2; l++) free(arr[i][j][l]);
       }
-      for (int i = 0; i < 2; i++)
-        for (int j = 0; j < 2; j++)
-          for (int l = 0; l < 2; l++) free(arr[i][j][l]);
     }
+    box_free(&m);
   }
-  box_free(&m);
   hc_basis_destroy(&b);
 }
 
