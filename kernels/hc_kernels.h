@@ -172,6 +172,10 @@ typedef struct hc_backend {
      gives its seconds. */
   int (*timer_start)(void);
   int (*timer_stop)(double *seconds);
+  /* Optional (NULL: nothing beyond the backend's name): the runtime the backend runs on and its versions, e.g.
+     "CUDA runtime 13.0, driver 12.8, 2 devices", for hexcontract --version. Needs no device: one that is
+     missing is said in buf, not an error. */
+  int (*version)(char *buf, size_t size);
 } hc_backend;
 
 /* Names of every backend hexcontract knows, built or not: "serial", "openmp", "cuda". */
