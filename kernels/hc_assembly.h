@@ -1,5 +1,5 @@
 /* Assembly of element outputs into nodal vectors on the host: the gather/scatter of kernels/README.md,
-   "The finite-element data behind the contractions" (DataField outputs summed into a nodal vector,
+   section Assembly (DataField outputs summed into a nodal vector,
    FieldField outputs applied element by element, y = sum_c P_c^T A_c P_c u). */
 #ifndef HC_ASSEMBLY_H
 #define HC_ASSEMBLY_H

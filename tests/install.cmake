@@ -8,3 +8,10 @@ hc_add_test(citation_version COMMAND grep -qx "version: \"${PROJECT_VERSION}\"" 
             LABELS install TIMEOUT 10)
 hc_add_test(cli_version COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/test_version.sh $<TARGET_FILE:hexcontract> ${HC_HAVE_OPENMP}
             ${HC_HAVE_CUDA} ${PROJECT_VERSION} LABELS app TIMEOUT 30)
+# The documentation stays inside the repository: no pointer outside it, every README link and section it names
+# exists, and .gitignore keeps run outputs out but the recorded results in.
+find_program(HC_DOCS_PYTHON NAMES python3)
+if(HC_DOCS_PYTHON)
+  hc_add_test(docs_self_contained COMMAND ${HC_DOCS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/test_docs.py ${PROJECT_SOURCE_DIR}
+              LABELS docs TIMEOUT 60)
+endif()
