@@ -15,11 +15,12 @@ fail() {
   exit 1
 }
 
-rm -rf "$work" && mkdir -p "$work" || fail "cannot create $work"
+rm -rf "$work"
+mkdir -p "$work" || fail "cannot create $work"
 cmake --install "$build" --prefix "$prefix" >"$work/install.log" 2>&1 || { cat "$work/install.log"; fail "cmake --install"; }
 
 libdir=$(dirname "$(find "$prefix" -name libhexcontract_kernels.a | head -1)")
-[ -n "$libdir" ] && [ "$libdir" != . ] || fail "no libhexcontract_kernels.a under $prefix"
+if [ -z "$libdir" ] || [ "$libdir" = . ]; then fail "no libhexcontract_kernels.a under $prefix"; fi
 for f in bin/hexcontract share/hexcontract/inputs/default.yaml share/hexcontract/inputs/weak.yaml \
   share/hexcontract/inputs/README.md share/hexcontract/run_scripts/scaling.sh \
   share/hexcontract/run_scripts/slurm/scaling.sbatch include/hexcontract/hc_config.h \

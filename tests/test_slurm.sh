@@ -16,6 +16,15 @@ has() {
     fail=1
   fi
 }
+# run CODE COMMAND...: runs it, keeps its output in $out, prints it, and checks its exit code.
+run() {
+  local want=$1
+  shift
+  out=$("$@" 2>&1)
+  local rc=$?
+  printf '%s\n' "$out"
+  [ "$rc" = "$want" ] || { echo "test_slurm: FAILED: exit code $rc, not $want: $*"; fail=1; }
+}
 hasnt() {
   if printf '%s\n' "$1" | grep -Eq -- "$2"; then
     echo "test_slurm: FAILED: a line matches: $2"
@@ -24,11 +33,8 @@ hasnt() {
 }
 
 # 1. scaling.sh: {np} and {nodes} are filled in per rank count; no run happens and nothing is written.
-out=$("$src/run_scripts/scaling.sh" strong --ranks "6 1 3 12" --ranks-per-node 4 --exe "$exe" --out dry1 --dry-run \
-  --launcher "srun -N {nodes} -n {np} --gpus-per-node=4" --set run.steps=2 2>&1)
-rc=$?
-printf '%s\n' "$out"
-[ "$rc" = 0 ] || { echo "test_slurm: FAILED: scaling.sh --dry-run exited $rc"; fail=1; }
+run 0 "$src/run_scripts/scaling.sh" strong --ranks "6 1 3 12" --ranks-per-node 4 --exe "$exe" --out dry1 --dry-run \
+  --launcher "srun -N {nodes} -n {np} --gpus-per-node=4" --set run.steps=2
 has "$out" "^srun -N 1 -n 1 --gpus-per-node=4 $exe $src/inputs/strong.yaml --set run.steps=2 --set mesh.sizing=global --set output.dir=dry1 --set output.results=run_np1.yaml --set output.summary=true > dry1/run_np1.log 2>&1\$"
 has "$out" "^srun -N 1 -n 3 .* --set output.results=run_np3.yaml "
 has "$out" "^srun -N 2 -n 6 .* --set output.results=run_np6.yaml "
@@ -39,19 +45,14 @@ hasnt "$out" "mpirun|-np "
 [ ! -e dry1 ] || { echo "test_slurm: FAILED: the dry run created dry1"; fail=1; }
 
 # 2. A bad --ranks-per-node is refused.
-out=$("$src/run_scripts/scaling.sh" weak --ranks-per-node 0 --exe "$exe" --dry-run 2>&1)
-rc=$?
-[ "$rc" = 2 ] || { echo "test_slurm: FAILED: --ranks-per-node 0 exited $rc, not 2"; fail=1; }
+run 2 "$src/run_scripts/scaling.sh" weak --ranks-per-node 0 --exe "$exe" --dry-run
 has "$out" "ranks-per-node 0: not a positive integer"
 
 # 3. The batch template under a made-up allocation, with MPS: ranks 1 2 4 8 on 1, 1, 1 and 2 nodes, the node's
 # GPUs, 8 cores per rank bound to cores, 8 OpenMP threads per rank, MPS started and stopped on both nodes.
-out=$(env SLURM_JOB_NUM_NODES=2 SLURM_NTASKS_PER_NODE=4 SLURM_GPUS_PER_NODE=h100:4 SLURM_CPUS_PER_TASK=8 \
+run 0 env SLURM_JOB_NUM_NODES=2 SLURM_NTASKS_PER_NODE=4 SLURM_GPUS_PER_NODE=h100:4 SLURM_CPUS_PER_TASK=8 \
   SLURM_JOB_ID=4242 HC_DRY_RUN=1 HC_MPS=1 HC_SOURCE_DIR="$src" HC_EXE="$exe" HC_SET="run.steps=3" \
-  bash "$src/run_scripts/slurm/scaling.sbatch" 2>&1)
-rc=$?
-printf '%s\n' "$out"
-[ "$rc" = 0 ] || { echo "test_slurm: FAILED: scaling.sbatch exited $rc"; fail=1; }
+  bash "$src/run_scripts/slurm/scaling.sbatch"
 has "$out" "^srun --nodes=2 --ntasks-per-node=1 --overlap bash -c .*nvidia-cuda-mps-control\\\\ -d"
 has "$out" "^srun --nodes=2 --ntasks-per-node=1 --overlap bash -c echo.*quit.*nvidia-cuda-mps-control"
 has "$out" "weak scaling over ranks 1 2 4 8 \(4 runs\).* 8 OpenMP thread\(s\) per rank"
@@ -61,9 +62,8 @@ done
 [ ! -e scaling-weak-4242 ] || { echo "test_slurm: FAILED: the dry run created its output directory"; fail=1; }
 
 # 4. Strong mode and chosen rank counts; no MPS lines without HC_MPS.
-out=$(env SLURM_JOB_NUM_NODES=4 SLURM_NTASKS_PER_NODE=2 SLURM_CPUS_PER_TASK=4 HC_MODE=strong HC_RANKS="2 8" \
-  HC_DRY_RUN=1 HC_SOURCE_DIR="$src" HC_EXE="$exe" bash "$src/run_scripts/slurm/scaling.sbatch" 2>&1)
-printf '%s\n' "$out"
+run 0 env SLURM_JOB_NUM_NODES=4 SLURM_NTASKS_PER_NODE=2 SLURM_CPUS_PER_TASK=4 HC_MODE=strong HC_RANKS="2 8" \
+  HC_DRY_RUN=1 HC_SOURCE_DIR="$src" HC_EXE="$exe" bash "$src/run_scripts/slurm/scaling.sbatch"
 has "$out" "^srun --nodes=1 --ntasks=2 --ntasks-per-node=2 --cpus-per-task=4 .*--gpus-per-node=2 $exe $src/inputs/strong.yaml .*--set mesh.sizing=global"
 has "$out" "^srun --nodes=4 --ntasks=8 "
 hasnt "$out" "mps"
