@@ -12,6 +12,9 @@ include(CMakePackageConfigHelpers)
 set(HC_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/hexcontract)
 set(HC_INSTALL_DATADIR ${CMAKE_INSTALL_DATADIR}/hexcontract)
 
+# The installed binary keeps the run paths of the libraries it links outside the system's directories (MPI,
+# the CUDA runtime), so that it runs without LD_LIBRARY_PATH as the build's binary does.
+set_target_properties(hexcontract PROPERTIES INSTALL_RPATH_USE_LINK_PATH TRUE)
 install(TARGETS hexcontract RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS hc_kernels EXPORT hexcontractTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/kernels/hc_kernels.h ${PROJECT_SOURCE_DIR}/kernels/hc_error.h
