@@ -68,5 +68,11 @@ has "$out" "^srun --nodes=1 --ntasks=2 --ntasks-per-node=2 --cpus-per-task=4 .*-
 has "$out" "^srun --nodes=4 --ntasks=8 "
 hasnt "$out" "mps"
 
+# 5. CPU nodes: no GPUs asked for.
+run 0 env SLURM_JOB_NUM_NODES=1 SLURM_NTASKS_PER_NODE=16 HC_GPUS_PER_NODE=0 HC_BACKEND=openmp HC_RANKS="16" \
+  HC_DRY_RUN=1 HC_SOURCE_DIR="$src" HC_EXE="$exe" bash "$src/run_scripts/slurm/scaling.sbatch"
+has "$out" "^srun --nodes=1 --ntasks=16 --ntasks-per-node=16 --cpus-per-task=1 --cpu-bind=cores --distribution=block:block $exe .*--set run.backend=openmp"
+hasnt "$out" "gpus"
+
 [ "$fail" = 0 ] && echo "test_slurm: passed"
 exit "$fail"
