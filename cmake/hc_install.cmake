@@ -32,6 +32,11 @@ foreach(dir kernels mesh app)
   install(FILES ${PROJECT_SOURCE_DIR}/${dir}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR}/${dir})
 endforeach()
 
+# A library built with the sanitizers needs their runtimes where it is linked.
+if(HC_ENABLE_SANITIZERS)
+  target_link_options(hc_kernels INTERFACE $<INSTALL_INTERFACE:-fsanitize=address,undefined>)
+endif()
+
 # The CMake package. The targets' dependencies are found again by the consumer (find_dependency).
 install(EXPORT hexcontractTargets NAMESPACE hexcontract:: DESTINATION ${HC_INSTALL_CMAKEDIR})
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/hexcontractConfig.cmake.in
@@ -56,5 +61,8 @@ if(HC_HAVE_CUDA)
   set(HC_PC_LIBS "${HC_PC_LIBS} -L${CUDAToolkit_LIBRARY_DIR} -Wl,-rpath,${CUDAToolkit_LIBRARY_DIR} -lcublas -lcudart -lstdc++")
 endif()
 file(RELATIVE_PATH HC_PC_TO_PREFIX /${CMAKE_INSTALL_LIBDIR}/pkgconfig /)
+if(HC_ENABLE_SANITIZERS)
+  set(HC_PC_LIBS "-fsanitize=address,undefined ${HC_PC_LIBS}")
+endif()
 configure_file(${PROJECT_SOURCE_DIR}/cmake/hexcontract.pc.in ${PROJECT_BINARY_DIR}/hexcontract.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/hexcontract.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
