@@ -78,6 +78,17 @@ for path in all_files:
         if not any(name in known for name in names):
             fail(f"{path}: {readme} has no section {m.group(2)!r}")
     if path.endswith(".md"):
+        # Every row of a table has the header's columns (a "|" inside a code span must be written "\\|").
+        lines = t.split("\n")
+        for i in range(len(lines) - 1):
+            header = lines[i].startswith("|") and (i == 0 or not lines[i - 1].startswith("|"))
+            if header and re.match(r"^\|[-:| ]+\|$", lines[i + 1]):
+                cols = len(re.findall(r"(?<!\\)\|", lines[i]))
+                j = i + 2
+                while j < len(lines) and lines[j].startswith("|"):
+                    if len(re.findall(r"(?<!\\)\|", lines[j])) != cols:
+                        fail(f"{path}:{j + 1}: a table row without the header's {cols - 1} columns")
+                    j += 1
         for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", t):
             if re.match(r"[a-z]+:", target):
                 continue
