@@ -302,7 +302,7 @@ int hc_bench_plot(const hc_bench *bench, char *note, size_t size) {
           "set output 'roofline.png.tmp'\n"
           "set title \"hexcontract bench, %s backend: %s (%s)\" noenhanced\n"
           "set logscale xy\n"
-          "set xlabel 'arithmetic intensity (flop/byte, SPEC.md cost model)'\n"
+          "set xlabel 'arithmetic intensity (flop/byte, cost model of kernels/README.md)'\n"
           "set ylabel 'GFLOP/s (best variant per case)'\n"
           "set grid\n"
           "set key left top\n"

@@ -955,7 +955,7 @@ static int hc_bench_run(hc_bench *bench) {
              bench->peak[p][1] * 1e-9, bench->peak_how[p][1]);
   }
   printf(
-      "  per variant: median time per call (min), GB/s and GFLOP/s from the SPEC cost model over the median,\n"
+      "  per variant: median time per call (min), GB/s and GFLOP/s (kernels/README.md cost model) of the median,\n"
       "  %% of the roofline max(bytes / copy bandwidth, flops / peak) and cuBLAS's time over the variant's\n");
   fflush(stdout);
 

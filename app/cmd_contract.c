@@ -41,7 +41,7 @@ static void hc_contract_usage(FILE *out) {
           "                     files are always C order (cell-major)\n"
           "  --sum-into         read the existing --out array and add the contraction into it\n"
           "  --repeat N         also time N more calls (after one warm-up) and print the time per call\n"
-          "                     (median and min) with GB/s and GFLOP/s from the SPEC.md cost model\n"
+          "                     (median and min) with GB/s and GFLOP/s from the cost model of kernels/README.md\n"
           "  -h, --help         print this help\n"
           "\n"
           "Exit codes: 0 done; 1 runtime failure; 2 bad input or usage (the message names the file or\n"
@@ -212,7 +212,7 @@ int hc_cmd_contract(int argc, char **argv) {
     HC_CALL_GOTO(hc_measure_contract(backend, &k, d_left, d_right, d_out, o.repeat, &t), cleanup);
     printf(
         "time per call: median %.6g ms, min %.6g ms over %d calls (after 1 warm-up); %.3f GB/s, %.3f GFLOP/s "
-        "at the median (SPEC.md cost model)\n",
+        "at the median (cost model: kernels/README.md)\n",
         1e3 * t.median_s, 1e3 * t.min_s, t.calls, t.gbs, t.gflops);
   }
 

@@ -611,7 +611,7 @@ static void hc_report_md(const hc_report *rep, FILE *f) {
   }
   fprintf(f, "\n%s\n\n",
           failed ? "**Some runs failed their self-checks: their timings are of a wrong answer.**"
-                 : "Every run passed its self-checks (SPEC.md section 3).");
+                 : "Every run passed its self-checks (app/README.md, section Checks).");
 
   fprintf(f, "## Plots\n\n");
   if (rep->plots) {

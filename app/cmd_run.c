@@ -21,7 +21,7 @@ static void hc_run_usage(FILE *out) {
           "\n"
           "Runs the proxy workload: every rank builds its block of the hexahedral mesh, computes its cells'\n"
           "basis, quadrature and geometry data, runs the enabled contractions every step, assembles across\n"
-          "ranks and checks its own answer (SPEC.md sections 2 and 3). With no deck the defaults run (the\n"
+          "ranks and checks its own answer (app/README.md). With no deck the defaults run (the\n"
           "same as inputs/default.yaml). Every deck key is documented in inputs/README.md.\n"
           "\n"
           "Options:\n"

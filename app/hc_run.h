@@ -52,7 +52,7 @@ typedef enum {
 
 extern const char *const hc_phase_names[HC_NUM_PHASES];
 
-/* One check of SPEC.md section 3 with its numbers. */
+/* One self-check (app/README.md, section Checks) with its numbers. */
 typedef struct {
   char name[48];                     /* "volume", "mass_sum", "zero_row_sum:FieldFieldVector", ... */
   char what[128];                    /* what it compares */
@@ -64,7 +64,7 @@ typedef struct {
 
 #define HC_MAX_CHECKS 24
 
-/* Global results that must not depend on the rank count (SPEC.md check 5). */
+/* Global results that must not depend on the rank count (partition independence, app/README.md, section Checks). */
 typedef struct {
   double dd_sum[HC_NUM_KERNELS];     /* DataData: sum over cells */
   double nodal_sum[HC_NUM_KERNELS];  /* DataField, FieldField: sum over nodes of the assembled vector */

@@ -1,4 +1,5 @@
 /* hexcontract's main: dispatches to the subcommands and maps errors to exit codes. */
+#include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,36 @@ static void hc_print_usage(FILE *out) {
           "3 out of a resource (memory, device).\n");
 }
 
+/* --version: the build, every backend built in with the runtime under it, and the MPI library (whose version
+   may be asked before MPI_Init). Needs no device. */
+static void hc_print_version(void) {
+  printf("hexcontract %s (git %s, %s build, %s)\n", HC_VERSION, HC_GIT_REVISION, HC_BUILD_TYPE, HC_C_COMPILER);
+  printf("backends:");
+  for (int i = 0; i < hc_num_backend_names; i++) {
+    const hc_backend *b;
+    if (hc_backend_find(hc_backend_names[i], &b) == HC_OK) printf(" %s", b->name);
+  }
+  printf("\n");
+  for (int i = 0; i < hc_num_backend_names; i++) {
+    const hc_backend *b;
+    char buf[512] = "";
+    if (hc_backend_find(hc_backend_names[i], &b) != HC_OK) {
+      printf("  %-7s not built into this binary\n", hc_backend_names[i]);
+    } else if (!b->version || b->version(buf, sizeof(buf)) != HC_OK) {
+      printf("  %-7s %s\n", b->name, b->description);
+    } else {
+      printf("  %-7s %s; %s\n", b->name, b->description, buf);
+    }
+  }
+  hc_error_clear();
+  if (HC_HAVE_CUDA) printf("CUDA compiler: %s, architectures %s\n", HC_CUDA_COMPILER, HC_CUDA_ARCHITECTURES);
+  char mpi[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+  int len = 0;
+  MPI_Get_library_version(mpi, &len);
+  mpi[strcspn(mpi, "\n")] = '\0';
+  printf("MPI: %s\n", mpi);
+}
+
 void hc_app_report_error(int code) {
   if (code == HC_OK) return;
   const char *msg = hc_error_message();
@@ -62,7 +93,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
-    printf("hexcontract %s (git %s, %s build, %s)\n", HC_VERSION, HC_GIT_REVISION, HC_BUILD_TYPE, HC_C_COMPILER);
+    hc_print_version();
     return 0;
   }
   int err;

@@ -195,7 +195,7 @@ void hc_results_print_summary(const hc_deck *deck, const hc_run *run, const hc_r
          st->halo_neighbors.min, st->halo_neighbors.max, st->halo_bytes.min * st->halo_exchanges,
          st->halo_bytes.max * st->halo_exchanges, st->halo_exchanges);
   if (run->nchecks) {
-    printf("\nchecks (SPEC.md section 3; the worst evaluation of each):\n");
+    printf("\nchecks (app/README.md, section Checks; the worst evaluation of each):\n");
     for (int i = 0; i < run->nchecks; i++) {
       const hc_check *c = &run->checks[i];
       printf("  %-28s %-6s value %-24.17g expected %-10.6g tolerance %-10.3g (%d of %d passed)\n", c->name,

@@ -1,4 +1,4 @@
-/* The timestep loop of the proxy run (SPEC.md section 2) and its self-checks (section 3). */
+/* The timestep loop of the proxy run and its self-checks (app/README.md). */
 #define _POSIX_C_SOURCE 200809L
 #include "app/hc_run.h"
 
@@ -617,7 +617,7 @@ static int hc_run_worst(const hc_run *run, double ratio, double w[2], double *gl
   return HC_OK;
 }
 
-/* SPEC.md section 3, checks 1 to 4 and 6, at the state of the step just run. Collective. */
+/* The self-checks of app/README.md, section Checks, at the state of the step just run. Collective. */
 static int hc_run_checks(hc_run *run, int step) {
   const hc_mesh *m = run->mesh;
   const hc_backend *be = run->be;

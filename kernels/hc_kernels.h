@@ -72,7 +72,7 @@ typedef struct {
   int sum_into; /* nonzero: add into out instead of overwriting it */
 } hc_contract;
 
-/* Names, as in SPEC.md ("FieldFieldTensor") and on the command line ("cell-minor", "tile"). */
+/* Names, as in kernels/README.md ("FieldFieldTensor") and on the command line ("cell-minor", "tile"). */
 const char *hc_kernel_name(hc_kernel kernel);
 int hc_kernel_from_name(const char *name, hc_kernel *kernel);
 hc_family hc_kernel_family(hc_kernel kernel);
@@ -109,7 +109,7 @@ int64_t hc_contract_inner(const hc_contract *k, hc_array which);
 /* Contracted length K = P * D^rank, and the data array's K_data = P_data * D^rank. */
 int64_t hc_contract_K(const hc_contract *k);
 
-/* SPEC.md cost model: floating-point operations and bytes moved by one call. */
+/* The cost model of kernels/README.md: floating-point operations and bytes moved by one call. */
 void hc_contract_cost(const hc_contract *k, double *flops, double *bytes);
 
 /* Converts one array of k between layouts on the host (out of place): src and dst hold
@@ -172,6 +172,10 @@ typedef struct hc_backend {
      gives its seconds. */
   int (*timer_start)(void);
   int (*timer_stop)(double *seconds);
+  /* Optional (NULL: nothing beyond the backend's name): the runtime the backend runs on and its versions, e.g.
+     "CUDA runtime 13.0, driver 12.8, 2 devices", for hexcontract --version. Needs no device: one that is
+     missing is said in buf, not an error. */
+  int (*version)(char *buf, size_t size);
 } hc_backend;
 
 /* Names of every backend hexcontract knows, built or not: "serial", "openmp", "cuda". */

@@ -1,5 +1,5 @@
 /* Point-wise maths of the cell data, compiled by the host C compiler and by nvcc: the mesh motion,
-   1D Lagrange basis, trilinear geometry, the data functions of SPEC.md section 2 and the entries of
+   1D Lagrange basis, trilinear geometry, the data functions of kernels/README.md and the entries of
    the nine contractions' left and right arrays. */
 #ifndef HC_POINTWISE_H
 #define HC_POINTWISE_H
@@ -24,7 +24,7 @@ extern "C" {
    cell's bounding box, is inverted or degenerate. An undeformed cube has det J / s^3 = 0.19. */
 #define HC_DET_RTOL 1e-10
 
-/* The time-dependent shear of SPEC.md section 2, applied to each vertex:
+/* The time-dependent shear of mesh/README.md, applied to each vertex:
    x = X + A sin(2 pi Y/LY) sin(2 pi Z/LZ) sin(omega t), y = Y, z = Z. Lengths in mesh units,
    omega in radians per unit time. Points on the y and z faces stay put (a sine vanishes there) and
    both x faces shift alike, so the total volume stays LX*LY*LZ. */

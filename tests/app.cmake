@@ -1,4 +1,4 @@
-# The proxy run end to end: decks, exit codes, results files, and partition independence (SPEC.md check 5).
+# The proxy run end to end: decks, exit codes, results files, and partition independence (app/README.md, section Checks).
 pkg_check_modules(HC_TEST_YAML REQUIRED IMPORTED_TARGET yaml-0.1)
 hc_add_test_executable(compare_results SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/compare_results.c
                        LIBS PkgConfig::HC_TEST_YAML m)
@@ -82,7 +82,7 @@ hc_add_test(app_memory_refused COMMAND ${HC_EXPECT} 3 "GiB of host memory .* cel
 hc_add_test(app_check_fails COMMAND ${HC_EXPECT} 1 "FAILED" -- ${HC_EXE} ${HC_SMALL}
             --set checks.tolerance_factor=1e-30 --set output.results=fails.yaml LABELS app)
 
-# SPEC.md check 5: global results agree across rank counts: to 1e-12 relative in double, and bitwise
+# Partition independence (app/README.md): global results agree across rank counts: to 1e-12 relative in double, and bitwise
 # with run.deterministic (sums over cells; assembled nodal vectors are compared to 1e-12 either way).
 set(HC_PI_FILES "")
 set(HC_PI_DET_FILES "")

@@ -1,5 +1,5 @@
-/* Compares the rank-count-independent numbers of several results files (SPEC.md check 5): the DataData
-   sums, the norms of the assembled vectors and the check values. Usage:
+/* Compares the rank-count-independent numbers of several results files (partition independence,
+   app/README.md): the DataData sums, the norms of the assembled vectors and the check values. Usage:
      compare_results exact|RELTOL FILE...
    exact: bitwise equal (run.deterministic); RELTOL: |a - b| <= RELTOL * max(|a|, |b|). Nodal sums, which
    cancel to round-off, are compared against RELTOL times the vector's norm. */

@@ -365,7 +365,7 @@ static void test_contracted_checks(void **state) {
   }
 }
 
-/* Each contraction of the produced arrays is the integral SPEC.md section 2 names, recomputed here from
+/* Each contraction of the produced arrays is the integral kernels/README.md names, recomputed here from
    the host geometry and the data functions: e.g. FieldFieldTensor = sum_p w|J| grad phi_l . kappa grad phi_r. */
 static void test_formulas(void **state) {
   (void)state;

@@ -1,7 +1,7 @@
 // Assembly on the GPU: element outputs gathered and scattered into nodal vectors with atomic adds
-// (SPEC.md section 2: DataField outputs summed into a nodal vector, FieldField outputs applied element
-// by element, y = sum_c P_c^T A_c P_c u). One thread per (cell, row); in the cell-minor layout
-// neighbouring threads take neighbouring cells, so the element reads coalesce.
+// (kernels/README.md, section Assembly: DataField outputs summed into a nodal vector, FieldField outputs applied
+// element by element, y = sum_c P_c^T A_c P_c u). One thread per (cell, row); in the cell-minor layout neighbouring
+// threads take neighbouring cells, so the element reads coalesce.
 #include <cuda_runtime.h>
 
 #include <cstdint>

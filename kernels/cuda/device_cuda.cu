@@ -1,5 +1,5 @@
 // The CUDA backend's device functions: how many devices this process sees, choosing one, naming it
-// (model, PCI bus id, UUID) and its memory.
+// (model, PCI bus id, UUID) and its memory, and the versions of the runtime and driver.
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -49,5 +49,28 @@ extern "C" int hc_cuda_device_memory(size_t *free_bytes, size_t *total_bytes) {
   *free_bytes = *total_bytes = 0;
   HC_CALL(hc_cuda_device_props(&props));  // no usable device: HC_ERR_RESOURCE
   HC_CALL_CUDA(cudaMemGetInfo(free_bytes, total_bytes));
+  return HC_OK;
+}
+
+extern "C" int hc_cuda_version(char *buf, size_t size) {
+  HC_CHECK(buf && size > 0, HC_ERR_INPUT, "CUDA version: no buffer");
+  int runtime = 0, driver = 0, count = 0;
+  cudaRuntimeGetVersion(&runtime);  // the libcudart this process loaded; needs no driver
+  cudaDriverGetVersion(&driver);    // 0 when no driver is installed
+  char devices[192];
+  if (driver == 0) {
+    snprintf(devices, sizeof(devices), "no device (no NVIDIA driver found)");
+  } else {
+    cudaError_t err = cudaGetDeviceCount(&count);
+    cudaGetLastError();
+    if (err != cudaSuccess) {
+      snprintf(devices, sizeof(devices), "no usable device (%s)", cudaGetErrorString(err));
+    } else {
+      snprintf(devices, sizeof(devices), "%d device%s", count, count == 1 ? "" : "s");
+    }
+  }
+  char drv[32] = "none";
+  if (driver > 0) snprintf(drv, sizeof(drv), "%d.%d", driver / 1000, driver % 1000 / 10);
+  snprintf(buf, size, "CUDA runtime %d.%d, driver %s, %s", runtime / 1000, runtime % 1000 / 10, drv, devices);
   return HC_OK;
 }

@@ -37,6 +37,9 @@ int hc_cuda_device_count(int *count);
 int hc_cuda_device_select(int device);
 int hc_cuda_device_name(char *buf, size_t size);
 int hc_cuda_device_memory(size_t *free_bytes, size_t *total_bytes);
+/* "CUDA runtime R, driver D, N devices" (cudaRuntimeGetVersion, cudaDriverGetVersion, cudaGetDeviceCount);
+   without a driver or a device it says so and still returns HC_OK. */
+int hc_cuda_version(char *buf, size_t size);
 
 /* Assembly on the device (kernels/cuda/assembly_cuda.cu), on the backend's stream. */
 int hc_assemble_vector_cuda(const hc_contract *k, const void *d_out, const int32_t *d_cell_nodes, double *d_y);
