@@ -858,16 +858,6 @@ static void hc_bench_cpu_name(const hc_backend *b, char *buf, size_t n) {
   snprintf(buf, n, "%s, %d thread%s", model, threads, threads == 1 ? "" : "s");
 }
 
-static int hc_bench_mkdir(const char *dir) {
-  struct stat st;
-  if (stat(dir, &st) == 0) {
-    HC_CHECK(S_ISDIR(st.st_mode), HC_ERR_INPUT, "option --out: '%s' exists and is not a directory", dir);
-    return HC_OK;
-  }
-  HC_CHECK(mkdir(dir, 0777) == 0, HC_ERR_INPUT, "option --out: cannot create directory '%s': %s", dir, strerror(errno));
-  return HC_OK;
-}
-
 static int hc_bench_run(hc_bench *bench) {
   int ierr = HC_OK;
   const hc_backend *b = bench->b;
@@ -888,7 +878,7 @@ static int hc_bench_run(hc_bench *bench) {
   } else {
     hc_bench_cpu_name(b, bench->device, sizeof(bench->device));
   }
-  HC_CALL(hc_bench_mkdir(bench->opt.out));
+  HC_CALL(hc_app_output_dir("--out", bench->opt.out));
   hc_bench_budget(bench);
   HC_CALL(hc_bench_plan(bench, &pool_bytes, &max_out));
 
