@@ -149,7 +149,7 @@ case "$case_name" in
       [ "$code" = 3 ] || fail "no driver: exit code $code, expected 3"
       grep -q 'no usable CUDA device: no NVIDIA driver found (libcuda.so.1' out.txt || fail "no driver not named"
       if grep -q 'insufficient' out.txt; then fail "no driver reported as an insufficient driver"; fi
-      "$exe" --set run.backend=cuda $small > run.txt 2>&1
+      "$exe" $small --set run.backend=cuda > run.txt 2>&1
       code=$?
       cat run.txt
       [ "$code" = 3 ] || fail "the run without a driver: exit code $code, expected 3"
