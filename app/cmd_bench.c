@@ -593,9 +593,13 @@ static int hc_bench_variant(hc_bench *bench, hc_bench_case *bc, hc_bench_pool *p
        shape: the fixed cost of a call, whatever its work. */
     hc_contract k1 = k;
     k1.C = 1;
-    HC_CALL(b->contract(&k1, d_left, d_right, d_out));
-    HC_CALL(hc_bench_back_to_back(b, &k1, d_left, d_right, d_out, tt));
-    row->one_cell_s = hc_median(tt, HC_OVERHEAD_TIMINGS);
+    row->one_cell_s = -1; /* unknown: a variant that cannot run one cell */
+    if (b->supports(&k1) == HC_OK) {
+      HC_CALL(b->contract(&k1, d_left, d_right, d_out));
+      HC_CALL(hc_bench_back_to_back(b, &k1, d_left, d_right, d_out, tt));
+      row->one_cell_s = hc_median(tt, HC_OVERHEAD_TIMINGS);
+    }
+    hc_error_clear();
   } else {
     int want = bench->opt.repeat;
     if (t_warm > 0 && t_warm * want > HC_BENCH_VARIANT_SECONDS) want = (int)(HC_BENCH_VARIANT_SECONDS / t_warm);
@@ -956,7 +960,9 @@ static void hc_bench_flag(hc_bench *bench) {
       r->above_roof = !bc->overhead && r->roofline_pct_larger > HC_BENCH_ABOVE_ROOF_PCT;
       bench->above_roof += r->above_roof;
       if (!bc->overhead) continue;
-      r->overhead_s = r->one_cell_s < r->median_s ? r->one_cell_s : r->median_s;
+      /* Without a one-cell time, the work is at least its roofline time. */
+      const double one = r->one_cell_s >= 0 ? r->one_cell_s : r->median_s - r->roofline_s_larger;
+      r->overhead_s = one < 0 ? 0 : one < r->median_s ? one : r->median_s;
       r->work_s = r->median_s - r->overhead_s;
     }
   }

@@ -50,8 +50,9 @@ typedef struct {
   double roofline_s_larger;   /* roofline_s at the larger of the start and end copy bandwidths */
   double roofline_pct_larger; /* 100 roofline_s_larger / median_s */
   int above_roof;             /* roofline_pct_larger > HC_BENCH_ABOVE_ROOF_PCT (not on small-call cases) */
-  /* Small-call cases: the time per call of the same back-to-back calls on one cell; the call overhead (that
-   time, at most median_s) and the work (the rest of median_s). */
+  /* Small-call cases: the time per call of the same back-to-back calls on one cell (-1 where the variant
+   cannot run one cell); the call overhead (that time, at most median_s; else median_s less the roofline
+   time of the work) and the work (the rest of median_s). */
   double one_cell_s, overhead_s, work_s;
   double vs_cublas;    /* cublas's median time over this one (> 1: faster than cublas); 0: no cublas */
   double max_err, tol; /* largest difference from the reference (or serial on the sampled cells) */
