@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "app/hc_app.h"
 #include "app/hc_report.h"
 #include "hc_config.h"
 #include "io/hc_atomic_file.h"
@@ -61,7 +62,8 @@ static void hc_report_usage(FILE *out) {
           "Usage: hexcontract report DIR [--out DIR2]\n"
           "\n"
           "Reads every results file (*.yaml, *.yml; schema hexcontract-results/1) in DIR, one run per rank\n"
-          "count of one sweep, and writes a scaling report into DIR2 (default DIR), each file atomically:\n"
+          "count of one sweep, and writes a scaling report into DIR2 (default DIR; created if missing, as bench\n"
+          "--out is), each file atomically:\n"
           "  report.md       tables: per run ranks, GPUs, cells per rank, time per step (min/avg/max over ranks),\n"
           "                  parallel efficiency against the smallest run, phase shares, communication share,\n"
           "                  figures of merit, checks; the halo traffic model with the measured halo time\n"
@@ -176,7 +178,7 @@ static int hc_report_check_sweep(hc_report *rep) {
              b->ranks, b->ranks == 1 ? "" : "s", rep->runs[i - 1].f->path, b->path, rep->dir);
   }
 
-  const char *s;
+  const char *s = "";
   HC_CALL(hc_deck_value(a, "mesh.sizing", &s));
   HC_CHECK(hc_sizing_from_name(s, &rep->sizing) == HC_OK, HC_ERR_INPUT, "%s: unknown mesh.sizing '%s'", a->path, s);
   HC_CALL(hc_deck_value(a, "mesh.cells", &s));
@@ -820,12 +822,10 @@ int hc_cmd_report(int argc, char **argv) {
   while (len > 1 && rep.dir[len - 1] == '/') rep.dir[--len] = '\0';
   len = strlen(rep.out);
   while (len > 1 && rep.out[len - 1] == '/') rep.out[--len] = '\0';
-  struct stat st;
-  HC_CHECK(!out || (stat(rep.out, &st) == 0 && S_ISDIR(st.st_mode)), HC_ERR_INPUT, "--out %s: not a directory",
-           rep.out);
-
   HC_CALL_GOTO(hc_report_load(&rep), cleanup);
   HC_CALL_GOTO(hc_report_check_sweep(&rep), cleanup);
+  /* Made once the sweep is known good, so that a refused one leaves nothing behind. */
+  if (out) HC_CALL_GOTO(hc_app_output_dir("--out", rep.out), cleanup);
   hc_report_derive(&rep);
   HC_CALL_GOTO(hc_report_write(&rep, "report.dat", hc_report_dat), cleanup);
   HC_CALL_GOTO(hc_report_write(&rep, "report.gp", hc_report_gp), cleanup);

@@ -149,13 +149,19 @@ static int hc_run_precheck(MPI_Comm comm, const hc_deck *deck, const hc_run_conf
   return HC_OK;
 }
 
-/* Prints a message and ends every rank with the documented exit code (errors found on one rank). */
+/* Prints a message and ends every rank with the documented exit code (errors found on one rank). On one
+   rank there is no other rank to stop: MPI_Finalize and exit, so that Open MPI adds no MPI_Abort notes. */
 static void hc_run_abort(MPI_Comm comm, int code) {
-  int rank;
+  int rank, nranks = 0;
   MPI_Comm_rank(comm, &rank);
-  fprintf(stderr, "hexcontract: error on rank %d: %s\n", rank, hc_error_message());
-  if (getenv("HC_DEBUG")) fprintf(stderr, "hexcontract: raised at %s\n", hc_error_location());
-  fflush(stderr);
+  MPI_Comm_size(comm, &nranks);
+  hc_app_stderr("hexcontract: error on rank %d: %s\n", rank, hc_error_message());
+  if (getenv("HC_DEBUG")) hc_app_stderr("hexcontract: raised at %s\n", hc_error_location());
+  hc_signal_release();
+  if (nranks == 1) {
+    MPI_Finalize();
+    exit(hc_error_exit_code(code));
+  }
   MPI_Abort(comm, hc_error_exit_code(code));
 }
 
@@ -164,7 +170,7 @@ int hc_main_run(int argc, char **argv) {
   char **sets = calloc((size_t)argc + 1, sizeof(*sets));
   int nset = 0, err = HC_OK, rank, dump = 0;
   if (!sets) {
-    fprintf(stderr, "hexcontract: error: out of host memory reading the arguments\n");
+    hc_app_stderr("hexcontract: error: out of host memory reading the arguments\n");
     return 3;
   }
   for (int i = 1; i < argc; i++) {
@@ -175,7 +181,7 @@ int hc_main_run(int argc, char **argv) {
     } else if (strcmp(argv[i], "--set") == 0) {
       if (i + 1 >= argc) {
         free(sets);
-        fprintf(stderr, "hexcontract: error: option --set needs key=value (see hexcontract --help)\n");
+        hc_app_stderr("hexcontract: error: option --set needs key=value (see hexcontract --help)\n");
         return 2;
       }
       sets[nset++] = argv[++i];
@@ -187,21 +193,19 @@ int hc_main_run(int argc, char **argv) {
       long n = strtol(v, &end, 10);
       if (!*v || *end || n < 1 || n > 1000000) {
         free(sets);
-        fprintf(stderr, "hexcontract: error: option --dump: expected a number of cells from 1 to 1000000, got '%s'\n",
-                v);
+        hc_app_stderr("hexcontract: error: option --dump: expected a number of cells from 1 to 1000000, got '%s'\n", v);
         return 2;
       }
       dump = (int)n;
     } else if (argv[i][0] == '-') {
       free(sets);
-      fprintf(stderr, "hexcontract: error: unknown option '%s' (see hexcontract --help)\n", argv[i]);
+      hc_app_stderr("hexcontract: error: unknown option '%s' (see hexcontract --help)\n", argv[i]);
       return 2;
     } else if (!path) {
       path = argv[i];
     } else {
       free(sets);
-      fprintf(stderr, "hexcontract: error: unexpected argument '%s': give one deck (see hexcontract --help)\n",
-              argv[i]);
+      hc_app_stderr("hexcontract: error: unexpected argument '%s': give one deck (see hexcontract --help)\n", argv[i]);
       return 2;
     }
   }
@@ -217,11 +221,14 @@ int hc_main_run(int argc, char **argv) {
   memset(&run, 0, sizeof(run));
   err = hc_deck_load(comm, path, nset, sets, &deck);
   free(sets);
-  if (!err) err = hc_inject_init(); /* the same environment, so the same outcome, on every rank */
   if (!err) {
+    int nranks = 1;
+    MPI_Comm_size(comm, &nranks);
     hc_config_from_deck(&deck, &cfg);
     cfg.dump_cells = dump;
-    err = hc_run_precheck(comm, &deck, &cfg);
+    /* The same environment and deck, so the same outcome, on every rank. */
+    err = hc_inject_init(nranks, cfg.warmup + cfg.steps, cfg.checks);
+    if (!err) err = hc_run_precheck(comm, &deck, &cfg);
   }
   if (err) {
     /* The same error on every rank: rank 0 says it once, everyone exits. */
@@ -237,8 +244,8 @@ int hc_main_run(int argc, char **argv) {
   int shared = run.ranks_per_device, shared_max = 1;
   MPI_Allreduce(&shared, &shared_max, 1, MPI_INT, MPI_MAX, comm);
   if (rank == 0 && shared_max > 1)
-    fprintf(stderr, "hexcontract: warning: up to %d ranks share one device on a node; timings include the sharing\n",
-            shared_max);
+    hc_app_stderr("hexcontract: warning: up to %d ranks share one device on a node; timings include the sharing\n",
+                  shared_max);
   hc_results_stats stats;
   err = hc_results_gather(&run, &stats);
   if (err) hc_run_abort(comm, err);
@@ -248,11 +255,13 @@ int hc_main_run(int argc, char **argv) {
     if (deck.output.summary) hc_results_print_summary(&deck, &run, &stats);
     err = hc_results_write(&deck, &run, &stats);
     if (err) hc_run_abort(comm, err);
+    char where[HC_DECK_PATH_MAX + HC_DECK_NAME_MAX + 64];
+    snprintf(where, sizeof(where), "the results file %s/%s has them all", deck.output.dir, deck.output.results);
+    hc_app_stdout_check(where);
     /* Said now: mpirun may end the ranks soon after forwarding the signal to them. */
     if (signo) {
-      fprintf(stderr, "hexcontract: error: stopped by %s after %d of %d timed steps; results marked incomplete\n",
-              hc_signal_name(signo), run.steps_done, cfg.steps);
-      fflush(stderr);
+      hc_app_stderr("hexcontract: error: stopped by %s after %d of %d timed steps; results marked incomplete\n",
+                    hc_signal_name(signo), run.steps_done, cfg.steps);
     }
   }
   hc_results_stats_free(&stats);
@@ -260,6 +269,6 @@ int hc_main_run(int argc, char **argv) {
   MPI_Finalize();
   /* The shell's convention for a process ended by a signal. */
   if (signo) return 128 + signo;
-  if (failed && rank == 0) fprintf(stderr, "hexcontract: error: a self-check failed (see the checks above)\n");
+  if (failed && rank == 0) hc_app_stderr("hexcontract: error: a self-check failed (see the checks above)\n");
   return failed ? 1 : 0;
 }

@@ -150,6 +150,30 @@ static const char *hc_pct(double part, double whole, char *buf, size_t n) {
   return buf;
 }
 
+/* The checks table: columns as wide as their longest entry, value and expected value at the same
+   (round-trip) precision. */
+static void hc_results_print_checks(const hc_run *run) {
+  enum { HC_NUM_WIDTH = 32 };
+  int wname = 0, wvalue = 0, wexpected = 0;
+  char num[HC_NUM_WIDTH];
+  for (int i = 0; i < run->nchecks; i++) {
+    const hc_check *c = &run->checks[i];
+    int n = (int)strlen(c->name);
+    if (n > wname) wname = n;
+    n = snprintf(num, sizeof(num), "%.17g", c->value);
+    if (n > wvalue) wvalue = n;
+    n = snprintf(num, sizeof(num), "%.17g", c->expected);
+    if (n > wexpected) wexpected = n;
+  }
+  printf("\nchecks (app/README.md, section Checks; the worst evaluation of each):\n");
+  for (int i = 0; i < run->nchecks; i++) {
+    const hc_check *c = &run->checks[i];
+    printf("  %-*s %-6s value %-*.17g expected %-*.17g tolerance %-9.3g (%d of %d passed)\n", wname, c->name,
+           c->failures ? "FAILED" : "ok", wvalue, c->value, wexpected, c->expected, c->tolerance,
+           c->evaluations - c->failures, c->evaluations);
+  }
+}
+
 void hc_results_print_summary(const hc_deck *deck, const hc_run *run, const hc_results_stats *st) {
   const hc_mesh *m = run->mesh;
   char pct[16];
@@ -194,15 +218,7 @@ void hc_results_print_summary(const hc_deck *deck, const hc_run *run, const hc_r
   printf("halo: %.0f..%.0f neighbours, %.0f..%.0f bytes sent per rank and step, %d nodal vectors in one round\n",
          st->halo_neighbors.min, st->halo_neighbors.max, st->halo_bytes.min * st->halo_exchanges,
          st->halo_bytes.max * st->halo_exchanges, st->halo_exchanges);
-  if (run->nchecks) {
-    printf("\nchecks (app/README.md, section Checks; the worst evaluation of each):\n");
-    for (int i = 0; i < run->nchecks; i++) {
-      const hc_check *c = &run->checks[i];
-      printf("  %-28s %-6s value %-24.17g expected %-10.6g tolerance %-10.3g (%d of %d passed)\n", c->name,
-             c->failures ? "FAILED" : "ok", c->value, c->expected, c->tolerance, c->evaluations - c->failures,
-             c->evaluations);
-    }
-  }
+  if (run->nchecks) hc_results_print_checks(run);
   char path[HC_DECK_PATH_MAX + HC_DECK_NAME_MAX + 2];
   snprintf(path, sizeof(path), "%s/%s", deck->output.dir, deck->output.results);
   printf("\nresults: %s\n", path);

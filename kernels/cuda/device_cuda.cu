@@ -3,18 +3,45 @@
 #include <cuda_runtime.h>
 
 #include <cstdio>
+#include <cstdlib>
 
 #include "kernels/cuda/hc_cuda_common.cuh"
+
+void hc_cuda_no_device_reason(cudaError_t err, char *buf, size_t size) {
+  int driver = 0, runtime = 0;
+  // The runtime loads the driver's library itself; without one it reports driver version 0, and
+  // cudaGetDeviceCount says "driver version is insufficient", which is not what is wrong.
+  if (cudaDriverGetVersion(&driver) != cudaSuccess) driver = 0;
+  if (cudaRuntimeGetVersion(&runtime) != cudaSuccess) runtime = 0;
+  cudaGetLastError();
+  const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+  if (driver == 0) {
+    snprintf(buf, size,
+             "no NVIDIA driver found (libcuda.so.1, the driver's library, is not loadable): install the NVIDIA "
+             "driver, or run on a machine with an NVIDIA GPU");
+  } else if (err == cudaErrorInsufficientDriver) {
+    snprintf(buf, size,
+             "the NVIDIA driver supports CUDA up to %d.%d but this binary uses the CUDA %d.%d runtime: update the "
+             "driver, or build with a CUDA toolkit of %d.%d or older",
+             driver / 1000, driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10, driver / 1000, driver % 1000 / 10);
+  } else if (err == cudaSuccess || err == cudaErrorNoDevice) {
+    snprintf(buf, size, "the NVIDIA driver (CUDA %d.%d) sees no GPU%s%s%s", driver / 1000, driver % 1000 / 10,
+             visible ? " (CUDA_VISIBLE_DEVICES=" : "", visible ? visible : "", visible ? ")" : "");
+  } else {
+    snprintf(buf, size, "%s (%s)", cudaGetErrorString(err), cudaGetErrorName(err));
+  }
+}
 
 extern "C" int hc_cuda_device_count(int *count) {
   *count = 0;
   cudaError_t err = cudaGetDeviceCount(count);
-  if (err != cudaSuccess) {
+  if (err != cudaSuccess || *count <= 0) {
     cudaGetLastError();
     *count = 0;
-    return HC_ERROR(HC_ERR_RESOURCE, "no usable CUDA device: %s (%s)", cudaGetErrorString(err), cudaGetErrorName(err));
+    char why[384];
+    hc_cuda_no_device_reason(err, why, sizeof(why));
+    return HC_ERROR(HC_ERR_RESOURCE, "no usable CUDA device: %s", why);
   }
-  HC_CHECK(*count > 0, HC_ERR_RESOURCE, "no usable CUDA device: the driver reports none");
   return HC_OK;
 }
 
