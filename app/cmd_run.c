@@ -59,6 +59,7 @@ static void hc_config_from_deck(const hc_deck *deck, hc_run_config *cfg) {
   cfg->layout = deck->run.layout;
   cfg->deterministic = deck->run.deterministic;
   cfg->progress_s = deck->run.progress;
+  cfg->roofline = deck->run.roofline;
   for (int k = 0; k < HC_NUM_KERNELS; k++) {
     cfg->enabled[k] = deck->kernels.enabled[k];
     cfg->variant[k] = hc_deck_variant(deck, (hc_kernel)k);

@@ -1,6 +1,7 @@
 // The CUDA backend's device functions: how many devices this process sees, choosing one, naming it
-// (model, PCI bus id, UUID) and its memory.
+// (model, PCI bus id, UUID) and its memory; NVTX ranges for the profiler's timeline.
 #include <cuda_runtime.h>
+#include <nvtx3/nvToolsExt.h>
 
 #include <cstdio>
 
@@ -50,4 +51,13 @@ extern "C" int hc_cuda_device_memory(size_t *free_bytes, size_t *total_bytes) {
   HC_CALL(hc_cuda_device_props(&props));  // no usable device: HC_ERR_RESOURCE
   HC_CALL_CUDA(cudaMemGetInfo(free_bytes, total_bytes));
   return HC_OK;
+}
+
+// NVTX v3 is header-only: without a tool attached (nsys) each call returns at once.
+extern "C" void hc_cuda_range_push(const char *name) {
+  nvtxRangePushA(name);
+}
+
+extern "C" void hc_cuda_range_pop(void) {
+  nvtxRangePop();
 }
