@@ -12,11 +12,10 @@ typedef struct {
   const hc_contract *k;          /* [HC_NUM_KERNELS] each kernel's problem on this rank (borrowed) */
   const int *enabled;            /* [HC_NUM_KERNELS] kernels run every step (borrowed) */
   int64_t num_nodes;             /* nodes of this rank's block */
-  int64_t num_shared;            /* of them, nodes shared with other ranks */
   int64_t halo_bytes_per_vector; /* bytes this rank sends per nodal vector exchanged */
   int reduction_bytes;           /* bytes of this rank's contribution to the DataData reduction */
   int is_device;                 /* the backend's memory is not host memory: outputs cross to the host */
-  int device_assembly;           /* ... but the backend assembles there: only shared nodes and DataData cross */
+  int device_assembly;           /* ... but the backend assembles there: only DataData outputs cross */
   int u_upload;                  /* device assembly: the nodal interpolant u is copied to the device each step */
 } hc_step_problem;
 
@@ -33,9 +32,10 @@ typedef struct {
    - celldata: every enabled kernel's left and right arrays written once, s * (numel(left) + numel(right)),
      plus the cells' vertices read once, C * 8 * 3 * 8;
    - contract: each enabled kernel's cost-model bytes (hc_contract_cost);
-   - transfer: on a device backend that assembles there, d2h: the DataData outputs (s * C each) and the
-     shared nodes of every nodal vector (8 * num_shared each), h2d: the shared nodes' sums back, and u
-     (8 * N) when u_upload; on a device backend that does not, d2h: every output; on the host, nothing;
+   - transfer: on a device backend that assembles there, d2h: the DataData outputs (s * C each), h2d: u
+     (8 * N) when u_upload; on a device backend that does not, d2h: every output; on the host, nothing. The
+     shared nodes' round trip to the host for the halo exchange (2 * 8 bytes per shared node and vector) is
+     timed in the halo phase, not here;
    - assembly: per DataField or FieldField kernel, its outputs read (s * numel(out)), the cell-to-node map
      (4 * C * L) and its nodal vector read and written once (2 * 8 * N); FieldField also reads u (8 * N);
    - halo: halo_bytes_per_vector per nodal vector (one per DataField and FieldField kernel);

@@ -76,7 +76,6 @@ static void hc_results_roofline(const hc_run *run, int64_t halo_bytes, double by
       .k = run->k,
       .enabled = run->cfg.enabled,
       .num_nodes = run->mesh->num_nodes,
-      .num_shared = run->num_shared,
       .halo_bytes_per_vector = halo_bytes,
       .reduction_bytes = (int)sizeof(double) * 3 * (run->cfg.deterministic ? HC_XSUM_LIMBS + 1 : 1),
       .is_device = run->be->is_device,

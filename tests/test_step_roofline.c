@@ -67,32 +67,30 @@ static void test_host_fieldfield(void **state) {
   assert_true(b.d2h == 1024 && b.h2d == 0 && b.bytes[HC_PHASE_TRANSFER] == 1024);
 }
 
-/* FieldFieldScalar and DataDataScalar in float on a device that assembles, 4 shared nodes, u uploaded:
+/* FieldFieldScalar and DataDataScalar in float on a device that assembles, u uploaded:
    celldata: FFS 256 floats = 1024 B, DDS left (2,8) + right (2,8) = 32 floats = 128 B, vertices 384 B: 1536;
    contract: FFS 4 * 384 = 1536 B, DDS 4 * (2*2*8 + 2) = 136 B: 1672;
    assembly: FFS only: 128 floats = 512 B + 64 + 192 + 96 = 864;
-   transfer: d2h the DDS output 2 floats = 8 B and 4 shared nodes of one vector, 32 B: 40; h2d the 4 sums back,
-   32 B, and u, 96 B: 128. */
+   transfer: d2h the DDS output, 2 floats = 8 B; h2d u, 96 B. */
 static void test_device_assembly(void **state) {
   (void)state;
   fixture f;
   const hc_kernel kernels[] = {HC_FIELDFIELD_SCALAR, HC_DATADATA_SCALAR};
   fixture_init(&f, HC_FLOAT, 2, kernels);
   f.p.is_device = f.p.device_assembly = f.p.u_upload = 1;
-  f.p.num_shared = 4;
   hc_step_bytes b;
   hc_step_bytes_of(&f.p, &b);
   assert_true(b.bytes[HC_PHASE_CELLDATA] == 1536);
   assert_true(b.bytes[HC_PHASE_CONTRACT] == 1672);
   assert_true(b.kernel_bytes[HC_DATADATA_SCALAR] == 136 && b.kernel_flops[HC_DATADATA_SCALAR] == 32);
   assert_true(b.bytes[HC_PHASE_ASSEMBLY] == 864);
-  assert_true(b.d2h == 40 && b.h2d == 128 && b.bytes[HC_PHASE_TRANSFER] == 168);
+  assert_true(b.d2h == 8 && b.h2d == 96 && b.bytes[HC_PHASE_TRANSFER] == 104);
   assert_true(b.bytes[HC_PHASE_HALO] == 40);
-  assert_true(b.bytes[HC_PHASE_STEP] == 1536 + 1672 + 168 + 864);
+  assert_true(b.bytes[HC_PHASE_STEP] == 1536 + 1672 + 104 + 864);
   /* u computed on the device: it no longer crosses. */
   f.p.u_upload = 0;
   hc_step_bytes_of(&f.p, &b);
-  assert_true(b.h2d == 32 && b.bytes[HC_PHASE_TRANSFER] == 72);
+  assert_true(b.h2d == 0 && b.bytes[HC_PHASE_TRANSFER] == 8);
 }
 
 /* Roofline times of the host FieldFieldScalar step at 1024 B/s: celldata 2432 / 1024 = 2.375 s, assembly
