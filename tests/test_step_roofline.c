@@ -40,6 +40,13 @@ static void fixture_init(fixture *f, hc_precision precision, int n, const hc_ker
   f->p.reduction_bytes = 24;
 }
 
+/* The step of FieldFieldScalar alone in double on the host. */
+static void host_fieldfield(fixture *f, hc_step_bytes *b) {
+  const hc_kernel kernels[] = {HC_FIELDFIELD_SCALAR};
+  fixture_init(f, HC_DOUBLE, 1, kernels);
+  hc_step_bytes_of(&f->p, b);
+}
+
 /* FieldFieldScalar in double on the host:
    celldata: left (2,8,8) + right (2,8,8) = 256 doubles = 2048 B, vertices 2 * 8 * 3 * 8 = 384 B: 2432;
    contract: 8 * (2*8*8 + 2*8*8 + 2*8*8) = 3072 B, 2 * 2*8*8*8 = 2048 flops;
@@ -48,10 +55,8 @@ static void fixture_init(fixture *f, hc_precision precision, int n, const hc_ker
 static void test_host_fieldfield(void **state) {
   (void)state;
   fixture f;
-  const hc_kernel kernels[] = {HC_FIELDFIELD_SCALAR};
-  fixture_init(&f, HC_DOUBLE, 1, kernels);
   hc_step_bytes b;
-  hc_step_bytes_of(&f.p, &b);
+  host_fieldfield(&f, &b);
   assert_true(b.bytes[HC_PHASE_CELLDATA] == 2432);
   assert_true(b.bytes[HC_PHASE_CONTRACT] == 3072);
   assert_true(b.kernel_bytes[HC_FIELDFIELD_SCALAR] == 3072 && b.kernel_flops[HC_FIELDFIELD_SCALAR] == 2048);
@@ -100,10 +105,8 @@ static void test_device_assembly(void **state) {
 static void test_roofline_times(void **state) {
   (void)state;
   fixture f;
-  const hc_kernel kernels[] = {HC_FIELDFIELD_SCALAR};
-  fixture_init(&f, HC_DOUBLE, 1, kernels);
   hc_step_bytes b;
-  hc_step_bytes_of(&f.p, &b);
+  host_fieldfield(&f, &b);
   hc_step_rates r;
   memset(&r, 0, sizeof(r));
   r.copy = 1024;
