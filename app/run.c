@@ -129,8 +129,10 @@ static int hc_run_any_fieldfield(const hc_run *run) {
   return any;
 }
 
-/* The buffer of the start-up copy measurement: two halves of at most this many bytes. */
-#define HC_ROOFLINE_HALF ((size_t)128 << 20)
+/* The buffer of the start-up copy measurement: two halves of this many bytes per memory (a node's, or a
+   device's), shared out among the ranks that use it, but no smaller than HC_ROOFLINE_HALF_MIN per rank. */
+#define HC_ROOFLINE_HALF     ((size_t)128 << 20)
+#define HC_ROOFLINE_HALF_MIN ((size_t)16 << 20)
 /* ... and of the host <-> device copies. */
 #define HC_ROOFLINE_HOST ((size_t)64 << 20)
 
@@ -151,7 +153,8 @@ static int hc_run_time_transfer(const hc_backend *be, void *h, void *d, size_t b
 
 /* The rates of the step's roofline (SPEC.md section 5), measured on every rank at once so that ranks that
    share a memory measure their share of it: the backend's copy bandwidth (hc_backend.mem_copy, the bench's
-   copy kernel) on up to 2 x 128 MiB, at most a quarter of the memory free per rank; the host <-> device copy
+   copy kernel) on 2 x 128 MiB per memory shared out among its ranks (at least 2 x 16 MiB per rank), at most a
+   quarter of the memory free per rank; the host <-> device copy
    rates on device backends; the peak flop rate of the run's precision (a short measurement on the CPU).
    A fraction of a second. Collective. */
 static int hc_run_measure_rates(hc_run *run) {
@@ -162,12 +165,14 @@ static int hc_run_measure_rates(hc_run *run) {
   if (!run->cfg.roofline) return HC_OK;
   HC_CALL_MPI(MPI_Barrier(run->comm));
   const double t0 = hc_wtime();
-  double free_b = hc_host_mem_available() / (run->ranks_on_node > 0 ? run->ranks_on_node : 1);
+  const int sharing = be->is_device ? run->ranks_per_device : run->ranks_on_node > 0 ? run->ranks_on_node : 1;
+  double free_b = hc_host_mem_available() / sharing;
   size_t dev_free = 0, dev_total = 0;
   if (be->is_device && be->device_memory && be->device_memory(&dev_free, &dev_total) == HC_OK && dev_free > 0)
-    free_b = (double)dev_free / run->ranks_per_device;
+    free_b = (double)dev_free / sharing;
   hc_error_clear();
-  size_t half = HC_ROOFLINE_HALF;
+  size_t half = HC_ROOFLINE_HALF / (size_t)sharing;
+  if (half < HC_ROOFLINE_HALF_MIN) half = HC_ROOFLINE_HALF_MIN;
   if (free_b > 0 && (double)half > free_b / 8) half = (size_t)(free_b / 8);
   half = half / 4096 * 4096;
   if (half < 4096) half = 4096;
