@@ -254,7 +254,7 @@ static int hc_read_body(const hc_reader *r, yaml_node_t *root, hc_results_file *
   HC_CALL(hc_number_at(r, root, "figures_of_merit.seconds_per_step", &res->seconds_per_step));
 
   /* The roofline section is optional: runs with run.roofline off have none, nor do files written before it. */
-  res->roofline_step_percent = res->roofline_copy_gbs = NAN;
+  res->roofline_step_percent = NAN;
   yaml_node_t *roof = hc_get(r, root, "roofline"), *measured = hc_get(r, roof, "measured");
   if (measured) {
     const char *s = "false";
@@ -263,8 +263,6 @@ static int hc_read_body(const hc_reader *r, yaml_node_t *root, hc_results_file *
   }
   if (res->roofline && hc_get(r, hc_get(r, hc_get(r, roof, "phases"), "step"), "percent"))
     HC_CALL(hc_number_at(r, root, "roofline.phases.step.percent", &res->roofline_step_percent));
-  if (res->roofline && hc_get(r, hc_get(r, roof, "copy_gbytes_per_second"), "avg"))
-    HC_CALL(hc_number_at(r, root, "roofline.copy_gbytes_per_second.avg", &res->roofline_copy_gbs));
 
   yaml_node_t *checks = hc_get(r, root, "checks");
   if (checks && checks->type == YAML_MAPPING_NODE) {

@@ -68,7 +68,6 @@ typedef struct {
   /* the step's roofline (optional: absent from files of runs with run.roofline off, and older ones) */
   int roofline;                 /* roofline.measured */
   double roofline_step_percent; /* roofline.phases.step.percent; NAN when absent */
-  double roofline_copy_gbs;     /* roofline.copy_gbytes_per_second.avg; NAN when absent */
 } hc_results_file;
 
 /* Reads path. A file that is not YAML, has no `schema` key or another schema than
