@@ -35,7 +35,7 @@ static void hc_run_usage(FILE *out) {
           "\n"
           "Writes a one-screen summary on rank 0 and a YAML results file (output.dir/output.results). With\n"
           "run.roofline: true (the default) every rank first measures its backend's copy bandwidth (a fraction\n"
-          "of a second) and the summary ends with the step's roofline: per phase its compulsory bytes, the least\n"
+          "of a second) and the summary shows the step's roofline: per phase its compulsory bytes, the least\n"
           "time they take at that bandwidth, and the %% of it reached.\n"
           "Exit codes: 0 ran and verified; 1 a check or the run failed; 2 bad input (the message names the\n"
           "deck file:line:column or the --set option); 3 out of memory or device; 130 (SIGINT) or 143 (SIGTERM):\n"
