@@ -13,6 +13,7 @@
 #include "app/hc_app.h"
 #include "app/hc_host.h"
 #include "app/hc_bench.h"
+#include "app/hc_measure.h"
 #include "app/hc_timer.h"
 #include "kernels/hc_roofline.h"
 
@@ -326,43 +327,6 @@ static void hc_bench_pool_mark(hc_bench_pool *pool, int64_t lo, int64_t hi) {
   }
 }
 
-static int hc_cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double hc_median(double *t, int n) {
-  qsort(t, (size_t)n, sizeof(*t), hc_cmp_double);
-  return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
-}
-
-/* Times one call of f (a contraction or a copy): device events where the backend has them, else the host
-   clock around the call and a synchronize. */
-typedef int (*hc_bench_call)(const hc_backend *b, const void *arg);
-static int hc_bench_time(const hc_backend *b, hc_bench_call f, const void *arg, double *seconds) {
-  if (b->timer_start && b->timer_stop) {
-    HC_CALL(b->timer_start());
-    HC_CALL(f(b, arg));
-    return b->timer_stop(seconds);
-  }
-  double t0 = hc_wtime();
-  HC_CALL(f(b, arg));
-  HC_CALL(b->synchronize());
-  *seconds = hc_wtime() - t0;
-  return HC_OK;
-}
-
-typedef struct {
-  void *dst;
-  const void *src;
-  size_t bytes;
-} hc_bench_copy_arg;
-
-static int hc_bench_copy_call(const hc_backend *b, const void *arg) {
-  const hc_bench_copy_arg *a = arg;
-  return b->mem_copy(a->dst, a->src, a->bytes);
-}
-
 typedef struct {
   const hc_contract *k;
   const void *left, *right;
@@ -377,37 +341,16 @@ static int hc_bench_contract_call(const hc_backend *b, const void *arg) {
 /* The copy bandwidth: half a buffer of the budget's size copied onto the other half (the budget, not
    the pool, so that a small --cells still measures memory rather than cache), read + write bytes counted. */
 static int hc_bench_copy_bandwidth(hc_bench *bench, double *gbs, double *gbs_median, int *ncalls) {
-  int ierr = HC_OK;
   const hc_backend *b = bench->b;
-  HC_CHECK(b->mem_copy, HC_ERR_UNSUPPORTED,
-           "backend %s has no copy kernel (hc_backend.mem_copy) to measure its "
-           "bandwidth",
-           b->name);
   const size_t half = (size_t)(bench->budget_bytes / 2) / HC_BENCH_ALIGN * HC_BENCH_ALIGN;
-  void *d_buf = NULL;
-  HC_CALL(b->mem_alloc(2 * half, &d_buf));
-  hc_bench_copy_arg a = {(char *)d_buf + half, d_buf, half};
   const int calls = bench->opt.repeat < 5 ? 5 : bench->opt.repeat;
-  double t[2 * HC_OVERHEAD_CALLS];
-  int n = 0;
-  /* Warm-up both ways, so that both halves are written before any timed call: a source never written
-     would be the operating system's shared zero page on the host, read from cache rather than memory
-     (about twice the true bandwidth). Also the module load on a device. */
-  hc_bench_copy_arg back = {d_buf, (char *)d_buf + half, half};
-  HC_CALL_GOTO(hc_bench_time(b, hc_bench_copy_call, &a, &t[0]), cleanup);
-  HC_CALL_GOTO(hc_bench_time(b, hc_bench_copy_call, &back, &t[0]), cleanup);
-  for (double total = 0; n < calls && n < 2 * HC_OVERHEAD_CALLS && (n < 3 || total < 2.0); n++) {
-    HC_CALL_GOTO(hc_bench_time(b, hc_bench_copy_call, &a, &t[n]), cleanup);
-    total += t[n];
-  }
-  double med = hc_median(t, n);
-  bench->copy_bytes = 2.0 * (double)half;
-  *ncalls = n;
-  *gbs = t[0] > 0 ? bench->copy_bytes / t[0] * 1e-9 : 0;
-  *gbs_median = med > 0 ? bench->copy_bytes / med * 1e-9 : 0;
-cleanup:
-  b->mem_free(d_buf);
-  return ierr;
+  hc_copy_rate rate;
+  HC_CALL(hc_measure_copy(b, half, 3, calls < 2 * HC_OVERHEAD_CALLS ? calls : 2 * HC_OVERHEAD_CALLS, 2.0, &rate));
+  bench->copy_bytes = rate.bytes;
+  *ncalls = rate.calls;
+  *gbs = rate.best_gbs;
+  *gbs_median = rate.median_gbs;
+  return HC_OK;
 }
 
 double hc_bench_copy_gbs_larger(const hc_bench *bench) {
@@ -530,7 +473,7 @@ static int hc_bench_variant(hc_bench *bench, hc_bench_case *bc, hc_bench_pool *p
   HC_CALL(hc_bench_pool_restore(pool));
   hc_bench_pool_mark(pool, off[2], off[2] + (int64_t)out_bytes);
   double t_warm = 0;
-  err = hc_bench_time(b, hc_bench_contract_call, &a, &t_warm);
+  err = hc_measure_call(b, hc_bench_contract_call, &a, &t_warm);
   if (err == HC_OK) err = b->copy_to_host(buf->cur, d_out, out_bytes);
   if (err == HC_OK && b->chosen_variant) err = b->chosen_variant(&k, &row->chosen);
   if (err != HC_OK) {
@@ -608,7 +551,7 @@ static int hc_bench_variant(hc_bench *bench, hc_bench_case *bc, hc_bench_pool *p
     t = malloc(sizeof(*t) * (size_t)want);
     HC_CHECK(t, HC_ERR_RESOURCE, "out of host memory");
     for (calls = 0; calls < want; calls++) {
-      int e = hc_bench_time(b, hc_bench_contract_call, &a, &t[calls]);
+      int e = hc_measure_call(b, hc_bench_contract_call, &a, &t[calls]);
       if (e) {
         free(t);
         return e;
@@ -1004,7 +947,8 @@ static int hc_bench_run(hc_bench *bench) {
         snprintf(how, HC_BENCH_HOW_LEN, "no tensor cores: the same as without");
         continue;
       }
-      int err = b->peak_flops ? b->peak_flops((hc_precision)p, tc, peak, how, HC_BENCH_HOW_LEN) : HC_ERR_UNSUPPORTED;
+      int err =
+          b->peak_flops ? b->peak_flops((hc_precision)p, tc, 0.0, peak, how, HC_BENCH_HOW_LEN) : HC_ERR_UNSUPPORTED;
       if (err == HC_ERR_UNSUPPORTED) {
         *peak = 0;
         snprintf(how, HC_BENCH_HOW_LEN, "unknown (%s): the roofline is the memory roof alone",

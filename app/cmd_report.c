@@ -367,7 +367,8 @@ static void hc_report_csv(const hc_report *rep, FILE *f) {
   fprintf(f,
           ",share_other,comm_share,cell_steps_per_s,node_steps_per_s,cell_steps_per_s_per_rank,"
           "halo_bytes_per_exchange_max,halo_exchanges_per_step,halo_bytes_per_rank_step,halo_model_bytes_per_exchange,"
-          "halo_s_min,halo_s_avg,halo_s_max,halo_implied_gb_per_s,checks_passed,checks_total,status\n");
+          "halo_s_min,halo_s_avg,halo_s_max,halo_implied_gb_per_s,checks_passed,checks_total,status,"
+          "step_roofline_pct\n");
   for (int i = 0; i < rep->n; i++) {
     const hc_report_run *r = &rep->runs[i];
     const hc_results_file *x = r->f;
@@ -382,8 +383,10 @@ static void hc_report_csv(const hc_report *rep, FILE *f) {
     fprintf(f, ",%.6f,%.9g,%.9g,%.9g,%.0f,%d,%.0f,", r->comm_share, x->cell_steps_per_second, x->node_steps_per_second,
             r->per_rank, x->halo_bytes_per_exchange.max, x->halo_exchanges_per_step, r->halo_bytes_step);
     if (r->model_values >= 0) fprintf(f, "%lld", (long long)r->model_values * 8);
-    fprintf(f, ",%.9g,%.9g,%.9g,%.6g,%d,%d,%s\n", r->halo.min, r->halo.avg, r->halo.max, 1e-9 * r->implied_bw,
+    fprintf(f, ",%.9g,%.9g,%.9g,%.6g,%d,%d,%s,", r->halo.min, r->halo.avg, r->halo.max, 1e-9 * r->implied_bw,
             r->checks_passed, x->num_checks, x->status);
+    if (isfinite(x->roofline_step_percent)) fprintf(f, "%.6g", x->roofline_step_percent);
+    fprintf(f, "\n");
   }
 }
 
@@ -549,15 +552,19 @@ static void hc_report_md(const hc_report *rep, FILE *f) {
   }
   fprintf(f,
           ", with `t` the time per step of the slowest rank (`figures_of_merit.seconds_per_step`), against the "
-          "smallest run. The communication share is (halo + reduction) / step, averaged over ranks.\n\n");
+          "smallest run. The communication share is (halo + reduction) / step, averaged over ranks. `%% of roofline` "
+          "is the step's roofline (the least time of its compulsory bytes at the copy bandwidth each rank measured "
+          "at start-up, `roofline.phases.step.percent`) over the measured step, averaged over ranks; `n/a` for a run "
+          "with `run.roofline: false` or from an older hexcontract.\n\n");
   fprintf(f,
           "| ranks | %s | cells/rank | time/step min | avg | max | efficiency | cell-steps/s | per rank | "
-          "comm share | checks |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
+          "comm share | %% of roofline | checks |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
           rep->device ? "GPUs" : "threads/rank");
   for (int i = 0; i < rep->n; i++) {
     const hc_report_run *r = &rep->runs[i];
     const hc_results_file *x = r->f;
-    char cells[64], checks[512], dev[32];
+    char cells[64], checks[512], dev[32], roof[32] = "n/a";
+    if (isfinite(x->roofline_step_percent)) snprintf(roof, sizeof(roof), "%.1f%%", x->roofline_step_percent);
     if (x->cells_per_rank.min == x->cells_per_rank.max) {
       snprintf(cells, sizeof(cells), "%.0f", x->cells_per_rank.max);
     } else {
@@ -571,10 +578,10 @@ static void hc_report_md(const hc_report *rep, FILE *f) {
     } else {
       snprintf(dev, sizeof(dev), "?");
     }
-    fprintf(f, "| %d | %s | %s | %s | %s | %s | %.1f%% | %.4g | %.4g | %.1f%% | %s |\n", x->ranks, dev, cells,
+    fprintf(f, "| %d | %s | %s | %s | %s | %s | %.1f%% | %.4g | %.4g | %.1f%% | %s | %s |\n", x->ranks, dev, cells,
             hc_fmt_s(r->step.min, b1, sizeof(b1)), hc_fmt_s(r->step.avg, b2, sizeof(b2)),
             hc_fmt_s(r->step.max, b3, sizeof(b3)), 100 * r->efficiency, x->cell_steps_per_second, r->per_rank,
-            100 * r->comm_share, checks);
+            100 * r->comm_share, roof, checks);
   }
 
   fprintf(f,
@@ -782,12 +789,14 @@ static void hc_report_print(const hc_report *rep) {
   char b1[32];
   printf("hexcontract report: %s scaling, %d run%s from %s (backend %s)\n", hc_mode_name(rep), rep->n,
          rep->n == 1 ? "" : "s", rep->dir, rep->backend);
-  printf("  %6s %14s %11s %11s %s\n", "ranks", "time/step max", "efficiency", "comm share", "checks");
+  printf("  %6s %14s %11s %11s %9s %s\n", "ranks", "time/step max", "efficiency", "comm share", "roofline", "checks");
   for (int i = 0; i < rep->n; i++) {
-    char checks[512];
+    char checks[512], roof[32] = "n/a";
     hc_format_checks(&rep->runs[i], checks, sizeof(checks));
-    printf("  %6d %14s %10.1f%% %10.1f%% %s\n", rep->runs[i].f->ranks, hc_fmt_s(rep->runs[i].t, b1, sizeof(b1)),
-           100 * rep->runs[i].efficiency, 100 * rep->runs[i].comm_share, checks);
+    if (isfinite(rep->runs[i].f->roofline_step_percent))
+      snprintf(roof, sizeof(roof), "%.1f%%", rep->runs[i].f->roofline_step_percent);
+    printf("  %6d %14s %10.1f%% %10.1f%% %9s %s\n", rep->runs[i].f->ranks, hc_fmt_s(rep->runs[i].t, b1, sizeof(b1)),
+           100 * rep->runs[i].efficiency, 100 * rep->runs[i].comm_share, roof, checks);
   }
   printf("wrote %s/report.md, report.csv, report.dat, report.gp%s\n", rep->out,
          rep->plots ? ", efficiency.png, phases.png, throughput.png" : "");

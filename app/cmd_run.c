@@ -33,7 +33,10 @@ static void hc_run_usage(FILE *out) {
           "                     apart: use it on a check run, not a timed one\n"
           "  -h, --help         print this help\n"
           "\n"
-          "Writes a one-screen summary on rank 0 and a YAML results file (output.dir/output.results).\n"
+          "Writes a one-screen summary on rank 0 and a YAML results file (output.dir/output.results). With\n"
+          "run.roofline: true (the default) every rank first measures its backend's copy bandwidth (a fraction\n"
+          "of a second) and the summary shows the step's roofline: per phase its compulsory bytes, the least\n"
+          "time they take at that bandwidth, and the %% of it reached.\n"
           "Exit codes: 0 ran and verified; 1 a check or the run failed; 2 bad input (the message names the\n"
           "deck file:line:column or the --set option); 3 out of memory or device; 130 (SIGINT) or 143 (SIGTERM):\n"
           "stopped by the signal after a step, results file written with status incomplete.\n");
@@ -59,6 +62,7 @@ static void hc_config_from_deck(const hc_deck *deck, hc_run_config *cfg) {
   cfg->layout = deck->run.layout;
   cfg->deterministic = deck->run.deterministic;
   cfg->progress_s = deck->run.progress;
+  cfg->roofline = deck->run.roofline;
   for (int k = 0; k < HC_NUM_KERNELS; k++) {
     cfg->enabled[k] = deck->kernels.enabled[k];
     cfg->variant[k] = hc_deck_variant(deck, (hc_kernel)k);

@@ -4,6 +4,7 @@
 
 #include <mpi.h>
 
+#include "app/hc_measure.h"
 #include "kernels/hc_assembly.h"
 #include "kernels/hc_basis.h"
 #include "kernels/hc_celldata.h"
@@ -23,6 +24,7 @@ typedef struct {
   hc_precision precision;
   hc_layout layout;
   int deterministic;           /* order-independent global sums */
+  int roofline;                /* measure the rates of the step's roofline at start-up */
   double progress_s;           /* seconds between progress lines, 0: none */
   int enabled[HC_NUM_KERNELS]; /* kernels run every step */
   hc_variant variant[HC_NUM_KERNELS];
@@ -51,6 +53,16 @@ typedef enum {
 } hc_phase;
 
 extern const char *const hc_phase_names[HC_NUM_PHASES];
+
+/* The rates of the step's roofline, measured by every rank at start-up (run.roofline), all at once. */
+typedef struct {
+  int measured;       /* 0: run.roofline is off and nothing was measured */
+  hc_copy_rate copy;  /* the backend's copy kernel (hc_backend.mem_copy) */
+  double h2d, d2h;    /* host <-> device copies of pageable host memory, bytes/s (device backends; else 0) */
+  double peak, tc;    /* peak flop rate in the run's precision, flops/s, and on the tensor cores (0: unknown) */
+  char peak_how[320]; /* where the peak comes from */
+  double seconds;     /* what the measurement took */
+} hc_roofline_rates;
 
 /* One self-check (app/README.md, section Checks) with its numbers. */
 typedef struct {
@@ -84,6 +96,7 @@ typedef struct {
   hc_variant chosen[HC_NUM_KERNELS]; /* the algorithm each kernel ran (what `auto` chose) */
   int device;                        /* the device this rank uses (-1: the host) */
   int ranks_per_device;              /* ranks of this node per device, the largest (1 when not shared) */
+  int ranks_on_node;                 /* ranks of this rank's node */
   void *d_X0;                        /* jittered vertices [C][8][3] double, backend memory */
   void *d_left, *d_right;            /* input arrays, sized for the largest enabled kernel */
   void *d_out[HC_NUM_KERNELS];       /* element outputs, backend memory */
@@ -93,6 +106,8 @@ typedef struct {
   int device_assembly;               /* the backend assembles in its own memory (element outputs stay there) */
   int32_t *d_cell_nodes;             /* [C][L] node map in the backend's memory (device assembly) */
   double *d_u;                       /* u in the backend's memory (device assembly) */
+  double *d_u0, *d_du;               /* u0 and du there, when the backend computes u itself (hc_backend.waxpy) */
+  int u_upload;                      /* device assembly without waxpy: u is copied to the device every step */
   double *d_y[HC_NUM_KERNELS];       /* assembled nodal vectors in the backend's memory (device assembly) */
   int64_t num_shared;                /* nodes shared with other ranks (device assembly: only these cross) */
   const int32_t *shared;             /* their local ids (borrowed from the halo) */
@@ -113,6 +128,7 @@ typedef struct {
   hc_check checks[HC_MAX_CHECKS];
   int nchecks;
   double host_bytes, device_bytes; /* the memory estimate of this rank */
+  hc_roofline_rates rates;
 } hc_run;
 
 /* Runs the whole workload of cfg on comm: mesh, cell data, the timestep loop, checks. Collective.

@@ -110,6 +110,8 @@ static const hc_deck_key_info hc_deck_keys[HC_DECK_NUM_KEYS] = {
                                    "true or false", NULL},
     [HC_DECK_RUN_PROGRESS] = {"run.progress", HC_DECK_DOUBLE, HC_FIELD(run, progress), 0, HUGE_VAL, 0, 0, NULL,
                               "a number of seconds >= 0 (0 = no progress lines)", NULL},
+    [HC_DECK_RUN_ROOFLINE] = {"run.roofline", HC_DECK_BOOL, HC_FIELD(run, roofline), 0, 0, 0, 0, NULL, "true or false",
+                              NULL},
     [HC_DECK_KERNELS_ENABLED] = {"kernels.enabled", HC_DECK_KERNELS, HC_FIELD(kernels, enabled), 0, 0, 0, 0,
                                  hc_deck_kernel_choice, "all, or a non-empty list of kernel names", "a kernel name"},
     [HC_DECK_KERNELS_VARIANT] = {"kernels.variant", HC_DECK_ENUM, HC_FIELD(kernels, variant), 0, 0, 0, 0,
@@ -194,6 +196,7 @@ void hc_deck_init(hc_deck *deck) {
   deck->run.layout = HC_LAYOUT_CELL_MAJOR;
   deck->run.deterministic = false;
   deck->run.progress = 10.0;
+  deck->run.roofline = true;
   for (int k = 0; k < HC_NUM_KERNELS; k++) {
     deck->kernels.enabled[k] = true;
     deck->kernels.variants[k] = HC_DECK_VARIANT_INHERIT;

@@ -57,6 +57,7 @@ typedef enum {
   HC_DECK_RUN_LAYOUT,
   HC_DECK_RUN_DETERMINISTIC,
   HC_DECK_RUN_PROGRESS,
+  HC_DECK_RUN_ROOFLINE,
   HC_DECK_KERNELS_ENABLED,
   HC_DECK_KERNELS_VARIANT,
   HC_DECK_KERNELS_VARIANTS,
@@ -97,6 +98,7 @@ typedef struct {
   hc_layout layout;                  /* run.layout */
   bool deterministic;                /* run.deterministic: bitwise reproducible reductions and assembly */
   double progress;                   /* run.progress: seconds between progress lines, 0 = none */
+  bool roofline; /* run.roofline: measure the copy bandwidth at start-up, report the step's roofline */
 } hc_deck_run;
 
 typedef struct {

@@ -283,6 +283,17 @@ static int hc_read_body(const hc_reader *r, yaml_node_t *root, hc_results_file *
   HC_CALL(hc_measure_at(r, root, "figures_of_merit.node_steps_per_second", 0, &res->node_steps_per_second));
   HC_CALL(hc_measure_at(r, root, "figures_of_merit.seconds_per_step", 0, &res->seconds_per_step));
 
+  /* The roofline section is optional: runs with run.roofline off have none, nor do files written before it. */
+  res->roofline_step_percent = NAN;
+  yaml_node_t *roof = hc_get(r, root, "roofline"), *measured = hc_get(r, roof, "measured");
+  if (measured) {
+    const char *s = "false";
+    HC_CALL(hc_scalar(r, measured, "roofline.measured", &s));
+    res->roofline = strcmp(s, "true") == 0 || strcmp(s, "True") == 0 || strcmp(s, "TRUE") == 0;
+  }
+  if (res->roofline && hc_get(r, hc_get(r, hc_get(r, roof, "phases"), "step"), "percent"))
+    HC_CALL(hc_number_at(r, root, "roofline.phases.step.percent", &res->roofline_step_percent));
+
   yaml_node_t *checks = hc_get(r, root, "checks");
   if (checks && checks->type == YAML_MAPPING_NODE) {
     count = (int)(checks->data.mapping.pairs.top - checks->data.mapping.pairs.start);

@@ -165,8 +165,11 @@ typedef struct hc_backend {
   int (*mem_copy)(void *dst, const void *src, size_t bytes);
   /* Optional: the peak flop rate of the device in precision, in flops per second; with tensor_cores
      nonzero, that of the units a tensor-core variant (tensorcore, cublas) uses, the same as without where
-     there are none. how (size bytes) says where the number comes from (a table or a measurement). */
-  int (*peak_flops)(hc_precision precision, int tensor_cores, double *flops_per_s, char *how, size_t size);
+     there are none. how (size bytes) says where the number comes from (a table or a measurement).
+     budget_s: about how many seconds a measured peak may take (the CPU backends measure it; 0: the bench's
+     thorough default of about 0.3 s per instruction set); a peak from a table ignores it. */
+  int (*peak_flops)(hc_precision precision, int tensor_cores, double budget_s, double *flops_per_s, char *how,
+                    size_t size);
   /* Optional (NULL: the host clock after synchronize): device-side timing of the work queued between
      timer_start and timer_stop on the backend's stream (CUDA events); timer_stop waits for that work and
      gives its seconds. */
@@ -176,6 +179,14 @@ typedef struct hc_backend {
      "CUDA runtime 13.0, driver 12.8, 2 devices", for hexcontract --version. Needs no device: one that is
      missing is said in buf, not an error. */
   int (*version)(char *buf, size_t size);
+  /* Optional (NULL: none): opens and closes a named range on a profiler's timeline (NVTX on CUDA, so that an
+     nsys timeline shows the step's phases and kernels), nested like a stack. Near-free when no profiler is
+     attached. name is copied by the profiler. */
+  void (*range_push)(const char *name);
+  void (*range_pop)(void);
+  /* Optional (device backends): w[i] = a x[i] + y[i] for i < n, doubles in the backend's memory, queued on its
+     stream: the nodal interpolant of a step computed where the assembly uses it. */
+  int (*waxpy)(int64_t n, double a, const double *x, const double *y, double *w);
 } hc_backend;
 
 /* Names of every backend hexcontract knows, built or not: "serial", "openmp", "cuda". */

@@ -350,6 +350,7 @@ static void test_roundtrip(void **state) {
       "run.layout=cell-minor",
       "run.deterministic=true",
       "run.progress=0",
+      "run.roofline=false",
       "kernels.enabled=FieldFieldTensor,DataDataScalar",
       "kernels.variant=adaptive",
       "kernels.variants.FieldFieldVector=tensorcore",

@@ -66,6 +66,8 @@ case "$case_name" in
     if grep -q "(differs)" "$work/out/report.md"; then fail "the halo model disagrees with the decomposition"; fi
     ls "$work/out" | grep -q '\.tmp' && fail "temporary files were left behind"
     check_efficiency "$case_name" "$data/$case_name"
+    # These files predate the roofline section: its column says n/a.
+    grep -q "^| 2 | .* | n/a | [0-9]*/[0-9]* passed |$" "$work/out/report.md" || fail "report.md: no n/a roofline for 2 ranks"
     ;;
   mixed)
     cp "$data/weak/run_np1.yaml" "$data/mixed/serial_np2.yaml" "$work/in/"
@@ -115,6 +117,18 @@ case "$case_name" in
       [ -s "$work/out/$f" ] || fail "$f was not written"
     done
     grep -q "^| 2 | " "$work/out/report.md" || fail "report.md has no 2-rank row"
+    # The step's % of roofline of each run (roofline.phases.step.percent) in report.md and report.csv.
+    for np in 1 2; do
+      want=$(sed -n '/^roofline:/,/^[a-z]/p' "$work/out/run_np$np.yaml" | grep -m1 "^    step: " |
+        sed 's/.*percent: \([^,}]*\).*/\1/')
+      [ -n "$want" ] || fail "run_np$np.yaml has no roofline.phases.step.percent"
+      pct=$(awk -v w="$want" 'BEGIN { printf("%.1f%%", w) }')
+      grep -q "^| $np | .* | $pct | [0-9]*/[0-9]* passed |$" "$work/out/report.md" ||
+        fail "report.md: no $pct of roofline for $np ranks"
+      got=$(grep "^\"run_np$np.yaml\"," "$work/out/report.csv" | awk -F, '{ print $NF }')
+      awk -v g="$got" -v w="$want" 'BEGIN { d = g - w; if (d < 0) d = -d; exit (g > 0 && d <= 1e-5 * w) ? 0 : 1 }' ||
+        fail "report.csv: step_roofline_pct $got, the results file says $want"
+    done
     run 0 "Usage: run_scripts/scaling.sh weak\|strong" "$src/run_scripts/scaling.sh" --help
     run 2 "already holds results files" "$src/run_scripts/scaling.sh" weak --ranks 1 --exe "$exe" --out "$work/out"
     ;;

@@ -1,6 +1,8 @@
 // The CUDA backend's device functions: how many devices this process sees, choosing one, naming it
-// (model, PCI bus id, UUID) and its memory, and the versions of the runtime and driver.
+// (model, PCI bus id, UUID) and its memory, and the versions of the runtime and driver; NVTX ranges for the
+// profiler's timeline.
 #include <cuda_runtime.h>
+#include <nvtx3/nvToolsExt.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -100,4 +102,13 @@ extern "C" int hc_cuda_version(char *buf, size_t size) {
   if (driver > 0) snprintf(drv, sizeof(drv), "%d.%d", driver / 1000, driver % 1000 / 10);
   snprintf(buf, size, "CUDA runtime %d.%d, driver %s, %s", runtime / 1000, runtime % 1000 / 10, drv, devices);
   return HC_OK;
+}
+
+// NVTX v3 is header-only: without a tool attached (nsys) each call returns at once.
+extern "C" void hc_cuda_range_push(const char *name) {
+  nvtxRangePushA(name);
+}
+
+extern "C" void hc_cuda_range_pop(void) {
+  nvtxRangePop();
 }

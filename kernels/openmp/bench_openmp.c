@@ -42,8 +42,9 @@ static int hc_fma_run_openmp(hc_isa isa, hc_precision precision, int64_t iters, 
   return HC_OK;
 }
 
-int hc_peak_flops_openmp(hc_precision precision, int tensor_cores, double *flops_per_s, char *how, size_t size) {
-  return hc_host_peak_flops(hc_fma_run_openmp, omp_get_max_threads(), precision, flops_per_s, how, size);
+int hc_peak_flops_openmp(hc_precision precision, int tensor_cores, double budget_s, double *flops_per_s, char *how,
+                         size_t size) {
+  return hc_host_peak_flops(hc_fma_run_openmp, omp_get_max_threads(), precision, budget_s, flops_per_s, how, size);
 }
 
 int hc_openmp_version(char *buf, size_t size) {
