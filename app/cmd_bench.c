@@ -14,6 +14,7 @@
 #include "app/hc_host.h"
 #include "app/hc_bench.h"
 #include "app/hc_timer.h"
+#include "io/hc_path.h"
 #include "kernels/hc_roofline.h"
 
 #if HC_HAVE_OPENMP
@@ -80,7 +81,7 @@ static int hc_bench_parse_kernels(const char *text, int *sel) {
   memset(sel, 0, sizeof(int) * HC_NUM_KERNELS);
   static const char *const families[] = {"DataData", "DataField", "FieldField"};
   char *save = NULL;
-  int any = 0;
+  int any = 0, named[HC_NUM_KERNELS] = {0};
   for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
     hc_kernel k;
     int matched = 0;
@@ -102,7 +103,8 @@ static int hc_bench_parse_kernels(const char *text, int *sel) {
                         "DataField or FieldField, or all)",
                         tok);
       }
-      sel[k] = 1;
+      HC_CHECK(!named[k], HC_ERR_INPUT, "option --kernel: %s is named twice in '%s'; name each kernel once", tok, text);
+      sel[k] = named[k] = 1;
     }
     any = 1;
   }
@@ -115,7 +117,7 @@ static int hc_bench_parse_variants(const char *text, int *sel) {
   snprintf(buf, sizeof(buf), "%s", text);
   memset(sel, 0, sizeof(int) * HC_NUM_VARIANTS);
   char *save = NULL;
-  int any = 0;
+  int any = 0, named[HC_NUM_VARIANTS] = {0};
   for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
     if (strcmp(tok, "all") == 0) {
       for (int i = 0; i < HC_NUM_VARIANTS; i++) sel[i] = 1;
@@ -128,7 +130,9 @@ static int hc_bench_parse_variants(const char *text, int *sel) {
                         "cublas or all)",
                         tok);
       }
-      sel[v] = 1;
+      HC_CHECK(!named[v], HC_ERR_INPUT, "option --variant: %s is named twice in '%s'; name each variant once", tok,
+               text);
+      sel[v] = named[v] = 1;
     }
     any = 1;
   }
@@ -858,14 +862,19 @@ static void hc_bench_cpu_name(const hc_backend *b, char *buf, size_t n) {
   snprintf(buf, n, "%s, %d thread%s", model, threads, threads == 1 ? "" : "s");
 }
 
-static int hc_bench_mkdir(const char *dir) {
-  struct stat st;
-  if (stat(dir, &st) == 0) {
-    HC_CHECK(S_ISDIR(st.st_mode), HC_ERR_INPUT, "option --out: '%s' exists and is not a directory", dir);
-    return HC_OK;
+/* The output directory, created when missing, and the files the bench writes there: checked before any
+   work, so that an unwritable directory or a FIFO among them is found before the cases run. */
+static int hc_bench_check_out(const char *dir) {
+  static const char *const files[] = {"bench.yaml", "bench.csv", "roofline.dat", "roofline.gp", "roofline.png"};
+  char why[1024], path[4096];
+  int err = hc_path_check_dir(dir, 1);
+  for (size_t i = 0; !err && i < sizeof(files) / sizeof(*files); i++) {
+    snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+    err = hc_path_check_output(path, 0);
   }
-  HC_CHECK(mkdir(dir, 0777) == 0, HC_ERR_INPUT, "option --out: cannot create directory '%s': %s", dir, strerror(errno));
-  return HC_OK;
+  if (!err) return HC_OK;
+  snprintf(why, sizeof(why), "%s", hc_error_message());
+  return HC_ERROR(err, "option --out %s: %s", dir, why);
 }
 
 static int hc_bench_run(hc_bench *bench) {
@@ -888,7 +897,7 @@ static int hc_bench_run(hc_bench *bench) {
   } else {
     hc_bench_cpu_name(b, bench->device, sizeof(bench->device));
   }
-  HC_CALL(hc_bench_mkdir(bench->opt.out));
+  HC_CALL(hc_bench_check_out(bench->opt.out));
   hc_bench_budget(bench);
   HC_CALL(hc_bench_plan(bench, &pool_bytes, &max_out));
 

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "io/hc_path.h"
 #include "mesh/hc_mesh.h"
 #include "mesh/hc_mpi.h"
 
@@ -522,16 +523,21 @@ static int hc_deck_read_kernels(const hc_deck_ctx *ctx, const yaml_node_t *node,
     return hc_deck_fail_expect(ctx, node, info->name, info->expect);
   }
   bool seen[HC_NUM_KERNELS] = {false};
+  int first[HC_NUM_KERNELS] = {0};
   for (int i = 0; i < n; i++) {
     int k = 0;
     char item_key[64];
     snprintf(item_key, sizeof(item_key), node->type == YAML_SEQUENCE_NODE ? "%s[%d]" : "%s", info->name, i);
     HC_CALL(hc_deck_read_choice(ctx, items[i], item_key, info->item_expect, hc_deck_kernel_choice, &k));
     if (seen[k]) {
-      return hc_deck_fail(ctx, items[i]->start_mark, "%s must list each kernel once, got %s twice", info->name,
-                          hc_kernel_name((hc_kernel)k));
+      const yaml_node_t *f = items[first[k]];
+      return hc_deck_fail(ctx, items[i]->start_mark,
+                          "%s must list each kernel once, got %s twice (%s, and %s[%d] at line %d, column %d)",
+                          info->name, hc_kernel_name((hc_kernel)k), item_key, info->name, first[k],
+                          (int)f->start_mark.line + 1, (int)f->start_mark.column + 1);
     }
     seen[k] = true;
+    first[k] = i;
   }
   memcpy(enabled, seen, sizeof(seen));
   return HC_OK;
@@ -837,8 +843,8 @@ int hc_deck_parse_file(const char *path, hc_deck *deck) {
   int ierr = HC_OK;
   char *text = NULL;
   size_t len = 0;
-  FILE *f = fopen(path, "rb");
-  HC_CHECK(f, HC_ERR_INPUT, "%s: cannot open the deck: %s", path, strerror(errno));
+  FILE *f = NULL;
+  HC_CALL(hc_path_open_read(path, "the deck", &f));
   text = malloc(HC_DECK_FILE_MAX + 1);
   HC_CHECK_GOTO(text, HC_ERR_RESOURCE, cleanup, "%s: out of memory reading the deck", path);
   len = fread(text, 1, HC_DECK_FILE_MAX + 1, f);
