@@ -129,6 +129,38 @@ static int hc_run_check_outputs(const hc_deck *deck, const hc_run_config *cfg) {
   return HC_OK;
 }
 
+/* Float runs hold cell volumes (w|J| ~ h^3) and box volumes (the checks' sums) in single precision: both
+   must stay well inside its normal range, 1.2e-38 to 3.4e38. (The deck's ranges keep double runs inside
+   theirs.) */
+#define HC_RUN_FLOAT_MIN_VOLUME 1e-30
+#define HC_RUN_FLOAT_MAX_VOLUME 1e30
+
+static int hc_run_check_scale(const hc_deck *deck, const hc_run_config *cfg, int nranks) {
+  if (cfg->precision != HC_FLOAT) return HC_OK;
+  int grid[3];
+  HC_CALL(hc_partition_grid(nranks, cfg->mesh.sizing, cfg->mesh.cells, grid));
+  double h[3], cell = 1.0, box = 1.0;
+  for (int d = 0; d < 3; d++) {
+    h[d] = cfg->mesh.length[d] / (double)cfg->mesh.cells[d];
+    cell *= h[d];
+    box *= cfg->mesh.length[d] * (cfg->mesh.sizing == HC_SIZING_PER_RANK ? grid[d] : 1);
+  }
+  if (cell < HC_RUN_FLOAT_MIN_VOLUME) {
+    return HC_DECK_ERROR(deck, "mesh.length", HC_ERR_INPUT,
+                         "cells of %.3g x %.3g x %.3g have a volume of %.3g, below the %.0e that float precision "
+                         "holds with its accuracy (its numbers end near 1.2e-38): use longer lengths, fewer cells or "
+                         "run.precision: double",
+                         h[0], h[1], h[2], cell, HC_RUN_FLOAT_MIN_VOLUME);
+  }
+  if (box > HC_RUN_FLOAT_MAX_VOLUME) {
+    return HC_DECK_ERROR(deck, "mesh.length", HC_ERR_INPUT,
+                         "the box's volume %.3g is above the %.0e that float precision holds (its numbers end near "
+                         "3.4e38): use shorter lengths or run.precision: double",
+                         box, HC_RUN_FLOAT_MAX_VOLUME);
+  }
+  return HC_OK;
+}
+
 /* The variants the deck asks for, checked against a host backend (which runs every shape with its one
    algorithm): an unsupported one names the key that chose it. Device backends check at set-up. */
 static int hc_run_check_variants(const hc_deck *deck, const hc_run_config *cfg, const hc_backend *be) {
@@ -226,6 +258,7 @@ static int hc_run_precheck(MPI_Comm comm, const hc_deck *deck, const hc_run_conf
                             floor(cbrt(fit)), floor(cbrt(fit)));
       }
     }
+    if (!err) err = hc_run_check_scale(deck, cfg, nranks);
     if (!err) err = hc_run_check_variants(deck, cfg, be);
     if (!err) err = hc_run_check_outputs(deck, cfg);
     if (err) snprintf(msg, sizeof(msg), "%s", hc_error_message());

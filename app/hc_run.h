@@ -60,6 +60,7 @@ typedef struct {
   double value, expected, tolerance; /* |value - expected| <= tolerance passes */
   int passed;
   int evaluations, failures; /* over the run */
+  char hint[256];            /* when it failed: a likely cause in the deck, e.g. too few quadrature points */
 } hc_check;
 
 #define HC_MAX_CHECKS 24

@@ -204,6 +204,7 @@ void hc_results_print_summary(const hc_deck *deck, const hc_run *run, const hc_r
       printf("  %-28s %-6s value %-24.17g expected %-10.6g tolerance %-10.3g (%d of %d passed)\n", c->name,
              c->failures ? "FAILED" : "ok", c->value, c->expected, c->tolerance, c->evaluations - c->failures,
              c->evaluations);
+      if (c->failures && c->hint[0]) printf("  %-28s hint: %s\n", "", c->hint);
     }
   }
   char path[HC_DECK_PATH_MAX + HC_DECK_NAME_MAX + 2];
@@ -337,6 +338,7 @@ static int hc_results_body(hc_yaml_writer *w, const hc_deck *deck, const hc_run 
     HC_CALL(hc_yaml_writer_int64(w, "step", c->step));
     HC_CALL(hc_yaml_writer_int64(w, "evaluations", c->evaluations));
     HC_CALL(hc_yaml_writer_int64(w, "failures", c->failures));
+    if (c->failures && c->hint[0]) HC_CALL(hc_yaml_writer_string(w, "hint", c->hint));
     HC_CALL(hc_yaml_writer_end_mapping(w));
   }
   HC_CALL(hc_yaml_writer_end_mapping(w));

@@ -372,6 +372,20 @@ static void hc_run_check(hc_run *run, const char *name, const char *what, int st
   ch->failures += !passed;
 }
 
+/* After a failed check that Gauss quadrature with q points per direction integrates exactly only from
+   q_needed on: says so in the check's hint, since the deck's mesh.quadrature is then the likely cause. */
+static void hc_run_check_quadrature(hc_run *run, const char *name, int q_needed, const char *why) {
+  const int q = run->basis->q;
+  for (int i = 0; i < run->nchecks; i++) {
+    hc_check *ch = &run->checks[i];
+    if (strcmp(ch->name, name) || !ch->failures || q >= q_needed) continue;
+    snprintf(ch->hint, sizeof(ch->hint),
+             "mesh.quadrature gives q = %d points per direction, below the %d this check needs at order %d (%s): set "
+             "mesh.quadrature to 0 (q = order + 1) or at least %d",
+             q, q_needed, run->mesh->order, why, q_needed);
+  }
+}
+
 /* Writes one array of kernel k (backend memory, k's layout) for the first n cells as a cell-major .npy. */
 static int hc_run_dump_array(const hc_run *run, const hc_contract *k, hc_array which, const void *d_a, int64_t n,
                              const char *path) {
@@ -625,6 +639,7 @@ static int hc_run_checks(hc_run *run, int step) {
   const double V = m->length[0] * m->length[1] * m->length[2];
   const double Ncells = (double)m->num_global_cells;
   const int L = m->nodes_per_cell, P = run->basis->P;
+  const int deformed = run->cfg.mesh.jitter > 0 || run->cfg.shear_amplitude > 0; /* cells not parallelepipeds */
   hc_celldata_desc desc;
   hc_run_desc(run, run->d_X0, m->C, run->t, &desc);
   size_t s = hc_precision_size(prec);
@@ -659,6 +674,7 @@ static int hc_run_checks(hc_run *run, int step) {
     HC_CALL(hc_acc_allreduce(run, acc, 2, v));
     hc_run_check(run, "volume", "global sum of DataDataScalar with f = g = 1 against LX*LY*LZ", step, v[0], V,
                  hc_run_tol(run, P, Ncells, v[1]));
+    hc_run_check_quadrature(run, "volume", deformed ? 2 : 1, "det J of a deformed trilinear cell has degree 2");
     desc.data.mode = HC_DATA_SMOOTH;
   }
   if (run->cfg.enabled[HC_FIELDFIELD_SCALAR]) {
@@ -675,6 +691,7 @@ static int hc_run_checks(hc_run *run, int step) {
     HC_CALL(hc_acc_allreduce(run, acc, 2, v));
     hc_run_check(run, "mass_sum", "sum of all mass-matrix entries against LX*LY*LZ", step, v[0], V,
                  hc_run_tol(run, P, Ncells * L * L, v[1]));
+    hc_run_check_quadrature(run, "mass_sum", deformed ? 2 : 1, "det J of a deformed trilinear cell has degree 2");
   }
 
   /* 2. Zero row sums of FieldFieldVector/Tensor (over r) and DataFieldVector/Tensor (over l). */
@@ -751,10 +768,11 @@ static int hc_run_checks(hc_run *run, int step) {
     HC_CALL(err);
     HC_CALL(hc_acc_allreduce(run, acc, 2, v));
     double exact = 1.0;
-    for (int d = 0; d < 3; d++) exact *= pow(m->length[d], deg[d] + 1) / (deg[d] + 1);
+    for (int d = 0; d < 3; d++) exact *= m->length[d] / (deg[d] + 1);
     char what[128];
-    snprintf(what, sizeof(what), "load vector of f = x^%d y^%d z^%d on the undeformed mesh against its integral",
-             deg[0], deg[1], deg[2]);
+    snprintf(what, sizeof(what),
+             "load vector of f = (x/LX)^%d (y/LY)^%d (z/LZ)^%d on the undeformed mesh against its integral", deg[0],
+             deg[1], deg[2]);
     hc_run_check(run, "exactness", what, step, v[0], exact, hc_run_tol(run, P, Ncells * L, v[1]));
   }
 
@@ -787,6 +805,9 @@ static int hc_run_checks(hc_run *run, int step) {
     if (global_ratio >= 0) {
       hc_run_check(run, "patch_test", "largest |(K u)_n| at interior nodes for a linear u, against 0", step, w[0], 0.0,
                    4.0 * hc_run_tol(run, (double)hc_contract_K(k) + 8.0 * L, 1, w[1]));
+      /* grad phi_l . adj(J) c has degree p + 1 per direction on a trilinear cell: 2q - 1 >= p + 1. */
+      hc_run_check_quadrature(run, "patch_test", (m->order + 3) / 2,
+                              "grad phi w|J| of a trilinear cell has degree order + 1");
     }
   }
 
