@@ -20,10 +20,10 @@ extern "C" {
 
 #define HC_PI 3.14159265358979323846
 
-/* A cell whose det J at some point is at most HC_DET_RTOL * |J_1| |J_2| |J_3|, the lengths of the columns
-   of J at the cell's centre (half its mean edge vector in each reference direction), is inverted or
-   degenerate. The ratio is at most 1 (Hadamard's inequality), 1 for any undeformed box however long or
-   thin, and the same at every scale and aspect ratio: only the cell's shape decides. */
+/* A cell whose det J at some point is at most HC_DET_RTOL * (dx/2)(dy/2)(dz/2), with dx, dy, dz the
+   extents of the cell's bounding box in x, y and z, is inverted or degenerate. The ratio is at most 6
+   and exactly 1 for an undeformed box, however long or thin: stretching a cell along an axis scales its
+   det J and that extent alike, so only the cell's shape decides, not its size or aspect ratio. */
 #define HC_DET_RTOL 1e-10
 
 /* The time-dependent shear of SPEC.md section 2, applied to each vertex:
@@ -139,14 +139,18 @@ HC_HOST_DEVICE static inline void hc_pw_inv3(const double J[3][3], double det, d
   Jinv[2][2] = (J[0][0] * J[1][1] - J[0][1] * J[1][0]) * r;
 }
 
-/* The smallest det J a valid cell may have: HC_DET_RTOL times the product of the cell's sizes in its
-   three reference directions, the column lengths of J at the centre. */
+/* The smallest det J a valid cell may have: HC_DET_RTOL times the product of the half-extents of its
+   bounding box in x, y and z (det J of the undeformed box). */
 HC_HOST_DEVICE static inline double hc_pw_det_floor(const double xv[8][3]) {
-  const double centre[3] = {0.0, 0.0, 0.0};
-  double x[3], J[3][3], floor = HC_DET_RTOL;
-  hc_pw_trilinear(xv, centre, x, J);
-  for (int k = 0; k < 3; k++) floor *= sqrt(J[0][k] * J[0][k] + J[1][k] * J[1][k] + J[2][k] * J[2][k]);
-  return floor;
+  double lo[3], hi[3];
+  for (int i = 0; i < 3; i++) lo[i] = hi[i] = xv[0][i];
+  for (int v = 1; v < 8; v++) {
+    for (int i = 0; i < 3; i++) {
+      lo[i] = fmin(lo[i], xv[v][i]);
+      hi[i] = fmax(hi[i], xv[v][i]);
+    }
+  }
+  return HC_DET_RTOL * (0.5 * (hi[0] - lo[0])) * (0.5 * (hi[1] - lo[1])) * (0.5 * (hi[2] - lo[2]));
 }
 
 /* Geometry at reference point xi with quadrature weight w. Returns 0 when det J is at most

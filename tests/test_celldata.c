@@ -326,14 +326,14 @@ static void test_thin_cells(void **state) {
       fail_msg("box %g x %g x %g: %s", sizes[i][0], sizes[i][1], sizes[i][2], hc_error_message());
     assert_true(fabs(vol[0] + vol[1] - sizes[i][0] * sizes[i][1] * sizes[i][2]) <
                 1e-12 * sizes[i][0] * sizes[i][1] * sizes[i][2]);
-    /* cell 1's top face slid along x by 1e3 times the cell's height: a skewed but valid cell; by 1e11
-       times, a sliver whose det J is 1e-11 of its edges' product: degenerate */
-    const double h = sizes[i][2];
+    /* cell 1's top face slid along x by 1e3 times the cell's length in x: a skewed but valid cell; by
+       1e11 times, a sliver whose det J is 1e-11 of its bounding box's: degenerate */
+    const double w = sizes[i][0] / 2;
     double x_top[4];
     for (int v = 4; v < 8; v++) x_top[v - 4] = m.X0[24 * 1 + 3 * v];
-    for (int v = 4; v < 8; v++) m.X0[24 * 1 + 3 * v] = x_top[v - 4] + 1e3 * h;
+    for (int v = 4; v < 8; v++) m.X0[24 * 1 + 3 * v] = x_top[v - 4] + 1e3 * w;
     assert_int_equal(hc_celldata_volumes(&desc, vol), HC_OK);
-    for (int v = 4; v < 8; v++) m.X0[24 * 1 + 3 * v] = x_top[v - 4] + 1e11 * h;
+    for (int v = 4; v < 8; v++) m.X0[24 * 1 + 3 * v] = x_top[v - 4] + 1e11 * w;
     assert_int_equal(hc_celldata_volumes(&desc, vol), HC_ERR_INPUT);
     assert_non_null(strstr(hc_error_message(), "cell 1 is inverted or degenerate"));
     box_free(&m);
