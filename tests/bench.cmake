@@ -41,3 +41,9 @@ if(NOT HC_HAVE_CUDA)
   hc_add_test(bench_cuda_not_built COMMAND ${HC_BENCH_EXPECT} 2 "not built into this binary" -- ${HC_BENCH_EXE} bench
               --backend cuda LABELS app)
 endif()
+# A kernel or variant named twice in a list is refused, naming it.
+hc_add_test(bench_repeated_kernel COMMAND ${HC_BENCH_EXPECT} 2
+            "option --kernel: FieldFieldTensor is named twice in 'FieldFieldTensor,DataData,FieldFieldTensor'" --
+            ${HC_BENCH_EXE} bench --backend serial --kernel FieldFieldTensor,DataData,FieldFieldTensor LABELS app)
+hc_add_test(bench_repeated_variant COMMAND ${HC_BENCH_EXPECT} 2 "option --variant: auto is named twice" --
+            ${HC_BENCH_EXE} bench --backend serial --variant auto,flat,auto LABELS app)
