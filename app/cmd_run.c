@@ -63,6 +63,15 @@ static void hc_config_from_deck(const hc_deck *deck, hc_run_config *cfg) {
   for (int k = 0; k < HC_NUM_KERNELS; k++) {
     cfg->enabled[k] = deck->kernels.enabled[k];
     cfg->variant[k] = hc_deck_variant(deck, (hc_kernel)k);
+    char key[96];
+    if (deck->kernels.variants[k] != HC_DECK_VARIANT_INHERIT) {
+      snprintf(key, sizeof(key), "kernels.variants.%s", hc_kernel_name((hc_kernel)k));
+    } else {
+      snprintf(key, sizeof(key), "kernels.variant");
+    }
+    if (hc_deck_where(deck, key, cfg->variant_where[k], sizeof(cfg->variant_where[k]))) hc_error_clear();
+    if (!strcmp(cfg->variant_where[k], "default"))
+      snprintf(cfg->variant_where[k], sizeof(cfg->variant_where[k]), "default %s", key);
   }
   cfg->checks = deck->checks.enabled;
   cfg->check_every = deck->checks.every;

@@ -139,7 +139,14 @@ static int hc_run_setup(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
   for (int kid = 0; kid < HC_NUM_KERNELS; kid++) {
     hc_run_contract_of(run, (hc_kernel)kid, &run->k[kid]);
     if (!cfg->enabled[kid]) continue;
-    HC_CALL(be->supports(&run->k[kid]));
+    /* A variant the backend lacks for this shape: say where it was chosen (host backends are checked
+       before the run; a device's variants depend on the device). */
+    int unsupported = be->supports(&run->k[kid]);
+    if (unsupported) {
+      char why[1024];
+      snprintf(why, sizeof(why), "%s", hc_error_message());
+      return HC_ERROR(unsupported, "%s: %s", cfg->variant_where[kid][0] ? cfg->variant_where[kid] : "default", why);
+    }
     size_t in =
         (size_t)(hc_contract_numel(&run->k[kid], HC_ARRAY_LEFT) + hc_contract_numel(&run->k[kid], HC_ARRAY_RIGHT));
     if (in > in_max) in_max = in;
