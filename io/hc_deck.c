@@ -130,7 +130,7 @@ static const hc_deck_key_info hc_deck_keys[HC_DECK_NUM_KEYS] = {
     [HC_DECK_CHECKS_SAMPLES] = {"checks.samples", HC_DECK_INT, HC_FIELD(checks, samples), 0, INT_MAX, 0, 0, NULL,
                                 "an integer 0..2147483647", NULL},
     [HC_DECK_CHECKS_TOLERANCE_FACTOR] = {"checks.tolerance_factor", HC_DECK_DOUBLE, HC_FIELD(checks, tolerance_factor),
-                                         0, HUGE_VAL, 1, 0, NULL, "a number > 0", NULL},
+                                         0, 1e12, 1, 0, NULL, "a number > 0 and <= 1e12", NULL},
     [HC_DECK_OUTPUT_DIR] = {"output.dir", HC_DECK_STRING, HC_FIELD(output, dir), 0, 0, 0, 0, NULL,
                             "a directory name (non-empty, under 1024 bytes)", NULL},
     [HC_DECK_OUTPUT_RESULTS] = {"output.results", HC_DECK_STRING, HC_FIELD(output, results), 0, 0, 0, 0, NULL,

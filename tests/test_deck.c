@@ -211,6 +211,7 @@ static void test_set_errors(void **state) {
       {"run.steps=0x10", "got 0x10"},
       {"run.warmup=-1", "run.warmup must be an integer 0..2147483647, got -1"},
       {"checks.samples=2147483648", "checks.samples must be an integer 0..2147483647"},
+      {"checks.tolerance_factor=1e300", "checks.tolerance_factor must be a number > 0 and <= 1e12, got 1e300"},
       {"mesh.seed=-1", "mesh.seed must be an integer 0..9223372036854775807, got -1"},
       {"mesh.seed=9223372036854775808", "mesh.seed must be an integer 0..9223372036854775807"},
       {"gpu.device_ids=1,2147483648", "gpu.device_ids[1] must be a device number 0..2147483647"},
@@ -220,7 +221,9 @@ static void test_set_errors(void **state) {
       {"mesh.cells=!!seq [1, 2, 3]", "YAML tags are not accepted, got !!seq"},
       {"kernels.variants=!m {}", "YAML tags are not accepted, got !m"},
       {"mesh.cells=[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]", "nested more than 32 deep"},
-      {"output.dir=a\xef\xbb\xbf" "b", "byte-order mark"},
+      {"output.dir=a\xef\xbb\xbf"
+       "b",
+       "byte-order mark"},
       /* A repeated kernel is named, with where it was first listed. */
       {"kernels.enabled=FieldFieldScalar,DataDataScalar,FieldFieldScalar",
        "FieldFieldScalar twice (kernels.enabled[2], and kernels.enabled[0]"},
