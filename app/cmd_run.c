@@ -171,8 +171,9 @@ static int hc_run_check_scale(const hc_deck *deck, const hc_run_config *cfg, int
 }
 
 /* The variants the deck asks for, checked against a host backend (which runs every shape with its one
-   algorithm): an unsupported one names the key that chose it. Device backends check at set-up. */
-static int hc_run_check_variants(const hc_deck *deck, const hc_run_config *cfg, const hc_backend *be) {
+   algorithm): an unsupported one names where it was set (cfg->variant_where). Device backends check at
+   set-up, where their device is known. */
+static int hc_run_check_variants(const hc_run_config *cfg, const hc_backend *be) {
   if (be->is_device) return HC_OK;
   for (int kid = 0; kid < HC_NUM_KERNELS; kid++) {
     if (!cfg->enabled[kid]) continue;
@@ -190,13 +191,9 @@ static int hc_run_check_variants(const hc_deck *deck, const hc_run_config *cfg, 
     k.variant = cfg->variant[kid];
     int err = be->supports(&k);
     if (err == HC_ERR_UNSUPPORTED) {
-      char key[96];
-      if (deck->kernels.variants[kid] != HC_DECK_VARIANT_INHERIT) {
-        snprintf(key, sizeof(key), "kernels.variants.%s", hc_kernel_name((hc_kernel)kid));
-      } else {
-        snprintf(key, sizeof(key), "kernels.variant");
-      }
-      return hc_run_key_error(deck, key, HC_ERR_INPUT, "");
+      char why[1024];
+      snprintf(why, sizeof(why), "%s", hc_error_message());
+      return HC_ERROR(HC_ERR_INPUT, "%s: %s", cfg->variant_where[kid], why);
     }
     HC_CALL(err);
   }
@@ -268,7 +265,7 @@ static int hc_run_precheck(MPI_Comm comm, const hc_deck *deck, const hc_run_conf
       }
     }
     if (!err) err = hc_run_check_scale(deck, cfg, nranks);
-    if (!err) err = hc_run_check_variants(deck, cfg, be);
+    if (!err) err = hc_run_check_variants(cfg, be);
     if (!err) err = hc_run_check_outputs(deck, cfg);
     if (err) snprintf(msg, sizeof(msg), "%s", hc_error_message());
   }
