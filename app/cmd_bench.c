@@ -15,6 +15,7 @@
 #include "app/hc_bench.h"
 #include "app/hc_measure.h"
 #include "app/hc_timer.h"
+#include "io/hc_path.h"
 #include "kernels/hc_roofline.h"
 
 #if HC_HAVE_OPENMP
@@ -81,7 +82,7 @@ static int hc_bench_parse_kernels(const char *text, int *sel) {
   memset(sel, 0, sizeof(int) * HC_NUM_KERNELS);
   static const char *const families[] = {"DataData", "DataField", "FieldField"};
   char *save = NULL;
-  int any = 0;
+  int any = 0, named[HC_NUM_KERNELS] = {0};
   for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
     hc_kernel k;
     int matched = 0;
@@ -103,7 +104,8 @@ static int hc_bench_parse_kernels(const char *text, int *sel) {
                         "DataField or FieldField, or all)",
                         tok);
       }
-      sel[k] = 1;
+      HC_CHECK(!named[k], HC_ERR_INPUT, "option --kernel: %s is named twice in '%s'; name each kernel once", tok, text);
+      sel[k] = named[k] = 1;
     }
     any = 1;
   }
@@ -116,7 +118,7 @@ static int hc_bench_parse_variants(const char *text, int *sel) {
   snprintf(buf, sizeof(buf), "%s", text);
   memset(sel, 0, sizeof(int) * HC_NUM_VARIANTS);
   char *save = NULL;
-  int any = 0;
+  int any = 0, named[HC_NUM_VARIANTS] = {0};
   for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
     if (strcmp(tok, "all") == 0) {
       for (int i = 0; i < HC_NUM_VARIANTS; i++) sel[i] = 1;
@@ -129,7 +131,9 @@ static int hc_bench_parse_variants(const char *text, int *sel) {
                         "cublas or all)",
                         tok);
       }
-      sel[v] = 1;
+      HC_CHECK(!named[v], HC_ERR_INPUT, "option --variant: %s is named twice in '%s'; name each variant once", tok,
+               text);
+      sel[v] = named[v] = 1;
     }
     any = 1;
   }
@@ -911,6 +915,21 @@ static void hc_bench_flag(hc_bench *bench) {
   }
 }
 
+/* The output directory, created when missing, and the files the bench writes there: checked before any
+   work, so that an unwritable directory or a FIFO among them is found before the cases run. */
+static int hc_bench_check_out(const char *dir) {
+  static const char *const files[] = {"bench.yaml", "bench.csv", "roofline.dat", "roofline.gp", "roofline.png"};
+  char why[1024], path[4096];
+  int err = hc_path_check_dir(dir, 1);
+  for (size_t i = 0; !err && i < sizeof(files) / sizeof(*files); i++) {
+    snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+    err = hc_path_check_output(path, 0);
+  }
+  if (!err) return HC_OK;
+  snprintf(why, sizeof(why), "%s", hc_error_message());
+  return HC_ERROR(err, "option --out %s: %s", dir, why);
+}
+
 static int hc_bench_run(hc_bench *bench) {
   int ierr = HC_OK;
   const hc_backend *b = bench->b;
@@ -931,7 +950,7 @@ static int hc_bench_run(hc_bench *bench) {
   } else {
     hc_bench_cpu_name(b, bench->device, sizeof(bench->device));
   }
-  HC_CALL(hc_app_output_dir("--out", bench->opt.out));
+  HC_CALL(hc_bench_check_out(bench->opt.out));
   hc_bench_budget(bench);
   HC_CALL(hc_bench_plan(bench, &pool_bytes, &max_out));
   HC_CALL(hc_bench_find_lacked(bench));

@@ -10,6 +10,7 @@
 #include "app/hc_measure.h"
 #include "kernels/hc_transfer.h"
 #include "io/hc_npy.h"
+#include "io/hc_path.h"
 
 static void hc_contract_usage(FILE *out) {
   fprintf(out,
@@ -149,6 +150,16 @@ int hc_cmd_contract(int argc, char **argv) {
   HC_CALL(hc_variant_from_name(o.variant, &variant));
   HC_CALL(hc_layout_from_name(o.layout, &layout));
   HC_CALL(hc_backend_find(o.backend, &backend));
+  /* The output, before any work: a new or regular file in a writable directory, and not an input. */
+  if (hc_path_check_output(o.out, 0)) {
+    char why[1024];
+    snprintf(why, sizeof(why), "%s", hc_error_message());
+    return HC_ERROR(HC_ERR_INPUT, "option --out %s: %s", o.out, why);
+  }
+  HC_CHECK(!hc_path_same_file(o.out, o.left, 1) && !hc_path_same_file(o.out, o.right, 1), HC_ERR_INPUT,
+           "option --out %s: it is also an input (--left %s, --right %s); writing it would replace that input: name "
+           "another file",
+           o.out, o.left, o.right);
 
   HC_CALL_GOTO(hc_npy_read(o.left, &left), cleanup);
   HC_CALL_GOTO(hc_npy_read(o.right, &right), cleanup);

@@ -16,6 +16,7 @@
 #include "app/hc_report.h"
 #include "hc_config.h"
 #include "io/hc_atomic_file.h"
+#include "io/hc_path.h"
 #include "io/hc_results_read.h"
 
 /* The phases of a step in the order of the breakdown; "other" is the step less their sum. */
@@ -178,7 +179,7 @@ static int hc_report_check_sweep(hc_report *rep) {
              b->ranks, b->ranks == 1 ? "" : "s", rep->runs[i - 1].f->path, b->path, rep->dir);
   }
 
-  const char *s = "";
+  const char *s = NULL;
   HC_CALL(hc_deck_value(a, "mesh.sizing", &s));
   HC_CHECK(hc_sizing_from_name(s, &rep->sizing) == HC_OK, HC_ERR_INPUT, "%s: unknown mesh.sizing '%s'", a->path, s);
   HC_CALL(hc_deck_value(a, "mesh.cells", &s));
@@ -752,7 +753,7 @@ static void hc_report_plot(hc_report *rep) {
   fflush(NULL);
   pid_t pid = fork();
   if (pid == 0) {
-    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK | O_NOFOLLOW, 0666);
     if (fd >= 0) {
       dup2(fd, STDOUT_FILENO);
       dup2(fd, STDERR_FILENO);
@@ -783,6 +784,22 @@ static void hc_report_plot(hc_report *rep) {
   struct stat st;
   if (stat(log, &st) == 0 && st.st_size == 0) unlink(log);
   rep->plots = 1;
+}
+
+/* The output directory and every file the report writes there, checked before the results are read: an
+   unwritable directory, or a FIFO or link in place of a file, is refused now, not after the work. */
+static int hc_report_check_out(const hc_report *rep, int given) {
+  static const char *const files[] = {"report.md",     "report.csv",     "report.dat", "report.gp",
+                                      "report.gp.log", "efficiency.png", "phases.png", "throughput.png"};
+  char why[1024], path[8192];
+  int err = hc_path_check_dir(rep->out, 0);
+  for (size_t i = 0; !err && i < sizeof(files) / sizeof(*files); i++) {
+    snprintf(path, sizeof(path), "%s/%s", rep->out, files[i]);
+    err = hc_path_check_output(path, 0);
+  }
+  if (!err) return HC_OK;
+  snprintf(why, sizeof(why), "%s", hc_error_message());
+  return HC_ERROR(err, "%s %s: %s", given ? "--out" : "report directory", rep->out, why);
 }
 
 static void hc_report_print(const hc_report *rep) {
@@ -831,6 +848,10 @@ int hc_cmd_report(int argc, char **argv) {
   while (len > 1 && rep.dir[len - 1] == '/') rep.dir[--len] = '\0';
   len = strlen(rep.out);
   while (len > 1 && rep.out[len - 1] == '/') rep.out[--len] = '\0';
+  /* An existing output directory is checked now; a missing --out is created once the sweep is accepted.
+     A missing DIR is reported by the load, which names what it needs. */
+  if (access(rep.out, F_OK) == 0) HC_CALL(hc_report_check_out(&rep, out != NULL));
+
   HC_CALL_GOTO(hc_report_load(&rep), cleanup);
   HC_CALL_GOTO(hc_report_check_sweep(&rep), cleanup);
   /* Made once the sweep is known good, so that a refused one leaves nothing behind. */

@@ -14,6 +14,7 @@
 #include "app/hc_signal.h"
 #include "hc_config.h"
 #include "io/hc_deck.h"
+#include "io/hc_path.h"
 
 static void hc_run_usage(FILE *out) {
   fprintf(out,
@@ -66,6 +67,15 @@ static void hc_config_from_deck(const hc_deck *deck, hc_run_config *cfg) {
   for (int k = 0; k < HC_NUM_KERNELS; k++) {
     cfg->enabled[k] = deck->kernels.enabled[k];
     cfg->variant[k] = hc_deck_variant(deck, (hc_kernel)k);
+    char key[96];
+    if (deck->kernels.variants[k] != HC_DECK_VARIANT_INHERIT) {
+      snprintf(key, sizeof(key), "kernels.variants.%s", hc_kernel_name((hc_kernel)k));
+    } else {
+      snprintf(key, sizeof(key), "kernels.variant");
+    }
+    if (hc_deck_where(deck, key, cfg->variant_where[k], sizeof(cfg->variant_where[k]))) hc_error_clear();
+    if (!strcmp(cfg->variant_where[k], "default"))
+      snprintf(cfg->variant_where[k], sizeof(cfg->variant_where[k]), "default %s", key);
   }
   cfg->checks = deck->checks.enabled;
   cfg->check_every = deck->checks.every;
@@ -77,6 +87,121 @@ static void hc_config_from_deck(const hc_deck *deck, hc_run_config *cfg) {
   cfg->gpu_binding = deck->gpu.binding == HC_DECK_BINDING_NODE_LOCAL;
   cfg->num_device_ids = deck->gpu.num_device_ids;
   for (int i = 0; i < deck->gpu.num_device_ids && i < 64; i++) cfg->device_ids[i] = deck->gpu.device_ids[i];
+}
+
+/* Copies the last error's message and raises it again as an error of deck key (HC_DECK_ERROR). */
+static int hc_run_key_error(const hc_deck *deck, const char *key, int err, const char *what) {
+  char why[1024];
+  snprintf(why, sizeof(why), "%s", hc_error_message());
+  return HC_DECK_ERROR(deck, key, err, "%s%s%s", what, what[0] ? ": " : "", why);
+}
+
+/* Every file the run writes, checked before any work (rank 0): output.dir (created when missing), the
+   results file, output.csv and the --dump arrays must be new or regular files in writable directories,
+   and no two of them, nor the deck, may be the same file. */
+static int hc_run_check_outputs(const hc_deck *deck, const hc_run_config *cfg) {
+  enum { HC_RUN_MAX_OUTPUTS = 2 + 3 * HC_NUM_KERNELS };
+  static char paths[HC_RUN_MAX_OUTPUTS][HC_DECK_PATH_MAX + HC_DECK_NAME_MAX + 64];
+  const char *keys[HC_RUN_MAX_OUTPUTS], *labels[HC_RUN_MAX_OUTPUTS];
+  int n = 0;
+  int err = hc_path_check_dir(deck->output.dir, 1);
+  if (err) return hc_run_key_error(deck, "output.dir", err, "");
+  /* The --dump files first: a collision is reported at the later file's key, output.results or output.csv. */
+  static const char *const arrays[3] = {"left", "right", "out"};
+  for (int k = 0; k < HC_NUM_KERNELS && cfg->dump_cells > 0; k++) {
+    if (!cfg->enabled[k]) continue;
+    for (int a = 0; a < 3; a++) {
+      snprintf(paths[n], sizeof(paths[n]), "%s/dump_%s_%s.npy", deck->output.dir, hc_kernel_name((hc_kernel)k),
+               arrays[a]);
+      keys[n] = "output.dir", labels[n++] = "the --dump file";
+    }
+  }
+  snprintf(paths[n], sizeof(paths[n]), "%s/%s", deck->output.dir, deck->output.results);
+  keys[n] = "output.results", labels[n++] = "the results file";
+  if (deck->output.csv[0]) {
+    snprintf(paths[n], sizeof(paths[n]), "%s", deck->output.csv);
+    keys[n] = "output.csv", labels[n++] = "the CSV file";
+  }
+  for (int i = 0; i < n; i++) {
+    /* Only the CSV file is written through a symbolic link (to the file it points to). */
+    err = hc_path_check_output(paths[i], !strcmp(keys[i], "output.csv"));
+    if (err) return hc_run_key_error(deck, keys[i], err, labels[i]);
+    if (deck->path[0] && hc_path_same_file(paths[i], deck->path, 1)) {
+      return HC_DECK_ERROR(deck, keys[i], HC_ERR_INPUT,
+                           "%s '%s' is the deck '%s' itself; writing it would replace the deck: name another file",
+                           labels[i], paths[i], deck->path);
+    }
+    for (int j = 0; j < i; j++) {
+      if (hc_path_same_file(paths[i], paths[j], 1)) {
+        return HC_DECK_ERROR(deck, keys[i], HC_ERR_INPUT,
+                             "%s '%s' and %s '%s' are the same file; give each output a file of its own", labels[j],
+                             paths[j], labels[i], paths[i]);
+      }
+    }
+  }
+  return HC_OK;
+}
+
+/* Float runs hold cell volumes (w|J| ~ h^3) and box volumes (the checks' sums) in single precision: both
+   must stay well inside its normal range, 1.2e-38 to 3.4e38. (The deck's ranges keep double runs inside
+   theirs.) */
+#define HC_RUN_FLOAT_MIN_VOLUME 1e-30
+#define HC_RUN_FLOAT_MAX_VOLUME 1e30
+
+static int hc_run_check_scale(const hc_deck *deck, const hc_run_config *cfg, int nranks) {
+  if (cfg->precision != HC_FLOAT) return HC_OK;
+  int grid[3];
+  HC_CALL(hc_partition_grid(nranks, cfg->mesh.sizing, cfg->mesh.cells, grid));
+  double h[3], cell = 1.0, box = 1.0;
+  for (int d = 0; d < 3; d++) {
+    h[d] = cfg->mesh.length[d] / (double)cfg->mesh.cells[d];
+    cell *= h[d];
+    box *= cfg->mesh.length[d] * (cfg->mesh.sizing == HC_SIZING_PER_RANK ? grid[d] : 1);
+  }
+  if (cell < HC_RUN_FLOAT_MIN_VOLUME) {
+    return HC_DECK_ERROR(deck, "mesh.length", HC_ERR_INPUT,
+                         "cells of %.3g x %.3g x %.3g have a volume of %.3g, below the %.0e that float precision "
+                         "holds with its accuracy (its numbers end near 1.2e-38): use longer lengths, fewer cells or "
+                         "run.precision: double",
+                         h[0], h[1], h[2], cell, HC_RUN_FLOAT_MIN_VOLUME);
+  }
+  if (box > HC_RUN_FLOAT_MAX_VOLUME) {
+    return HC_DECK_ERROR(deck, "mesh.length", HC_ERR_INPUT,
+                         "the box's volume %.3g is above the %.0e that float precision holds (its numbers end near "
+                         "3.4e38): use shorter lengths or run.precision: double",
+                         box, HC_RUN_FLOAT_MAX_VOLUME);
+  }
+  return HC_OK;
+}
+
+/* The variants the deck asks for, checked against a host backend (which runs every shape with its one
+   algorithm): an unsupported one names where it was set (cfg->variant_where). Device backends check at
+   set-up, where their device is known. */
+static int hc_run_check_variants(const hc_run_config *cfg, const hc_backend *be) {
+  if (be->is_device) return HC_OK;
+  for (int kid = 0; kid < HC_NUM_KERNELS; kid++) {
+    if (!cfg->enabled[kid]) continue;
+    hc_contract k;
+    hc_contract_init(&k, (hc_kernel)kid);
+    hc_family fam = hc_kernel_family((hc_kernel)kid);
+    const int L = (cfg->mesh.order + 1) * (cfg->mesh.order + 1) * (cfg->mesh.order + 1);
+    k.C = 1;
+    k.L = fam == HC_FAMILY_DATADATA ? 1 : L;
+    k.R = fam == HC_FAMILY_FIELDFIELD ? L : 1;
+    k.P = k.P_data = cfg->quadrature * cfg->quadrature * cfg->quadrature;
+    k.D = hc_kernel_rank((hc_kernel)kid) > 0 ? 3 : 1;
+    k.layout = cfg->layout;
+    k.precision = cfg->precision;
+    k.variant = cfg->variant[kid];
+    int err = be->supports(&k);
+    if (err == HC_ERR_UNSUPPORTED) {
+      char why[1024];
+      snprintf(why, sizeof(why), "%s", hc_error_message());
+      return HC_ERROR(HC_ERR_INPUT, "%s: %s", cfg->variant_where[kid], why);
+    }
+    HC_CALL(err);
+  }
+  return HC_OK;
 }
 
 /* Checks everything that can be checked before any work, the same way on every rank (rank 0 decides
@@ -143,6 +268,9 @@ static int hc_run_precheck(MPI_Comm comm, const hc_deck *deck, const hc_run_conf
                             floor(cbrt(fit)), floor(cbrt(fit)));
       }
     }
+    if (!err) err = hc_run_check_scale(deck, cfg, nranks);
+    if (!err) err = hc_run_check_variants(cfg, be);
+    if (!err) err = hc_run_check_outputs(deck, cfg);
     if (err) snprintf(msg, sizeof(msg), "%s", hc_error_message());
   }
   MPI_Bcast(&err, 1, MPI_INT, 0, comm);

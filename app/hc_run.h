@@ -28,10 +28,12 @@ typedef struct {
   double progress_s;           /* seconds between progress lines, 0: none */
   int enabled[HC_NUM_KERNELS]; /* kernels run every step */
   hc_variant variant[HC_NUM_KERNELS];
-  int checks;                              /* run the self-checks */
-  int check_every;                         /* every N steps; 0: after the last step only */
-  int check_samples;                       /* cells per rank recomputed by the serial reference */
-  double tolerance_factor;                 /* multiplies every check's tolerance */
+  char variant_where[HC_NUM_KERNELS]
+                    [160]; /* where each kernel's variant was set, for messages: "--set ...", "deck:3:5" */
+  int checks;              /* run the self-checks */
+  int check_every;         /* every N steps; 0: after the last step only */
+  int check_samples;       /* cells per rank recomputed by the serial reference */
+  double tolerance_factor; /* multiplies every check's tolerance */
   double host_limit_gib, device_limit_gib; /* 0: from the machine */
   int dump_cells;                          /* --dump N: arrays of the first N cells of rank 0, last step */
   char out_dir[1024];                      /* where dumps go (output.dir) */
@@ -72,6 +74,7 @@ typedef struct {
   double value, expected, tolerance; /* |value - expected| <= tolerance passes */
   int passed;
   int evaluations, failures; /* over the run */
+  char hint[256];            /* when it failed: a likely cause in the deck, e.g. too few quadrature points */
 } hc_check;
 
 #define HC_MAX_CHECKS 24

@@ -1,10 +1,12 @@
 /* The run's summary and results file: timers reduced over ranks, figures of merit, checks, provenance. */
 #define _GNU_SOURCE
+#include <limits.h>
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -15,6 +17,7 @@
 #include "app/hc_step_roofline.h"
 #include "hc_config.h"
 #include "io/hc_atomic_file.h"
+#include "io/hc_path.h"
 #include "io/hc_yaml_writer.h"
 #include "kernels/hc_xsum.h"
 #include "mesh/hc_mpi.h"
@@ -220,6 +223,7 @@ static void hc_results_print_checks(const hc_run *run) {
     printf("  %-*s %-6s value %-*.17g expected %-*.17g tolerance %-9.3g (%d of %d passed)\n", wname, c->name,
            c->failures ? "FAILED" : "ok", wvalue, c->value, wexpected, c->expected, c->tolerance,
            c->evaluations - c->failures, c->evaluations);
+    if (c->failures && c->hint[0]) printf("  %-*s hint: %s\n", wname, "", c->hint);
   }
 }
 
@@ -481,6 +485,7 @@ static int hc_results_body(hc_yaml_writer *w, const hc_deck *deck, const hc_run 
     HC_CALL(hc_yaml_writer_int64(w, "step", c->step));
     HC_CALL(hc_yaml_writer_int64(w, "evaluations", c->evaluations));
     HC_CALL(hc_yaml_writer_int64(w, "failures", c->failures));
+    if (c->failures && c->hint[0]) HC_CALL(hc_yaml_writer_string(w, "hint", c->hint));
     HC_CALL(hc_yaml_writer_end_mapping(w));
   }
   HC_CALL(hc_yaml_writer_end_mapping(w));
@@ -503,13 +508,23 @@ static int hc_results_body(hc_yaml_writer *w, const hc_deck *deck, const hc_run 
 }
 
 /* Appends one CSV row for this run to output.csv (a header first when the file is new or empty), by
-   rewriting the file to a temporary one and renaming it, so a reader never sees half a row. */
+   rewriting the file to a temporary one and renaming it, so a reader never sees half a row. A symbolic
+   link is followed: the row goes to the file it points to, and the link stays. */
 static int hc_results_append_csv(const hc_deck *deck, const hc_run *run, const hc_results_stats *st) {
   int ierr = HC_OK;
+  char resolved[PATH_MAX];
   const char *path = deck->output.csv;
   char *old = NULL;
   size_t old_len = 0;
-  FILE *f = fopen(path, "rb");
+  struct stat lst;
+  if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) && realpath(path, resolved)) path = resolved;
+  FILE *f = NULL;
+  int err = access(path, F_OK) == 0 ? hc_path_open_read(path, "the CSV file", &f) : HC_OK;
+  if (err) {
+    char why[1024];
+    snprintf(why, sizeof(why), "%s", hc_error_message());
+    return HC_DECK_ERROR(deck, "output.csv", err, "%s", why);
+  }
   if (f) {
     fseek(f, 0, SEEK_END);
     long n = ftell(f);
@@ -521,7 +536,7 @@ static int hc_results_append_csv(const hc_deck *deck, const hc_run *run, const h
     fclose(f);
   }
   hc_atomic_file af;
-  int err = hc_atomic_file_open(path, &af);
+  err = hc_atomic_file_open(path, &af);
   if (err) {
     free(old);
     char why[1024];

@@ -231,7 +231,14 @@ static int hc_run_setup(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
   for (int kid = 0; kid < HC_NUM_KERNELS; kid++) {
     hc_run_contract_of(run, (hc_kernel)kid, &run->k[kid]);
     if (!cfg->enabled[kid]) continue;
-    HC_CALL(be->supports(&run->k[kid]));
+    /* A variant the backend lacks for this shape: say where it was chosen (host backends are checked
+       before the run; a device's variants depend on the device). */
+    int unsupported = be->supports(&run->k[kid]);
+    if (unsupported) {
+      char why[1024];
+      snprintf(why, sizeof(why), "%s", hc_error_message());
+      return HC_ERROR(unsupported, "%s: %s", cfg->variant_where[kid][0] ? cfg->variant_where[kid] : "default", why);
+    }
     size_t in =
         (size_t)(hc_contract_numel(&run->k[kid], HC_ARRAY_LEFT) + hc_contract_numel(&run->k[kid], HC_ARRAY_RIGHT));
     if (in > in_max) in_max = in;
@@ -472,6 +479,20 @@ static void hc_run_check(hc_run *run, const char *name, const char *what, int st
   }
   ch->evaluations++;
   ch->failures += !passed;
+}
+
+/* After a failed check that Gauss quadrature with q points per direction integrates exactly only from
+   q_needed on: says so in the check's hint, since the deck's mesh.quadrature is then the likely cause. */
+static void hc_run_check_quadrature(hc_run *run, const char *name, int q_needed, const char *why) {
+  const int q = run->basis->q;
+  for (int i = 0; i < run->nchecks; i++) {
+    hc_check *ch = &run->checks[i];
+    if (strcmp(ch->name, name) || !ch->failures || q >= q_needed) continue;
+    snprintf(ch->hint, sizeof(ch->hint),
+             "mesh.quadrature gives q = %d points per direction, below the %d this check needs at order %d (%s): set "
+             "mesh.quadrature to 0 (q = order + 1) or at least %d",
+             q, q_needed, run->mesh->order, why, q_needed);
+  }
 }
 
 /* Writes one array of kernel k (backend memory, k's layout) for the first n cells as a cell-major .npy. */
@@ -769,6 +790,7 @@ static int hc_run_checks(hc_run *run, int step) {
   const double V = m->length[0] * m->length[1] * m->length[2];
   const double Ncells = (double)m->num_global_cells;
   const int L = m->nodes_per_cell, P = run->basis->P;
+  const int deformed = run->cfg.mesh.jitter > 0 || run->cfg.shear_amplitude > 0; /* cells not parallelepipeds */
   hc_celldata_desc desc;
   hc_run_desc(run, run->d_X0, m->C, run->t, &desc);
   size_t s = hc_precision_size(prec);
@@ -803,6 +825,7 @@ static int hc_run_checks(hc_run *run, int step) {
     HC_CALL(hc_acc_allreduce(run, acc, 2, v));
     hc_run_check(run, "volume", "global sum of DataDataScalar with f = g = 1 against LX*LY*LZ", step, v[0], V,
                  hc_run_tol(run, P, Ncells, v[1]));
+    hc_run_check_quadrature(run, "volume", deformed ? 2 : 1, "det J of a deformed trilinear cell has degree 2");
     desc.data.mode = HC_DATA_SMOOTH;
   }
   if (run->cfg.enabled[HC_FIELDFIELD_SCALAR]) {
@@ -819,6 +842,7 @@ static int hc_run_checks(hc_run *run, int step) {
     HC_CALL(hc_acc_allreduce(run, acc, 2, v));
     hc_run_check(run, "mass_sum", "sum of all mass-matrix entries against LX*LY*LZ", step, v[0], V,
                  hc_run_tol(run, P, Ncells * L * L, v[1]));
+    hc_run_check_quadrature(run, "mass_sum", deformed ? 2 : 1, "det J of a deformed trilinear cell has degree 2");
   }
 
   /* 2. Zero row sums of FieldFieldVector/Tensor (over r) and DataFieldVector/Tensor (over l). */
@@ -895,10 +919,11 @@ static int hc_run_checks(hc_run *run, int step) {
     HC_CALL(err);
     HC_CALL(hc_acc_allreduce(run, acc, 2, v));
     double exact = 1.0;
-    for (int d = 0; d < 3; d++) exact *= pow(m->length[d], deg[d] + 1) / (deg[d] + 1);
+    for (int d = 0; d < 3; d++) exact *= m->length[d] / (deg[d] + 1);
     char what[128];
-    snprintf(what, sizeof(what), "load vector of f = x^%d y^%d z^%d on the undeformed mesh against its integral",
-             deg[0], deg[1], deg[2]);
+    snprintf(what, sizeof(what),
+             "load vector of f = (x/LX)^%d (y/LY)^%d (z/LZ)^%d on the undeformed mesh against its integral", deg[0],
+             deg[1], deg[2]);
     hc_run_check(run, "exactness", what, step, v[0], exact, hc_run_tol(run, P, Ncells * L, v[1]));
   }
 
@@ -932,6 +957,9 @@ static int hc_run_checks(hc_run *run, int step) {
     if (global_ratio >= 0) {
       hc_run_check(run, "patch_test", "largest |(K u)_n| at interior nodes for a linear u, against 0", step, w[0], 0.0,
                    4.0 * hc_run_tol(run, (double)hc_contract_K(k) + 8.0 * L, 1, w[1]));
+      /* grad phi_l . adj(J) c has degree p + 1 per direction on a trilinear cell: 2q - 1 >= p + 1. */
+      hc_run_check_quadrature(run, "patch_test", (m->order + 3) / 2,
+                              "grad phi w|J| of a trilinear cell has degree order + 1");
     }
   }
 

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "io/hc_path.h"
+
 /* Where the reader is: the parsed document and the file's name, for messages. */
 typedef struct {
   yaml_document_t *doc;
@@ -324,8 +326,8 @@ int hc_results_read(const char *path, hc_results_file **res) {
   yaml_document_t doc;
   int parser_ok = 0, doc_ok = 0;
   hc_results_file *out = NULL;
-  FILE *f = fopen(path, "rb");
-  HC_CHECK_GOTO(f, HC_ERR_INPUT, cleanup, "%s: cannot open: %s", path, strerror(errno));
+  FILE *f = NULL;
+  HC_CALL_GOTO(hc_path_open_read(path, "the results file", &f), cleanup);
   out = calloc(1, sizeof(*out));
   HC_CHECK_GOTO(out, HC_ERR_RESOURCE, cleanup, "out of host memory");
   snprintf(out->path, sizeof(out->path), "%s", path);
