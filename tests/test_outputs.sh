@@ -112,11 +112,15 @@ case $case_name in
       --cells 10 --shapes 8,8 --kernel DataDataScalar --out file
     ;;
   report)
-    # report --out: a FIFO in place of report.gp.log (gnuplot's log) or report.md; a missing directory.
+    # report --out: a FIFO in place of report.gp.log (gnuplot's log) or report.md; a missing directory is
+    # created (once the sweep is accepted), but not a missing parent.
     mkdir out
     mkfifo out/report.gp.log
     run 2 "--out out: 'out/report.gp.log' is a FIFO" "$exe" report "$src/tests/data/results/weak" --out out
-    run 2 "--out nodir: directory 'nodir' does not exist" "$exe" report "$src/tests/data/results/weak" --out nodir
+    run 0 "wrote nodir/report.md" "$exe" report "$src/tests/data/results/weak" --out nodir
+    [ -f nodir/report.md ] || fail "report --out nodir wrote no nodir/report.md"
+    run 2 "option --out: cannot create directory 'nodir2/sub'" "$exe" report "$src/tests/data/results/weak" \
+      --out nodir2/sub
     ;;
   contract)
     # contract: a FIFO as input or output, and an output that is one of its inputs.

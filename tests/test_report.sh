@@ -168,7 +168,7 @@ case "$case_name" in
     [ -s "$work/new/report.md" ] || fail "report.md was not written into the new --out directory"
     run 2 "option --out: cannot create directory '.*missing/new'" "$exe" report "$data/weak" --out "$work/missing/new"
     touch "$work/file"
-    run 2 "option --out: '.*file' exists and is not a directory" "$exe" report "$data/weak" --out "$work/file"
+    run 2 "--out .*file: '.*file' exists and is a regular file, not a directory" "$exe" report "$data/weak" --out "$work/file"
     ;;
   *)
     fail "unknown case"
