@@ -3,6 +3,10 @@
 hc_add_test_executable(test_basis SOURCES test_basis.c LIBS hc_kernels)
 hc_add_test(basis COMMAND test_basis LABELS unit TIMEOUT 60)
 
+# The data functions and the mesh motion against hand-worked values and a second, plain evaluation.
+hc_add_test_executable(test_pointwise SOURCES test_pointwise.c LIBS hc_kernels m)
+hc_add_test(pointwise COMMAND test_pointwise LABELS unit TIMEOUT 60)
+
 hc_add_test_executable(test_celldata SOURCES test_celldata.c LIBS hc_kernels)
 foreach(backend ${HC_TEST_BACKENDS})
   if(backend STREQUAL "cuda")
