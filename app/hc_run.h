@@ -55,7 +55,7 @@ extern const char *const hc_phase_names[HC_NUM_PHASES];
 /* One check of SPEC.md section 3 with its numbers. */
 typedef struct {
   char name[48];                     /* "volume", "mass_sum", "zero_row_sum:FieldFieldVector", ... */
-  char what[128];                    /* what it compares */
+  char what[160];                    /* what it compares */
   int step;                          /* step it was last evaluated at */
   double value, expected, tolerance; /* |value - expected| <= tolerance passes */
   int passed;
