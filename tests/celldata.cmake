@@ -1,5 +1,6 @@
-# Unit tests of the reference element (host only), the point-wise data functions and the exact sums, and of
-# the cell data on every built backend; on the CUDA backend they need a GPU and report "skipped" without one.
+# Unit tests of the reference element (host only), the point-wise data functions, the exact sums and the host
+# assembly, and of the cell data on every built backend; on the CUDA backend they need a GPU and report
+# "skipped" without one.
 hc_add_test_executable(test_basis SOURCES test_basis.c LIBS hc_kernels)
 hc_add_test(basis COMMAND test_basis LABELS unit TIMEOUT 60)
 
@@ -19,3 +20,7 @@ endforeach()
 # The exact accumulator of the deterministic sums against exact references.
 hc_add_test_executable(test_xsum SOURCES test_xsum.c LIBS hc_kernels m)
 hc_add_test(xsum COMMAND test_xsum LABELS unit TIMEOUT 60)
+
+# The host assembly and its colouring against plain loops.
+hc_add_test_executable(test_assembly SOURCES test_assembly.c LIBS hc_kernels m)
+hc_add_test(assembly COMMAND test_assembly LABELS unit TIMEOUT 60)
