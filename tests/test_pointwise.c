@@ -137,7 +137,8 @@ static void test_constant_and_polynomial(void **state) {
   const double I[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, E[3][3] = {{1, 0, 0}, {0, 0, 0}, {0, 0, 0}};
   const double x[3] = {2.0, 3.0, 0.5}, t = 0.7;
   for (int mode = HC_DATA_CONSTANT; mode <= HC_DATA_POLYNOMIAL; mode++) {
-    hc_data_params dp = {(hc_data_mode)mode, 1.0, 2.0, 3.0, {3, 1, 2}};
+    /* the unit box, where x and the normalised s = (x/LX, y/LY, z/LZ) coincide */
+    hc_data_params dp = {(hc_data_mode)mode, 1.0, 1.0, 1.0, {3, 1, 2}};
     /* polynomial: 2^3 3^1 0.5^2 = 6 */
     near(hc_data_f(&dp, x, t), mode == HC_DATA_CONSTANT ? 1.0 : 6.0, "f", mode, 0);
     near(hc_data_g(&dp, x, t), 1.0, "g", mode, 0);
