@@ -1,9 +1,12 @@
 /* `hexcontract [DECK.yaml] [--set key=value ...]`: the proxy run under MPI, its summary and results file. */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "app/hc_app.h"
@@ -15,6 +18,7 @@
 #include "hc_config.h"
 #include "io/hc_deck.h"
 #include "io/hc_path.h"
+#include "io/hc_vtk.h"
 
 static void hc_run_usage(FILE *out) {
   fprintf(out,
@@ -84,6 +88,13 @@ static void hc_config_from_deck(const hc_deck *deck, hc_run_config *cfg) {
   cfg->host_limit_gib = deck->memory.host_limit_gib;
   cfg->device_limit_gib = deck->memory.device_limit_gib;
   snprintf(cfg->out_dir, sizeof(cfg->out_dir), "%s", deck->output.dir);
+  cfg->vtk = deck->output.vtk;
+  cfg->vtk_every = deck->output.vtk_every;
+  /* Checked before the run (hc_run_check_vtk), where a bad name is an error of output.results. */
+  if (cfg->vtk &&
+      hc_vtk_names_init(&cfg->vtk_names, deck->output.dir, deck->output.results, cfg->vtk_every > 0, cfg->steps)) {
+    hc_error_clear();
+  }
   cfg->gpu_binding = deck->gpu.binding == HC_DECK_BINDING_NODE_LOCAL;
   cfg->num_device_ids = deck->gpu.num_device_ids;
   for (int i = 0; i < deck->gpu.num_device_ids && i < 64; i++) cfg->device_ids[i] = deck->gpu.device_ids[i];
@@ -96,13 +107,135 @@ static int hc_run_key_error(const hc_deck *deck, const char *key, int err, const
   return HC_DECK_ERROR(deck, key, err, "%s%s%s", what, what[0] ? ": " : "", why);
 }
 
+/* One VTK file, for the checks: its path, its name alone, and its file's device and inode where it exists. */
+typedef struct {
+  char path[2600];
+  char name[1200];
+  dev_t dev;
+  ino_t ino;
+  int exists;
+  hc_vtk_file kind;
+} hc_run_vtk_out;
+
+static const char *hc_run_vtk_label(hc_vtk_file kind) {
+  return kind == HC_VTK_PIECE      ? "the VTK piece"
+         : kind == HC_VTK_PARALLEL ? "the VTK parallel file"
+                                   : "the VTK collection";
+}
+
+static int hc_run_vtk_by_name(const void *a, const void *b) {
+  return strcmp(((const hc_run_vtk_out *)a)->name, ((const hc_run_vtk_out *)b)->name);
+}
+
+/* The VTK files (output.vtk) checked before any work, as the other outputs (hc_run_check_outputs): every file
+   of every set the run will write, on every rank, must be new or a regular file (not a link: they are replaced
+   atomically) in a directory that exists, and none may be another output (others[0..n), the deck included),
+   whether that exists (device and inode) or not (the same directory and name). At most HC_VTK_MAX_FILES. */
+static int hc_run_check_vtk(const hc_deck *deck, const hc_run_config *cfg, int nranks, int n, const char *const *others,
+                            const char *const *other_labels) {
+  const char *key = cfg->vtk_every > 0 ? "output.vtk_every" : "output.vtk";
+  hc_vtk_names names;
+  int err = hc_vtk_names_init(&names, deck->output.dir, deck->output.results, cfg->vtk_every > 0, cfg->steps);
+  if (err) return hc_run_key_error(deck, "output.results", err, "");
+  const int64_t sets = hc_vtk_num_sets(cfg->steps, cfg->vtk_every);
+  const int64_t count = sets * (nranks + 1) + (names.series ? 1 : 0);
+  if (count > HC_VTK_MAX_FILES) {
+    return HC_DECK_ERROR(deck, key, HC_ERR_INPUT,
+                         "the run would write %lld VTK files (%lld sets of %d pieces and a parallel file), more than "
+                         "the %d allowed: write a set every more steps (output.vtk_every), or run fewer steps",
+                         (long long)count, (long long)sets, nranks, HC_VTK_MAX_FILES);
+  }
+  hc_run_vtk_out *out = calloc((size_t)count, sizeof(*out));
+  HC_CHECK(out, HC_ERR_RESOURCE, "out of host memory checking the VTK files");
+  int64_t m = 0;
+  for (int step = 1; !err && step <= cfg->steps; step++) {
+    if (!hc_vtk_writes_step(step, cfg->steps, cfg->vtk_every)) continue;
+    for (int r = -1; !err && r < nranks; r++) {
+      out[m].kind = r < 0 ? HC_VTK_PARALLEL : HC_VTK_PIECE;
+      err = hc_vtk_path(&names, out[m].kind, step, r, 1, out[m].path, sizeof(out[m].path));
+      if (!err) err = hc_vtk_path(&names, out[m].kind, step, r, 0, out[m].name, sizeof(out[m].name));
+      m++;
+    }
+  }
+  if (!err && names.series) {
+    out[m].kind = HC_VTK_COLLECTION;
+    err = hc_vtk_path(&names, HC_VTK_COLLECTION, 0, 0, 1, out[m].path, sizeof(out[m].path));
+    if (!err) err = hc_vtk_path(&names, HC_VTK_COLLECTION, 0, 0, 0, out[m].name, sizeof(out[m].name));
+    m++;
+  }
+  if (err) {
+    free(out);
+    return hc_run_key_error(deck, "output.results", err, "");
+  }
+  /* Their directory: output.dir (checked), or a directory of the results name inside it. */
+  char dir[2600];
+  snprintf(dir, sizeof(dir), "%s", out[0].path);
+  *strrchr(dir, '/') = '\0';
+  err = hc_path_check_dir(dir, 0);
+  if (err) {
+    free(out);
+    return hc_run_key_error(deck, "output.results", err, "the VTK files");
+  }
+  for (int64_t i = 0; i < m; i++) {
+    struct stat st;
+    if (lstat(out[i].path, &st) != 0) {
+      if (errno == ENOENT) continue;
+      err = HC_DECK_ERROR(deck, key, HC_ERR_INPUT, "%s: cannot use '%s': %s", hc_run_vtk_label(out[i].kind),
+                          out[i].path, strerror(errno));
+    } else if (S_ISLNK(st.st_mode)) {
+      err = HC_DECK_ERROR(deck, key, HC_ERR_INPUT,
+                          "%s '%s' is a symbolic link; VTK files are replaced atomically, which would replace the "
+                          "link: remove it, or name the results (and so the VTK files) otherwise",
+                          hc_run_vtk_label(out[i].kind), out[i].path);
+    } else if (!S_ISREG(st.st_mode)) {
+      err = HC_DECK_ERROR(deck, key, HC_ERR_INPUT,
+                          "%s '%s' is %s, not a regular file; remove it or name the results "
+                          "(and so the VTK files) otherwise",
+                          hc_run_vtk_label(out[i].kind), out[i].path, hc_path_kind(st.st_mode));
+    }
+    if (err) break;
+    out[i].exists = 1, out[i].dev = st.st_dev, out[i].ino = st.st_ino;
+  }
+  /* Another output that is one of them: the same file where it exists, else the same directory and name. */
+  char real_dir[PATH_MAX];
+  int have_dir = realpath(dir, real_dir) != NULL;
+  qsort(out, (size_t)m, sizeof(*out), hc_run_vtk_by_name);
+  for (int j = 0; !err && j < n; j++) {
+    struct stat st;
+    const hc_run_vtk_out *hit = NULL;
+    if (stat(others[j], &st) == 0) {
+      for (int64_t i = 0; i < m && !hit; i++)
+        if (out[i].exists && out[i].dev == st.st_dev && out[i].ino == st.st_ino) hit = &out[i];
+    }
+    char copy[PATH_MAX], real_other[PATH_MAX];
+    snprintf(copy, sizeof(copy), "%s", others[j]);
+    char *slash = strrchr(copy, '/');
+    const char *base = slash ? slash + 1 : copy;
+    if (slash) *slash = '\0';
+    if (!hit && have_dir && realpath(slash ? (copy[0] ? copy : "/") : ".", real_other) &&
+        !strcmp(real_other, real_dir)) {
+      hc_run_vtk_out probe;
+      snprintf(probe.name, sizeof(probe.name), "%.1199s", base); /* a longer name is none of them */
+      hit = bsearch(&probe, out, (size_t)m, sizeof(*out), hc_run_vtk_by_name);
+    }
+    if (hit) {
+      err = HC_DECK_ERROR(deck, key, HC_ERR_INPUT,
+                          "%s '%s' and %s '%s' are the same file; give each output a file of its own (the VTK files "
+                          "are named after output.results)",
+                          other_labels[j], others[j], hc_run_vtk_label(hit->kind), hit->path);
+    }
+  }
+  free(out);
+  return err;
+}
+
 /* Every file the run writes, checked before any work (rank 0): output.dir (created when missing), the
    results file, output.csv and the --dump arrays must be new or regular files in writable directories,
    and no two of them, nor the deck, may be the same file. */
-static int hc_run_check_outputs(const hc_deck *deck, const hc_run_config *cfg) {
+static int hc_run_check_outputs(const hc_deck *deck, const hc_run_config *cfg, int nranks) {
   enum { HC_RUN_MAX_OUTPUTS = 2 + 3 * HC_NUM_KERNELS };
   static char paths[HC_RUN_MAX_OUTPUTS][HC_DECK_PATH_MAX + HC_DECK_NAME_MAX + 64];
-  const char *keys[HC_RUN_MAX_OUTPUTS], *labels[HC_RUN_MAX_OUTPUTS];
+  const char *keys[HC_RUN_MAX_OUTPUTS], *labels[HC_RUN_MAX_OUTPUTS + 1];
   int n = 0;
   int err = hc_path_check_dir(deck->output.dir, 1);
   if (err) return hc_run_key_error(deck, "output.dir", err, "");
@@ -138,6 +271,12 @@ static int hc_run_check_outputs(const hc_deck *deck, const hc_run_config *cfg) {
                              paths[j], labels[i], paths[i]);
       }
     }
+  }
+  if (cfg->vtk) {
+    const char *files[HC_RUN_MAX_OUTPUTS + 1];
+    for (int i = 0; i < n; i++) files[i] = paths[i];
+    if (deck->path[0]) files[n] = deck->path, labels[n] = "the deck";
+    return hc_run_check_vtk(deck, cfg, nranks, n + (deck->path[0] != 0), files, labels);
   }
   return HC_OK;
 }
@@ -270,7 +409,7 @@ static int hc_run_precheck(MPI_Comm comm, const hc_deck *deck, const hc_run_conf
     }
     if (!err) err = hc_run_check_scale(deck, cfg, nranks);
     if (!err) err = hc_run_check_variants(cfg, be);
-    if (!err) err = hc_run_check_outputs(deck, cfg);
+    if (!err) err = hc_run_check_outputs(deck, cfg, nranks);
     if (err) snprintf(msg, sizeof(msg), "%s", hc_error_message());
   }
   MPI_Bcast(&err, 1, MPI_INT, 0, comm);

@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include "app/hc_measure.h"
+#include "io/hc_vtk.h"
 #include "kernels/hc_assembly.h"
 #include "kernels/hc_basis.h"
 #include "kernels/hc_celldata.h"
@@ -37,6 +38,9 @@ typedef struct {
   double host_limit_gib, device_limit_gib; /* 0: from the machine */
   int dump_cells;                          /* --dump N: arrays of the first N cells of rank 0, last step */
   char out_dir[1024];                      /* where dumps go (output.dir) */
+  int vtk;                                 /* output.vtk: write the ParaView files (io/hc_vtk.h) */
+  int vtk_every;                           /* output.vtk_every: timed steps between sets, 0: the last only */
+  hc_vtk_names vtk_names;                  /* their file names */
   int gpu_binding;                         /* 1: each rank picks a device by its node-local rank */
   int num_device_ids;                      /* devices to pick from (0: all the node has) */
   int device_ids[64];
@@ -123,7 +127,11 @@ typedef struct {
   double phase_s[HC_NUM_PHASES];
   double kernel_s[HC_NUM_KERNELS];   /* contraction seconds per kernel */
   double celldata_s[HC_NUM_KERNELS]; /* cell-data seconds per kernel */
-  double total_s;                    /* wall time of the timed steps */
+  double total_s;                    /* wall time of the timed steps, less the VTK output's */
+  double vtk_s;                      /* seconds in writing the VTK output, all sets (this rank's) */
+  int vtk_sets;                      /* VTK sets written */
+  int *vtk_steps;                    /* [vtk_sets] their timed steps (rank 0, for the collection) */
+  double *vtk_times;                 /* [vtk_sets] their times */
   double t;                          /* simulated time of the last step */
   int steps_done;
   int stopped_by_signal; /* SIGINT/SIGTERM that stopped the run before its last step, 0: none */

@@ -151,8 +151,8 @@ static int hc_run_time_transfer(const hc_backend *be, void *h, void *d, size_t b
   return HC_OK;
 }
 
-/* The rates of the step's roofline (README.md, section The step's roofline), measured on every rank at once so that ranks that
-   share a memory measure their share of it: the backend's copy bandwidth (hc_backend.mem_copy, the bench's
+/* The rates of the step's roofline (README.md, section The step's roofline), measured on every rank at once so that
+   ranks that share a memory measure their share of it: the backend's copy bandwidth (hc_backend.mem_copy, the bench's
    copy kernel) on 2 x 128 MiB per memory shared out among its ranks (at least 2 x 16 MiB per rank), at most a
    quarter of the memory free per rank; the host <-> device copy rates on device backends; the peak flop rate
    of the run's precision (a short measurement on the CPU). A fraction of a second. Collective. */
@@ -339,6 +339,10 @@ void hc_run_free(hc_run *run) {
   free(run->du);
   free(run->node_x);
   run->u = run->u0 = run->du = run->node_x = NULL;
+  free(run->vtk_steps);
+  free(run->vtk_times);
+  run->vtk_steps = NULL;
+  run->vtk_times = NULL;
   hc_coloring_destroy(&run->coloring);
   hc_basis_destroy(&run->basis);
   hc_halo_destroy(&run->halo);
@@ -1031,6 +1035,153 @@ static int hc_run_checks(hc_run *run, int step) {
   return HC_OK;
 }
 
+/* Cells per chunk of the VTK output's point geometry (bounds its memory, whatever the rank's cells). */
+#define HC_RUN_VTK_CHUNK 1024
+
+/* The VTK output's point data: the assembled nodal vectors, named by their kernels. Returns their number. */
+static int hc_run_vtk_points(const hc_run *run, hc_vtk_field points[HC_NUM_KERNELS]) {
+  int n = 0;
+  for (int kid = 0; kid < HC_NUM_KERNELS; kid++)
+    if (run->y[kid]) points[n].name = hc_kernel_name((hc_kernel)kid), points[n++].values = run->y[kid];
+  return n;
+}
+
+/* This rank's VTK piece of a timed step at the current time: node coordinates of the moved mesh, each cell's
+   volume (sum_p w|J|, as hc_celldata_volumes) and min |J| over its quadrature points, and the assembled nodal
+   vectors after the halo exchange (shared nodes summed, so every rank writes the same value there). */
+static int hc_run_vtk_piece(hc_run *run, int step) {
+  const hc_mesh *m = run->mesh;
+  const int L = m->nodes_per_cell, P = run->basis->P;
+  int ierr = HC_OK;
+  double *x = NULL, *volume = NULL, *min_det = NULL;
+  hc_point_geom *geom = NULL;
+  HC_CALL(hc_calloc((size_t)m->num_nodes * 3, sizeof(double), &x));
+  HC_CALL_GOTO(hc_calloc((size_t)m->C, sizeof(double), &volume), cleanup);
+  HC_CALL_GOTO(hc_calloc((size_t)m->C, sizeof(double), &min_det), cleanup);
+  HC_CALL_GOTO(hc_calloc((size_t)HC_RUN_VTK_CHUNK * (size_t)P, sizeof(*geom), &geom), cleanup);
+  /* Device assembly keeps the vectors on the device; the host copies hold only the shared entries. */
+  for (int kid = 0; run->device_assembly && kid < HC_NUM_KERNELS; kid++) {
+    if (!run->y[kid]) continue;
+    HC_CALL_GOTO(run->be->copy_to_host(run->y[kid], run->d_y[kid], sizeof(double) * (size_t)m->num_nodes), cleanup);
+  }
+  hc_celldata_desc desc;
+  hc_run_desc(run, m->vertex_coords, m->C, run->t, &desc);
+  HC_CALL_GOTO(hc_celldata_nodes(&desc, run->node_x), cleanup);
+  for (int64_t c = 0; c < m->C; c++)
+    for (int l = 0; l < L; l++)
+      memcpy(x + 3 * m->cell_nodes[c * L + l], run->node_x + 3 * (c * L + l), 3 * sizeof(double));
+  for (int64_t c0 = 0; c0 < m->C; c0 += HC_RUN_VTK_CHUNK) {
+    const int64_t n = m->C - c0 < HC_RUN_VTK_CHUNK ? m->C - c0 : HC_RUN_VTK_CHUNK;
+    hc_run_desc(run, m->vertex_coords + 24 * c0, n, run->t, &desc);
+    HC_CALL_GOTO(hc_celldata_geometry(&desc, geom), cleanup);
+    for (int64_t c = 0; c < n; c++) {
+      double sum = 0, lo = HUGE_VAL;
+      for (int p = 0; p < P; p++) {
+        sum += geom[c * P + p].wdet;
+        if (fabs(geom[c * P + p].det) < lo) lo = fabs(geom[c * P + p].det);
+      }
+      volume[c0 + c] = sum;
+      min_det[c0 + c] = lo;
+    }
+  }
+  hc_vtk_field cells[2] = {{"volume", volume}, {"min_detJ", min_det}}, points[HC_NUM_KERNELS];
+  hc_vtk_piece piece = {.rank = run->rank,
+                        .order = m->order,
+                        .C = m->C,
+                        .cell_nodes = m->cell_nodes,
+                        .num_nodes = m->num_nodes,
+                        .x = x,
+                        .global_id = m->node_global_id,
+                        .num_cell_fields = 2,
+                        .cell_fields = cells,
+                        .num_point_fields = hc_run_vtk_points(run, points),
+                        .point_fields = points,
+                        .time = run->t};
+  char path[2600];
+  HC_CALL_GOTO(hc_vtk_path(&run->cfg.vtk_names, HC_VTK_PIECE, step, run->rank, 1, path, sizeof(path)), cleanup);
+  HC_CALL_GOTO(hc_vtk_write_piece(path, &piece), cleanup);
+cleanup:
+  free(x);
+  free(volume);
+  free(min_det);
+  free(geom);
+  return ierr;
+}
+
+/* Rank 0, once every piece of step is written: the parallel file that joins them and, for a series, the
+   collection of every set written so far with its time (rewritten at each set, so that it is complete at
+   any point of the run). */
+static int hc_run_vtk_parallel(hc_run *run, int step) {
+  const hc_vtk_names *names = &run->cfg.vtk_names;
+  int ierr = HC_OK;
+  char path[2600], (*files)[1200] = NULL;
+  const char **refs = NULL;
+  const int n = run->nranks > run->vtk_sets ? run->nranks : run->vtk_sets;
+  HC_CALL(hc_calloc((size_t)n, sizeof(*files), &files));
+  HC_CALL_GOTO(hc_calloc((size_t)n, sizeof(*refs), &refs), cleanup);
+  for (int r = 0; r < run->nranks; r++) {
+    HC_CALL_GOTO(hc_vtk_path(names, HC_VTK_PIECE, step, r, 0, files[r], sizeof(files[r])), cleanup);
+    refs[r] = files[r];
+  }
+  hc_vtk_field cells[2] = {{"volume", NULL}, {"min_detJ", NULL}}, points[HC_NUM_KERNELS];
+  hc_vtk_piece fields = {.order = run->mesh->order,
+                         .global_id = run->mesh->node_global_id,
+                         .num_cell_fields = 2,
+                         .cell_fields = cells,
+                         .num_point_fields = hc_run_vtk_points(run, points),
+                         .point_fields = points};
+  HC_CALL_GOTO(hc_vtk_path(names, HC_VTK_PARALLEL, step, 0, 1, path, sizeof(path)), cleanup);
+  HC_CALL_GOTO(hc_vtk_write_parallel(path, &fields, run->nranks, refs), cleanup);
+  if (names->series) {
+    for (int i = 0; i < run->vtk_sets; i++) {
+      HC_CALL_GOTO(hc_vtk_path(names, HC_VTK_PARALLEL, run->vtk_steps[i], 0, 0, files[i], sizeof(files[i])), cleanup);
+      refs[i] = files[i];
+    }
+    HC_CALL_GOTO(hc_vtk_path(names, HC_VTK_COLLECTION, 0, 0, 1, path, sizeof(path)), cleanup);
+    HC_CALL_GOTO(hc_vtk_write_collection(path, run->vtk_sets, run->vtk_times, refs), cleanup);
+  }
+cleanup:
+  free(files);
+  free(refs);
+  return ierr;
+}
+
+/* The VTK set of a timed step (io/hc_vtk.h): every rank's piece, then rank 0's parallel file and collection.
+   A rank that cannot write says why; the others name it. Collective. */
+static int hc_run_write_vtk(hc_run *run, int step) {
+  const double t0 = hc_wtime();
+  if (run->rank == 0) {
+    int *steps = realloc(run->vtk_steps, sizeof(int) * (size_t)(run->vtk_sets + 1));
+    if (steps) run->vtk_steps = steps;
+    double *times = realloc(run->vtk_times, sizeof(double) * (size_t)(run->vtk_sets + 1));
+    if (times) run->vtk_times = times;
+  }
+  int err = run->rank == 0 && (!run->vtk_steps || !run->vtk_times)
+                ? HC_ERROR(HC_ERR_RESOURCE, "out of host memory for the VTK collection")
+                : hc_run_vtk_piece(run, step);
+  struct {
+    int code, rank;
+  } loc = {err, run->rank}, glob;
+  HC_CALL_MPI(MPI_Allreduce(&loc, &glob, 1, MPI_2INT, MPI_MAXLOC, run->comm));
+  if (glob.code) {
+    if (err) return err;
+    return HC_ERROR(glob.code, "rank %d could not write its VTK piece of step %d (its message says why)", glob.rank,
+                    step);
+  }
+  if (run->rank == 0) {
+    run->vtk_steps[run->vtk_sets] = step;
+    run->vtk_times[run->vtk_sets] = run->t;
+  }
+  run->vtk_sets++;
+  err = run->rank == 0 ? hc_run_vtk_parallel(run, step) : HC_OK;
+  HC_CALL_MPI(MPI_Bcast(&err, 1, MPI_INT, 0, run->comm));
+  if (err && run->rank != 0)
+    return HC_ERROR(err, "rank 0 could not write the VTK parallel file of step %d (its message says why)", step);
+  HC_CALL(err);
+  run->vtk_s += hc_wtime() - t0;
+  return HC_OK;
+}
+
 int hc_run_execute(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
   HC_CALL(hc_run_setup(comm, cfg, run));
   const int total = cfg->warmup + cfg->steps;
@@ -1050,6 +1201,7 @@ int hc_run_execute(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
       HC_CALL(hc_inject_check(run->rank, HC_INJECT_CHECKS, s + 1));
       HC_CALL(hc_run_checks(run, step));
     }
+    if (cfg->vtk && timed && hc_vtk_writes_step(step, cfg->steps, cfg->vtk_every)) HC_CALL(hc_run_write_vtk(run, step));
     /* SIGINT/SIGTERM on any rank: every rank stops here, after the same step. */
     HC_CALL(hc_signal_agree(comm, &run->stopped_by_signal));
     if (run->stopped_by_signal) break;
@@ -1063,7 +1215,8 @@ int hc_run_execute(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
     }
   }
   HC_CALL_MPI(MPI_Barrier(comm));
-  run->total_s = run->steps_done > 0 ? hc_wtime() - start : 0.0;
+  /* The VTK output is not part of the run's time. */
+  run->total_s = run->steps_done > 0 ? hc_wtime() - start - run->vtk_s : 0.0;
   if (run->device_assembly) {
     for (int kid = 0; kid < HC_NUM_KERNELS; kid++)
       if (run->y[kid])

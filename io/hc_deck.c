@@ -141,6 +141,9 @@ static const hc_deck_key_info hc_deck_keys[HC_DECK_NUM_KEYS] = {
                                 "true or false", NULL},
     [HC_DECK_OUTPUT_CSV] = {"output.csv", HC_DECK_OPTIONAL_STRING, HC_FIELD(output, csv), 0, 0, 0, 0, NULL,
                             "a file name (under 1024 bytes), or \"\" for none", NULL},
+    [HC_DECK_OUTPUT_VTK] = {"output.vtk", HC_DECK_BOOL, HC_FIELD(output, vtk), 0, 0, 0, 0, NULL, "true or false", NULL},
+    [HC_DECK_OUTPUT_VTK_EVERY] = {"output.vtk_every", HC_DECK_INT, HC_FIELD(output, vtk_every), 0, INT_MAX, 0, 0, NULL,
+                                  "an integer 0..2147483647 (steps between VTK sets, 0 = the last step only)", NULL},
     [HC_DECK_MEMORY_HOST_LIMIT_GIB] = {"memory.host_limit_gib", HC_DECK_DOUBLE, HC_FIELD(memory, host_limit_gib), 0,
                                        HUGE_VAL, 0, 0, NULL, "a number of GiB >= 0 (0 = detect)", NULL},
     [HC_DECK_MEMORY_DEVICE_LIMIT_GIB] = {"memory.device_limit_gib", HC_DECK_DOUBLE, HC_FIELD(memory, device_limit_gib),
@@ -213,6 +216,8 @@ void hc_deck_init(hc_deck *deck) {
   hc_deck_copy_string(deck->output.dir, sizeof(deck->output.dir), ".");
   hc_deck_copy_string(deck->output.results, sizeof(deck->output.results), "hexcontract-results.yaml");
   deck->output.summary = true;
+  deck->output.vtk = false;
+  deck->output.vtk_every = 0;
   deck->memory.host_limit_gib = 0.0;
   deck->memory.device_limit_gib = 0.0;
   deck->gpu.binding = HC_DECK_BINDING_NODE_LOCAL;

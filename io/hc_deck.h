@@ -75,6 +75,8 @@ typedef enum {
   HC_DECK_OUTPUT_RESULTS,
   HC_DECK_OUTPUT_SUMMARY,
   HC_DECK_OUTPUT_CSV,
+  HC_DECK_OUTPUT_VTK,
+  HC_DECK_OUTPUT_VTK_EVERY,
   HC_DECK_MEMORY_HOST_LIMIT_GIB,
   HC_DECK_MEMORY_DEVICE_LIMIT_GIB,
   HC_DECK_GPU_BINDING,
@@ -125,6 +127,8 @@ typedef struct {
   char results[HC_DECK_NAME_MAX]; /* output.results: file name inside output.dir */
   bool summary;                   /* output.summary */
   char csv[HC_DECK_PATH_MAX];     /* output.csv: file a CSV row per run is appended to, "" = none */
+  bool vtk;                       /* output.vtk: write ParaView files of the mesh and nodal vectors (io/hc_vtk.h) */
+  int vtk_every;                  /* output.vtk_every: timed steps between VTK sets, 0 = the last step only */
 } hc_deck_output;
 
 typedef struct {

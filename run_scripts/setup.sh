@@ -5,7 +5,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-pkgs="cmake make gcc g++ pkg-config git libopenmpi-dev openmpi-bin libyaml-dev libcmocka-dev gnuplot-nox python3 python3-numpy"
+pkgs="cmake make gcc g++ pkg-config git libopenmpi-dev openmpi-bin libyaml-dev libcmocka-dev gnuplot-nox python3 python3-numpy python3-vtk9"
 # The fuzz targets (HC_ENABLE_FUZZ, off by default) need clang and libFuzzer; the default build does not.
 case "${HC_CMAKE_ARGS:-}" in
   *HC_ENABLE_FUZZ=ON*) pkgs="$pkgs clang libclang-rt-dev" CC=${CC:-clang} && export CC ;;

@@ -465,6 +465,8 @@ static void test_roundtrip(void **state) {
       "output.results=\"123\"",
       "output.summary=false",
       "output.csv=sweep results.csv",
+      "output.vtk=true",
+      "output.vtk_every=7",
       "memory.host_limit_gib=0.5",
       "memory.device_limit_gib=79.25",
       "gpu.binding=none",

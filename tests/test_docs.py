@@ -110,7 +110,8 @@ if have_git:
         return subprocess.run(["git", "-C", src, "check-ignore", "-q", "--no-index", p]).returncode == 0
     for p in ["hexcontract-results.yaml", "bench-results/bench.csv", "scaling-weak-20261123-101010/run_np1.yaml",
               "weak-openmp/report.md", "report.md", "report.csv", "runs.csv", "efficiency.png", "roofline.png",
-              "nightly.log", "hexcontract-scaling-123.log", "A.npy", "dump_FieldFieldScalar_out.npy"]:
+              "nightly.log", "hexcontract-scaling-123.log", "A.npy", "dump_FieldFieldScalar_out.npy",
+              "hexcontract-results.pvtu", "hexcontract-results_r0.vtu", "hexcontract-results.pvd"]:
         if not ignored(p):
             fail(f".gitignore does not ignore {p}, which a run writes into the working directory")
     for p in ["run_scripts/results/h200-cpu-weak/run_np1.yaml", "run_scripts/results/h200-cpu-weak/report.md",
