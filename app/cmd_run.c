@@ -141,8 +141,9 @@ static int hc_run_check_vtk(const hc_deck *deck, const hc_run_config *cfg, int n
   const int64_t count = sets * (nranks + 1) + (names.series ? 1 : 0);
   if (count > HC_VTK_MAX_FILES) {
     return HC_DECK_ERROR(deck, key, HC_ERR_INPUT,
-                         "the run would write %lld VTK files (%lld sets of %d pieces and a parallel file), more than "
-                         "the %d allowed: write a set every more steps (output.vtk_every), or run fewer steps",
+                         "the run would write %lld VTK files (%lld sets, each a piece per rank on %d ranks and a "
+                         "parallel file), more than the %d allowed: write a set every more steps (output.vtk_every), "
+                         "or run fewer steps",
                          (long long)count, (long long)sets, nranks, HC_VTK_MAX_FILES);
   }
   hc_run_vtk_out *out = calloc((size_t)count, sizeof(*out));

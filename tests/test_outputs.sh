@@ -121,6 +121,55 @@ case $case_name in
       --right dump_DataDataScalar_right.npy --out ./dump_DataDataScalar_left.npy
     cmp keep.npy dump_DataDataScalar_left.npy || fail "the input was replaced"
     ;;
+  vtk)
+    # The VTK files (output.vtk): a FIFO, a directory or a symbolic link in place of any of them, in any set
+    # of a series, is refused before the run and left as it was; then a run writes them all.
+    mkfifo hexcontract-results_r0.vtu
+    run 2 "--set output.vtk=true: the VTK piece '\./hexcontract-results_r0\.vtu' is a FIFO \(named pipe\), not a regular file" \
+      "$exe" $long --set output.vtk=true
+    [ -p hexcontract-results_r0.vtu ] || fail "the FIFO was replaced"
+    rm hexcontract-results_r0.vtu
+    mkdir out
+    mkdir out/r_7.pvtu
+    run 2 "--set output.vtk_every=3: the VTK parallel file 'out/r_7\.pvtu' is a directory" \
+      "$exe" $long --set run.steps=7 --set output.dir=out --set output.results=r.yaml --set output.vtk=true \
+      --set output.vtk_every=3
+    rmdir out/r_7.pvtu
+    echo keep >target.pvd
+    ln -s ../target.pvd out/r.pvd
+    run 2 "the VTK collection 'out/r\.pvd' is a symbolic link" "$exe" $long --set run.steps=7 --set output.dir=out \
+      --set output.results=r.yaml --set output.vtk=true --set output.vtk_every=3
+    [ -L out/r.pvd ] && [ "$(cat target.pvd)" = keep ] || fail "the link or its target changed"
+    rm out/r.pvd
+    run 0 "" "$exe" $small --set run.steps=7 --set output.dir=out --set output.results=r.yaml --set output.vtk=true \
+      --set output.vtk_every=3
+    for f in r.pvd r_3.pvtu r_3_r0.vtu r_6.pvtu r_6_r0.vtu r_7.pvtu r_7_r0.vtu; do
+      [ -f "out/$f" ] || fail "out/$f was not written"
+    done
+    [ ! -e out/r.pvtu ] && [ ! -e out/r_1.pvtu ] || fail "a set was written at a step that is not a multiple of 3"
+    ;;
+  vtk_same)
+    # Another output that is one of the VTK files, named otherwise or by a hard link.
+    run 2 "the CSV file '$work/hexcontract-results\.pvtu' and the VTK parallel file '\./hexcontract-results\.pvtu' are the same file" \
+      "$exe" $long --set output.vtk=true --set output.csv="$work/hexcontract-results.pvtu"
+    mkdir out
+    : >out/r_2_r0.vtu
+    ln out/r_2_r0.vtu rows.csv
+    run 2 "the CSV file 'rows\.csv' and the VTK piece 'out/r_2_r0\.vtu' are the same file" "$exe" $long --set run.steps=2 \
+      --set output.dir=out --set output.results=r.yaml --set output.vtk=true --set output.vtk_every=1 \
+      --set output.csv=rows.csv
+    # A results name with directories puts the VTK files there too: the CSV as one of them in another spelling.
+    mkdir -p out/sub
+    run 2 "the CSV file 'out/\.\./out/sub/r\.pvd' and the VTK collection 'out/sub/r\.pvd' are the same file" \
+      "$exe" $long --set output.dir=out --set output.results=sub/r.yaml --set output.vtk=true \
+      --set run.steps=20 --set output.vtk_every=5 --set output.csv=out/../out/sub/r.pvd
+    ;;
+  vtk_mpi)
+    # On 2 ranks every rank's piece is checked: a FIFO as rank 1's, refused by every rank at once.
+    mkfifo hexcontract-results_r1.vtu
+    run 2 "the VTK piece '\./hexcontract-results_r1\.vtu' is a FIFO" "$mpiexec" -n 2 "$exe" $long --set output.vtk=true
+    [ -p hexcontract-results_r1.vtu ] || fail "the FIFO was replaced"
+    ;;
   *)
     fail "unknown case"
     ;;

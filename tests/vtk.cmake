@@ -15,3 +15,21 @@ if(HC_VTK_PYTHON)
     set_tests_properties(vtk_${mode}_np${np}_p${order} PROPERTIES PROCESSORS ${np})
   endforeach()
 endif()
+
+# Bad VTK keys: exit 2 naming the key, before any work (the 1e8 steps of HC_VTK_LONG would time out).
+set(HC_VTK_LONG --set mesh.cells=6,5,4 --set run.steps=100000000 --set output.summary=false
+    --set output.dir=${CMAKE_CURRENT_BINARY_DIR}/vtk)
+file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/vtk)
+hc_add_test(vtk_bad_every COMMAND ${HC_EXPECT} 2
+            "--set output.vtk_every=-1: output.vtk_every must be an integer 0..2147483647 .*got -1" --
+            ${HC_EXE} ${HC_VTK_LONG} --set output.vtk=true --set output.vtk_every=-1 LABELS app TIMEOUT 30)
+hc_add_test(vtk_bad_every_type COMMAND ${HC_EXPECT} 2 "--set output.vtk_every=2.5: output.vtk_every must be an integer"
+            -- ${HC_EXE} ${HC_VTK_LONG} --set output.vtk=true --set output.vtk_every=2.5 LABELS app TIMEOUT 30)
+hc_add_test(vtk_bad_bool COMMAND ${HC_EXPECT} 2 "--set output.vtk=yes: output.vtk must be true or false, got yes" --
+            ${HC_EXE} ${HC_VTK_LONG} --set output.vtk=yes LABELS app TIMEOUT 30)
+hc_add_test(vtk_too_many_files COMMAND ${HC_EXPECT} 2
+            "--set output.vtk_every=10: the run would write 20000001 VTK files \\(10000000 sets, .*more than the 100000 allowed" --
+            ${HC_EXE} ${HC_VTK_LONG} --set output.vtk=true --set output.vtk_every=10 LABELS app TIMEOUT 30)
+hc_add_test(vtk_no_name COMMAND ${HC_EXPECT} 2
+            "--set output.results=.yaml: VTK output: the results name '.yaml' leaves no file name" --
+            ${HC_EXE} ${HC_VTK_LONG} --set output.vtk=true --set output.results=.yaml LABELS app TIMEOUT 30)
