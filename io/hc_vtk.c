@@ -57,23 +57,22 @@ int hc_vtk_node_order(int order, int *vtk) {
 /* Writes s into an XML attribute value, escaped. */
 static void hc_vtk_attr(FILE *f, const char *s) {
   for (; *s; s++) {
-    switch (*s) {
-      case '&':
-        fputs("&amp;", f);
-        break;
-      case '<':
-        fputs("&lt;", f);
-        break;
-      case '>':
-        fputs("&gt;", f);
-        break;
-      case '"':
-        fputs("&quot;", f);
-        break;
-      default:
-        fputc(*s, f);
+    const char *e = *s == '&' ? "&amp;" : *s == '<' ? "&lt;" : *s == '>' ? "&gt;" : *s == '"' ? "&quot;" : NULL;
+    if (e) {
+      fputs(e, f);
+    } else {
+      fputc(*s, f);
     }
   }
+}
+
+/* Commits a file written to af, or removes it after a write error. */
+static int hc_vtk_finish(hc_atomic_file *af) {
+  if (ferror(af->f)) {
+    hc_atomic_file_abort(af);
+    return HC_ERROR(HC_ERR_RESOURCE, "%s: write error", af->path);
+  }
+  return hc_atomic_file_commit(af);
 }
 
 static void hc_vtk_header(FILE *f, const char *type) {
@@ -141,11 +140,7 @@ int hc_vtk_write_piece(const char *path, const hc_vtk_piece *piece) {
   for (int64_t c = 0; c < piece->C; c++)
     fprintf(f, "%d%c", type, (c + 1) % (4 * HC_VTK_PER_LINE) && c + 1 < piece->C ? ' ' : '\n');
   fputs("        </DataArray>\n      </Cells>\n    </Piece>\n  </UnstructuredGrid>\n</VTKFile>\n", f);
-  if (ferror(f)) {
-    hc_atomic_file_abort(&af);
-    return HC_ERROR(HC_ERR_RESOURCE, "%s: write error", path);
-  }
-  return hc_atomic_file_commit(&af);
+  return hc_vtk_finish(&af);
 }
 
 int hc_vtk_write_parallel(const char *path, const hc_vtk_piece *piece, int npieces, const char *const *sources) {
@@ -177,11 +172,7 @@ int hc_vtk_write_parallel(const char *path, const hc_vtk_piece *piece, int npiec
     fputs("\"/>\n", f);
   }
   fputs("  </PUnstructuredGrid>\n</VTKFile>\n", f);
-  if (ferror(f)) {
-    hc_atomic_file_abort(&af);
-    return HC_ERROR(HC_ERR_RESOURCE, "%s: write error", path);
-  }
-  return hc_atomic_file_commit(&af);
+  return hc_vtk_finish(&af);
 }
 
 int hc_vtk_write_collection(const char *path, int n, const double *times, const char *const *files) {
@@ -196,11 +187,7 @@ int hc_vtk_write_collection(const char *path, int n, const double *times, const 
     fputs("\"/>\n", f);
   }
   fputs("  </Collection>\n</VTKFile>\n", f);
-  if (ferror(f)) {
-    hc_atomic_file_abort(&af);
-    return HC_ERROR(HC_ERR_RESOURCE, "%s: write error", path);
-  }
-  return hc_atomic_file_commit(&af);
+  return hc_vtk_finish(&af);
 }
 
 int hc_vtk_names_init(hc_vtk_names *names, const char *dir, const char *results, int series, int steps) {
@@ -210,9 +197,9 @@ int hc_vtk_names_init(hc_vtk_names *names, const char *dir, const char *results,
   snprintf(names->dir, sizeof(names->dir), "%s", dir);
   snprintf(names->name, sizeof(names->name), "%s", results);
   size_t n = strlen(names->name);
-  if (n > 5 && !strcmp(names->name + n - 5, ".yaml")) {
+  if (n >= 5 && !strcmp(names->name + n - 5, ".yaml")) {
     names->name[n - 5] = '\0';
-  } else if (n > 4 && !strcmp(names->name + n - 4, ".yml")) {
+  } else if (n >= 4 && !strcmp(names->name + n - 4, ".yml")) {
     names->name[n - 4] = '\0';
   }
   n = strlen(names->name);

@@ -1,3 +1,7 @@
+# The writer's unit tests: VTK's node order against VTK's documented cells, file names, steps, a written piece.
+hc_add_test_executable(test_vtk_writer SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_vtk_writer.c LIBS hc_io)
+hc_add_test(vtk_writer COMMAND test_vtk_writer LABELS unit)
+
 # The ParaView output (output.vtk) read back by VTK's own readers (tests/test_vtk.py, Debian's python3-vtk9, which
 # run_scripts/setup.sh installs): "skipped" when VTK's Python modules are missing. Every order (VTK's hexahedron,
 # triquadratic and Lagrange hexahedra) on 1 and 3 ranks, and a series of steps with its collection.
