@@ -1,5 +1,5 @@
-/* The step's roofline (README.md, section The step's roofline): the compulsory bytes of each phase of one rank's step, and the
-   least time each phase could take at the rates measured at start-up. */
+/* The step's roofline (README.md, section The step's roofline): the compulsory bytes of each phase of one rank's step,
+   and the least time each phase could take at the rates measured at start-up. */
 #ifndef HC_STEP_ROOFLINE_H
 #define HC_STEP_ROOFLINE_H
 

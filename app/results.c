@@ -226,8 +226,7 @@ static void hc_results_print_checks(const hc_run *run) {
     if (c->failures && c->hint[0]) printf("  %-*s hint: %s\n", wname, "", c->hint);
     /* On the serial backend the sampled cells are recomputed by the code that ran: it says so. */
     if (strcmp(c->name, "device_vs_host") == 0 && strcmp(run->be->name, "serial") == 0)
-      printf("  %-*s note: the backend is serial, the reference itself: this compares serial with serial\n", wname,
-             "");
+      printf("  %-*s note: the backend is serial, the reference itself: this compares serial with serial\n", wname, "");
   }
 }
 
@@ -246,7 +245,8 @@ static int hc_roof_memory_phase(int phase) {
 static void hc_results_print_roofline(const hc_run *run, const hc_results_stats *st) {
   const hc_roofline_rates *r = &run->rates;
   printf(
-      "\nroofline of the step (README.md, section The step's roofline; per rank, averages over ranks): copy bandwidth %.4g GB/s (min "
+      "\nroofline of the step (README.md, section The step's roofline; per rank, averages over ranks): copy bandwidth "
+      "%.4g GB/s (min "
       "%.4g, max %.4g over ranks; best of %d copies of %.3g MB each)",
       st->copy_gbs.avg, st->copy_gbs.min, st->copy_gbs.max, r->copy.calls, 1e-6 * r->copy.bytes);
   if (run->be->is_device) printf(", host->device %.4g GB/s, device->host %.4g GB/s", st->h2d_gbs.avg, st->d2h_gbs.avg);

@@ -151,8 +151,8 @@ static int hc_run_time_transfer(const hc_backend *be, void *h, void *d, size_t b
   return HC_OK;
 }
 
-/* The rates of the step's roofline (README.md, section The step's roofline), measured on every rank at once so that ranks that
-   share a memory measure their share of it: the backend's copy bandwidth (hc_backend.mem_copy, the bench's
+/* The rates of the step's roofline (README.md, section The step's roofline), measured on every rank at once so that
+   ranks that share a memory measure their share of it: the backend's copy bandwidth (hc_backend.mem_copy, the bench's
    copy kernel) on 2 x 128 MiB per memory shared out among its ranks (at least 2 x 16 MiB per rank), at most a
    quarter of the memory free per rank; the host <-> device copy rates on device backends; the peak flop rate
    of the run's precision (a short measurement on the CPU). A fraction of a second. Collective. */

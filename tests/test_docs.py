@@ -16,9 +16,22 @@ def fail(msg):
     print("test_docs: FAILED: " + msg)
 
 
+def is_checkout():
+    """Whether src is the top of a git checkout (not a copy inside another one's ignored build folder, as the
+    mutation check makes)."""
+    try:
+        top = subprocess.run(["git", "-C", src, "rev-parse", "--show-toplevel"], capture_output=True, text=True,
+                             check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return False
+    return os.path.realpath(top) == os.path.realpath(src)
+
+
 def files():
     """The tracked files (git), else every file outside build and hidden directories."""
     try:
+        if not is_checkout():
+            raise OSError("not a checkout")
         out = subprocess.run(["git", "-C", src, "ls-files", "-co", "--exclude-standard"], capture_output=True,
                              text=True, check=True).stdout.split("\n")
         return [f for f in out if f and os.path.isfile(os.path.join(src, f))]
@@ -100,11 +113,7 @@ for readme in ("kernels/README.md", "mesh/README.md", "app/README.md"):
         fail(f"{readme} is missing")
 
 # .gitignore: outputs of runs in the working directory are ignored, the recorded sweeps are not.
-try:
-    subprocess.run(["git", "-C", src, "rev-parse"], capture_output=True, check=True)
-    have_git = True
-except (OSError, subprocess.CalledProcessError):
-    have_git = False
+have_git = is_checkout()
 if have_git:
     def ignored(p):
         return subprocess.run(["git", "-C", src, "check-ignore", "-q", "--no-index", p]).returncode == 0
