@@ -1,0 +1,20 @@
+/* The intrepid2 backend: Trilinos Intrepid2's own ArrayTools contractions on Kokkos::Serial, behind
+   C-callable functions (contract_intrepid2.cpp), and its backend table (backend_intrepid2.c). */
+#ifndef HC_INTREPID2_H
+#define HC_INTREPID2_H
+
+#include "kernels/hc_kernels.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Runs k with Intrepid2::ArrayTools<Kokkos::Serial>::contract<Family><Rank> on unmanaged views of the host
+   arrays (no copies, either layout); initialises Kokkos on first use and finalises it at exit. */
+int hc_contract_intrepid2(const hc_contract *k, const void *left, const void *right, void *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
