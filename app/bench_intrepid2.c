@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "app/hc_bench.h"
+#include "app/hc_measure.h"
 #include "app/hc_timer.h"
 #include "kernels/hc_roofline.h"
 

@@ -23,6 +23,12 @@ static const char *hc_bound_name(const hc_bench *bench, const hc_bench_case *bc,
   return t_flop > t_mem ? "compute" : "memory";
 }
 
+const char *hc_bench_small_call_bound(const hc_bench *bench, const hc_bench_case *bc, const hc_bench_row *r) {
+  if (!(r->work_s >= HC_BENCH_WORK_SHARE * r->median_s)) return "call overhead";
+  double t_mem = bc->bytes / (hc_bench_copy_gbs_larger(bench) * 1e9), t_flop = r->peak > 0 ? bc->flops / r->peak : 0;
+  return t_flop > t_mem ? "compute" : "memory";
+}
+
 void hc_bench_print_summary(const hc_bench *bench) {
   printf("\nSummary: the best variant per case (%s on %s; copy %.1f GB/s", bench->b->name, bench->device,
          bench->copy_gbs);
@@ -35,6 +41,7 @@ void hc_bench_print_summary(const hc_bench *bench) {
   printf(")\n");
   printf("  %-16s %4s %4s %-6s %-10s %9s %-16s %10s %8s %9s %7s %7s %8s%s\n", "kernel", "L", "P", "prec", "layout", "C",
          "best", "ms", "GB/s", "GFLOP/s", "%roof", "bound", "xcublas", bench->intrepid2 ? "  xintrepid2/core" : "");
+  int flagged = 0;
   for (int i = 0; i < bench->ncases; i++) {
     const hc_bench_case *bc = &bench->cases[i];
     if (bc->overhead) continue;
@@ -52,12 +59,39 @@ void hc_bench_print_summary(const hc_bench *bench) {
     int failed = 0;
     for (int j = 0; j < bc->nrows; j++) failed |= bc->rows[j].status == HC_BENCH_FAILED;
     failed |= bc->intrepid2_status == HC_BENCH_FAILED;
-    printf("  %-16s %4d %4d %-6s %-10s %9lld %-16s %10.4f %8.1f %9.1f %6.1f%% %7s %8s%s%s\n", hc_kernel_name(k->kernel),
-           k->L, k->P, hc_precision_name(k->precision), hc_layout_name(k->layout), (long long)k->C, best,
-           r ? 1e3 * r->median_s : 0.0, r ? r->gbs : 0.0, r ? r->gflops : 0.0, r ? r->roofline_pct : 0.0,
-           r ? hc_bound_name(bench, bc, r->peak) : "-", vs, vi2, failed ? "  FAILED" : "");
+    flagged += r && r->above_roof;
+    printf("  %-16s %4d %4d %-6s %-10s %9lld %-16s %10.4f %8.1f %9.1f %6.1f%% %7s %8s%s%s%s\n",
+           hc_kernel_name(k->kernel), k->L, k->P, hc_precision_name(k->precision), hc_layout_name(k->layout),
+           (long long)k->C, best, r ? 1e3 * r->median_s : 0.0, r ? r->gbs : 0.0, r ? r->gflops : 0.0,
+           r ? r->roofline_pct : 0.0, r ? hc_bound_name(bench, bc, r->peak) : "-", vs, vi2,
+           r && r->above_roof ? "  ABOVE-ROOF" : "", failed ? "  FAILED" : "");
   }
-  printf("\nCall overhead (%d cells, back-to-back calls, time per call):\n", 1000);
+  printf(
+      "copy bandwidth %.1f GB/s at the start, %.1f GB/s at the end (best of %d calls; median %.1f GB/s); %%roof "
+      "above uses the start\n",
+      bench->copy_gbs, bench->copy_gbs_end, bench->copy_calls_end, bench->copy_gbs_end_median);
+  if (bench->above_roof) {
+    printf(
+        "%d row%s above %.0f%% of the roofline even at the larger copy bandwidth (%.1f GB/s), %d of them a case's "
+        "best\n(marked ABOVE-ROOF): the copy bandwidth understates what these reach (caches holding the arrays, "
+        "or a host\ncopy's unseen write-allocate reads), so their %%roof overstates them\n",
+        bench->above_roof, bench->above_roof == 1 ? "" : "s", HC_BENCH_ABOVE_ROOF_PCT, hc_bench_copy_gbs_larger(bench),
+        flagged);
+  } else {
+    printf("no variant above %.0f%% of the roofline at the larger of the two\n", HC_BENCH_ABOVE_ROOF_PCT);
+  }
+  int work = 0;
+  for (int i = 0; i < bench->ncases && !work; i++) {
+    const hc_bench_case *bc = &bench->cases[i];
+    for (int j = 0; j < bc->nrows && bc->overhead; j++)
+      work |= bc->rows[j].status == HC_BENCH_RAN &&
+              strcmp(hc_bench_small_call_bound(bench, bc, &bc->rows[j]), "call overhead") != 0;
+  }
+  printf(
+      "\n%s (%d cells, back-to-back calls): the time per call, the call overhead in it (the time of the same\n"
+      "calls on one cell), and what dominates it: \"call overhead\" where the work (the rest) is under %.0f%% of\n"
+      "it, else the roof that bounds the work:\n",
+      work ? "Small calls" : "Call overhead", 1000, 100 * HC_BENCH_WORK_SHARE);
   for (int i = 0; i < bench->ncases; i++) {
     const hc_bench_case *bc = &bench->cases[i];
     if (!bc->overhead) continue;
@@ -66,8 +100,13 @@ void hc_bench_print_summary(const hc_bench *bench) {
     for (int j = 0; j < bc->nrows; j++) {
       const hc_bench_row *r = &bc->rows[j];
       if (r->status == HC_BENCH_SKIPPED) continue;
-      printf("  %s %.1f us%s", hc_variant_name(r->variant), 1e6 * r->median_s,
-             r->status == HC_BENCH_FAILED ? " FAILED" : "");
+      const char *bound = hc_bench_small_call_bound(bench, bc, r);
+      if (r->status == HC_BENCH_FAILED) {
+        printf("  %s FAILED", hc_variant_name(r->variant));
+        continue;
+      }
+      printf("  %s %.1f us, overhead %.1f us: %s%s", hc_variant_name(r->variant), 1e6 * r->median_s,
+             1e6 * r->overhead_s, bound, strcmp(bound, "call overhead") == 0 ? "" : "-bound work");
     }
     printf("\n");
   }
@@ -90,6 +129,14 @@ static int hc_yaml_row(hc_yaml_writer *w, const hc_bench *bench, const hc_bench_
   HC_CALL(hc_yaml_writer_string(w, "bound", hc_bound_name(bench, bc, r->peak)));
   HC_CALL(hc_yaml_writer_double(w, "roofline_s", r->roofline_s));
   HC_CALL(hc_yaml_writer_double(w, "roofline_pct", r->roofline_pct));
+  HC_CALL(hc_yaml_writer_double(w, "roofline_pct_larger_copy", r->roofline_pct_larger));
+  if (bc->overhead) {
+    HC_CALL(hc_yaml_writer_string(w, "dominated_by", hc_bench_small_call_bound(bench, bc, r)));
+    HC_CALL(hc_yaml_writer_double(w, "work_s", r->work_s));
+    HC_CALL(hc_yaml_writer_double(w, "overhead_s", r->overhead_s));
+  } else {
+    HC_CALL(hc_yaml_writer_bool(w, "above_roofline", r->above_roof));
+  }
   if (r->vs_cublas > 0) {
     HC_CALL(hc_yaml_writer_double(w, "vs_cublas", r->vs_cublas));
   } else {
@@ -181,7 +228,22 @@ static int hc_yaml_body(hc_yaml_writer *w, const hc_bench *bench) {
   HC_CALL(hc_yaml_writer_int64(w, "calls", bench->copy_calls));
   HC_CALL(hc_yaml_writer_double(w, "gbs", bench->copy_gbs));
   HC_CALL(hc_yaml_writer_double(w, "gbs_median", bench->copy_gbs_median));
+  HC_CALL(hc_yaml_writer_int64(w, "calls_end", bench->copy_calls_end));
+  HC_CALL(hc_yaml_writer_double(w, "gbs_end", bench->copy_gbs_end));
+  HC_CALL(hc_yaml_writer_double(w, "gbs_end_median", bench->copy_gbs_end_median));
+  HC_CALL(hc_yaml_writer_double(w, "gbs_larger", hc_bench_copy_gbs_larger(bench)));
   HC_CALL(hc_yaml_writer_end_mapping(w));
+  HC_CALL(hc_yaml_writer_double(w, "above_roofline_pct", HC_BENCH_ABOVE_ROOF_PCT));
+  HC_CALL(hc_yaml_writer_int64(w, "above_roofline_rows", bench->above_roof));
+  HC_CALL(hc_yaml_writer_begin_sequence(w, "variants_not_run", HC_YAML_BLOCK));
+  for (int v = 0; v < HC_NUM_VARIANTS; v++) {
+    if (!bench->lacked[v]) continue;
+    HC_CALL(hc_yaml_writer_begin_mapping(w, NULL, HC_YAML_FLOW));
+    HC_CALL(hc_yaml_writer_string(w, "variant", hc_variant_name((hc_variant)v)));
+    HC_CALL(hc_yaml_writer_string(w, "reason", bench->lacked_reason[v]));
+    HC_CALL(hc_yaml_writer_end_mapping(w));
+  }
+  HC_CALL(hc_yaml_writer_end_sequence(w));
   HC_CALL(hc_yaml_writer_begin_mapping(w, "peaks", HC_YAML_BLOCK));
   for (int p = 0; p < 2; p++) {
     if (!o->precision[p]) continue;
@@ -236,8 +298,9 @@ int hc_bench_write_csv(const hc_bench *bench, const char *path) {
   FILE *f = af.f;
   fprintf(f,
           "kind,kernel,C,L,R,P,D,precision,layout,variant,chosen_variant,status,calls,median_s,min_s,bytes,flops,"
-          "intensity,gbs,gflops,peak_gflops,copy_gbs,roofline_s,roofline_pct,vs_cublas,threads,intrepid2_s,"
-          "vs_intrepid2_per_core,best,max_abs_diff,tolerance,reason\n");
+          "intensity,gbs,gflops,peak_gflops,copy_gbs,roofline_s,roofline_pct,vs_cublas,best,max_abs_diff,tolerance,"
+          "copy_gbs_end,roofline_pct_larger_copy,above_roofline,dominated_by,work_s,overhead_s,threads,intrepid2_s,"
+          "vs_intrepid2_per_core,reason\n");
   for (int i = 0; i < bench->ncases; i++) {
     const hc_bench_case *bc = &bench->cases[i];
     const hc_contract *k = &bc->k;
@@ -250,11 +313,19 @@ int hc_bench_write_csv(const hc_bench *bench, const char *path) {
               bc->flops, bc->flops / bc->bytes, r->gbs, r->gflops, r->peak * 1e-9, bench->copy_gbs, r->roofline_s,
               r->roofline_pct);
       if (r->vs_cublas > 0) fprintf(f, "%.4f", r->vs_cublas);
-      fprintf(f, ",%d,", bench->threads);
+      const int small = bc->overhead && r->status == HC_BENCH_RAN;
+      fprintf(f, ",%d,%.3e,%.3e,%.6e,%.4f,%d,%s,", j == bc->best, r->max_err, r->tol, bench->copy_gbs_end,
+              r->roofline_pct_larger, r->above_roof, small ? hc_bench_small_call_bound(bench, bc, r) : "");
+      if (small) {
+        fprintf(f, "%.6e,%.6e,", r->work_s, r->overhead_s);
+      } else {
+        fputs(",,", f);
+      }
+      fprintf(f, "%d,", bench->threads);
       if (bc->intrepid2_status == HC_BENCH_RAN) fprintf(f, "%.6e", bc->intrepid2_s);
       fputc(',', f);
       if (r->vs_intrepid2 > 0) fprintf(f, "%.6g", r->vs_intrepid2);
-      fprintf(f, ",%d,%.3e,%.3e,", j == bc->best, r->max_err, r->tol);
+      fputc(',', f);
       hc_csv_text(f, r->reason);
       fputc('\n', f);
     }
@@ -328,7 +399,7 @@ int hc_bench_plot(const hc_bench *bench, char *note, size_t size) {
           "set output 'roofline.png.tmp'\n"
           "set title \"hexcontract bench, %s backend: %s (%s)\" noenhanced\n"
           "set logscale xy\n"
-          "set xlabel 'arithmetic intensity (flop/byte, SPEC.md cost model)'\n"
+          "set xlabel 'arithmetic intensity (flop/byte, cost model of kernels/README.md)'\n"
           "set ylabel 'GFLOP/s (best variant per case)'\n"
           "set grid\n"
           "set key left top\n"

@@ -13,7 +13,9 @@
 #include "app/hc_app.h"
 #include "app/hc_host.h"
 #include "app/hc_bench.h"
+#include "app/hc_measure.h"
 #include "app/hc_timer.h"
+#include "io/hc_path.h"
 #include "kernels/hc_roofline.h"
 
 #if HC_HAVE_OPENMP
@@ -82,7 +84,7 @@ static int hc_bench_parse_kernels(const char *text, int *sel) {
   memset(sel, 0, sizeof(int) * HC_NUM_KERNELS);
   static const char *const families[] = {"DataData", "DataField", "FieldField"};
   char *save = NULL;
-  int any = 0;
+  int any = 0, named[HC_NUM_KERNELS] = {0};
   for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
     hc_kernel k;
     int matched = 0;
@@ -104,7 +106,8 @@ static int hc_bench_parse_kernels(const char *text, int *sel) {
                         "DataField or FieldField, or all)",
                         tok);
       }
-      sel[k] = 1;
+      HC_CHECK(!named[k], HC_ERR_INPUT, "option --kernel: %s is named twice in '%s'; name each kernel once", tok, text);
+      sel[k] = named[k] = 1;
     }
     any = 1;
   }
@@ -117,7 +120,7 @@ static int hc_bench_parse_variants(const char *text, int *sel) {
   snprintf(buf, sizeof(buf), "%s", text);
   memset(sel, 0, sizeof(int) * HC_NUM_VARIANTS);
   char *save = NULL;
-  int any = 0;
+  int any = 0, named[HC_NUM_VARIANTS] = {0};
   for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
     if (strcmp(tok, "all") == 0) {
       for (int i = 0; i < HC_NUM_VARIANTS; i++) sel[i] = 1;
@@ -130,7 +133,9 @@ static int hc_bench_parse_variants(const char *text, int *sel) {
                         "cublas or all)",
                         tok);
       }
-      sel[v] = 1;
+      HC_CHECK(!named[v], HC_ERR_INPUT, "option --variant: %s is named twice in '%s'; name each variant once", tok,
+               text);
+      sel[v] = named[v] = 1;
     }
     any = 1;
   }
@@ -333,43 +338,6 @@ static void hc_bench_pool_mark(hc_bench_pool *pool, int64_t lo, int64_t hi) {
   }
 }
 
-static int hc_cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-double hc_median(double *t, int n) {
-  qsort(t, (size_t)n, sizeof(*t), hc_cmp_double);
-  return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
-}
-
-/* Times one call of f (a contraction or a copy): device events where the backend has them, else the host
-   clock around the call and a synchronize. */
-typedef int (*hc_bench_call)(const hc_backend *b, const void *arg);
-static int hc_bench_time(const hc_backend *b, hc_bench_call f, const void *arg, double *seconds) {
-  if (b->timer_start && b->timer_stop) {
-    HC_CALL(b->timer_start());
-    HC_CALL(f(b, arg));
-    return b->timer_stop(seconds);
-  }
-  double t0 = hc_wtime();
-  HC_CALL(f(b, arg));
-  HC_CALL(b->synchronize());
-  *seconds = hc_wtime() - t0;
-  return HC_OK;
-}
-
-typedef struct {
-  void *dst;
-  const void *src;
-  size_t bytes;
-} hc_bench_copy_arg;
-
-static int hc_bench_copy_call(const hc_backend *b, const void *arg) {
-  const hc_bench_copy_arg *a = arg;
-  return b->mem_copy(a->dst, a->src, a->bytes);
-}
-
 typedef struct {
   const hc_contract *k;
   const void *left, *right;
@@ -383,38 +351,21 @@ static int hc_bench_contract_call(const hc_backend *b, const void *arg) {
 
 /* The copy bandwidth: half a buffer of the budget's size copied onto the other half (the budget, not
    the pool, so that a small --cells still measures memory rather than cache), read + write bytes counted. */
-static int hc_bench_copy_bandwidth(hc_bench *bench) {
-  int ierr = HC_OK;
+static int hc_bench_copy_bandwidth(hc_bench *bench, double *gbs, double *gbs_median, int *ncalls) {
   const hc_backend *b = bench->b;
-  HC_CHECK(b->mem_copy, HC_ERR_UNSUPPORTED,
-           "backend %s has no copy kernel (hc_backend.mem_copy) to measure its "
-           "bandwidth",
-           b->name);
   const size_t half = (size_t)(bench->budget_bytes / 2) / HC_BENCH_ALIGN * HC_BENCH_ALIGN;
-  void *d_buf = NULL;
-  HC_CALL(b->mem_alloc(2 * half, &d_buf));
-  hc_bench_copy_arg a = {(char *)d_buf + half, d_buf, half};
   const int calls = bench->opt.repeat < 5 ? 5 : bench->opt.repeat;
-  double t[2 * HC_OVERHEAD_CALLS];
-  int n = 0;
-  /* Warm-up both ways, so that both halves are written before any timed call: a source never written
-     would be the operating system's shared zero page on the host, read from cache rather than memory
-     (about twice the true bandwidth). Also the module load on a device. */
-  hc_bench_copy_arg back = {d_buf, (char *)d_buf + half, half};
-  HC_CALL_GOTO(hc_bench_time(b, hc_bench_copy_call, &a, &t[0]), cleanup);
-  HC_CALL_GOTO(hc_bench_time(b, hc_bench_copy_call, &back, &t[0]), cleanup);
-  for (double total = 0; n < calls && n < 2 * HC_OVERHEAD_CALLS && (n < 3 || total < 2.0); n++) {
-    HC_CALL_GOTO(hc_bench_time(b, hc_bench_copy_call, &a, &t[n]), cleanup);
-    total += t[n];
-  }
-  double med = hc_median(t, n);
-  bench->copy_bytes = 2.0 * (double)half;
-  bench->copy_calls = n;
-  bench->copy_gbs = t[0] > 0 ? bench->copy_bytes / t[0] * 1e-9 : 0;
-  bench->copy_gbs_median = med > 0 ? bench->copy_bytes / med * 1e-9 : 0;
-cleanup:
-  b->mem_free(d_buf);
-  return ierr;
+  hc_copy_rate rate;
+  HC_CALL(hc_measure_copy(b, half, 3, calls < 2 * HC_OVERHEAD_CALLS ? calls : 2 * HC_OVERHEAD_CALLS, 2.0, &rate));
+  bench->copy_bytes = rate.bytes;
+  *ncalls = rate.calls;
+  *gbs = rate.best_gbs;
+  *gbs_median = rate.median_gbs;
+  return HC_OK;
+}
+
+double hc_bench_copy_gbs_larger(const hc_bench *bench) {
+  return bench->copy_gbs_end > bench->copy_gbs ? bench->copy_gbs_end : bench->copy_gbs;
 }
 
 double hc_bench_row_peak(const hc_bench *bench, const hc_contract *k, hc_variant ran) {
@@ -493,6 +444,19 @@ typedef struct {
   void *ref, *cur, *sref, *scur;
 } hc_bench_buffers;
 
+/* Back-to-back calls of k, host clock, one synchronize: the time per call with its launch, in
+   HC_OVERHEAD_TIMINGS timings of HC_OVERHEAD_CALLS calls (sorted later). */
+static int hc_bench_back_to_back(const hc_backend *b, const hc_contract *k, const void *d_left, const void *d_right,
+                                 void *d_out, double tt[HC_OVERHEAD_TIMINGS]) {
+  for (int i = 0; i < HC_OVERHEAD_TIMINGS; i++) {
+    double t0 = hc_wtime();
+    for (int j = 0; j < HC_OVERHEAD_CALLS; j++) HC_CALL(b->contract(k, d_left, d_right, d_out));
+    HC_CALL(b->synchronize());
+    tt[i] = (hc_wtime() - t0) / HC_OVERHEAD_CALLS;
+  }
+  return HC_OK;
+}
+
 /* Runs, checks and times one variant of a case; fills row. A variant that cannot run on this case is
    SKIPPED; one that fails at run time or disagrees is FAILED. */
 static int hc_bench_variant(hc_bench *bench, hc_bench_case *bc, hc_bench_pool *pool, const int64_t off[4],
@@ -518,7 +482,7 @@ static int hc_bench_variant(hc_bench *bench, hc_bench_case *bc, hc_bench_pool *p
   HC_CALL(hc_bench_pool_restore(pool));
   hc_bench_pool_mark(pool, off[2], off[2] + (int64_t)out_bytes);
   double t_warm = 0;
-  err = hc_bench_time(b, hc_bench_contract_call, &a, &t_warm);
+  err = hc_measure_call(b, hc_bench_contract_call, &a, &t_warm);
   if (err == HC_OK) err = b->copy_to_host(buf->cur, d_out, out_bytes);
   if (err == HC_OK && b->chosen_variant) err = b->chosen_variant(&k, &row->chosen);
   if (err != HC_OK) {
@@ -572,17 +536,22 @@ static int hc_bench_variant(hc_bench *bench, hc_bench_case *bc, hc_bench_pool *p
   double *t = NULL;
   int calls = 0;
   if (bc->overhead) {
-    /* Back-to-back calls, host clock, one synchronize: the time per call with its launch. */
     double tt[HC_OVERHEAD_TIMINGS];
-    for (int i = 0; i < HC_OVERHEAD_TIMINGS; i++) {
-      double t0 = hc_wtime();
-      for (int j = 0; j < HC_OVERHEAD_CALLS; j++) HC_CALL(b->contract(&k, d_left, d_right, d_out));
-      HC_CALL(b->synchronize());
-      tt[i] = (hc_wtime() - t0) / HC_OVERHEAD_CALLS;
-    }
+    HC_CALL(hc_bench_back_to_back(b, &k, d_left, d_right, d_out, tt));
     row->median_s = hc_median(tt, HC_OVERHEAD_TIMINGS);
     row->min_s = tt[0];
     row->calls = HC_OVERHEAD_CALLS * HC_OVERHEAD_TIMINGS;
+    /* The same on one cell (the first cell of the same arrays), after a call that lets auto choose for that
+       shape: the fixed cost of a call, whatever its work. */
+    hc_contract k1 = k;
+    k1.C = 1;
+    row->one_cell_s = -1; /* unknown: a variant that cannot run one cell */
+    if (b->supports(&k1) == HC_OK) {
+      HC_CALL(b->contract(&k1, d_left, d_right, d_out));
+      HC_CALL(hc_bench_back_to_back(b, &k1, d_left, d_right, d_out, tt));
+      row->one_cell_s = hc_median(tt, HC_OVERHEAD_TIMINGS);
+    }
+    hc_error_clear();
   } else {
     int want = bench->opt.repeat;
     if (t_warm > 0 && t_warm * want > HC_BENCH_VARIANT_SECONDS) want = (int)(HC_BENCH_VARIANT_SECONDS / t_warm);
@@ -591,7 +560,7 @@ static int hc_bench_variant(hc_bench *bench, hc_bench_case *bc, hc_bench_pool *p
     t = malloc(sizeof(*t) * (size_t)want);
     HC_CHECK(t, HC_ERR_RESOURCE, "out of host memory");
     for (calls = 0; calls < want; calls++) {
-      int e = hc_bench_time(b, hc_bench_contract_call, &a, &t[calls]);
+      int e = hc_measure_call(b, hc_bench_contract_call, &a, &t[calls]);
       if (e) {
         free(t);
         return e;
@@ -680,12 +649,12 @@ static int hc_bench_case_run(hc_bench *bench, hc_bench_case *bc, hc_bench_pool *
   const double ai = bc->flops / bc->bytes;
   printf("[%3d/%d] %-16s L=%-3d P=%-3d D=%d %-6s %-10s C=%-9lld %s  AI %.3g flop/B\n", index, total,
          hc_kernel_name(k->kernel), k->L, k->P, k->D, hc_precision_name(k->precision), hc_layout_name(k->layout),
-         (long long)k->C, bc->overhead ? "call overhead" : "", ai);
+         (long long)k->C, bc->overhead ? "small calls" : "", ai);
   /* Every variant asked for, flat first (the reference), auto last. */
   bc->nrows = 0;
   for (int v = HC_VARIANT_FLAT; v <= HC_NUM_VARIANTS; v++) {
     hc_variant var = v == HC_NUM_VARIANTS ? HC_VARIANT_AUTO : (hc_variant)v;
-    if (!bench->opt.variant[var]) continue;
+    if (!bench->opt.variant[var] || bench->lacked[var]) continue;
     hc_bench_row *row = &bc->rows[bc->nrows++];
     memset(row, 0, sizeof(*row));
     row->variant = var;
@@ -827,6 +796,70 @@ static int hc_bench_plan(hc_bench *bench, int64_t *pool_bytes, int64_t *max_out)
   return HC_OK;
 }
 
+/* The variants asked for that no case of the run supports, for one reason (a CPU backend's variants
+   other than auto): marked in bench->lacked and listed once instead of in every case. None of the variants
+   asked for running at all is HC_ERR_INPUT. */
+static int hc_bench_find_lacked(hc_bench *bench) {
+  int runnable = 0;
+  for (int v = 0; v < HC_NUM_VARIANTS; v++) {
+    bench->lacked[v] = 0;
+    if (!bench->opt.variant[v]) continue;
+    int lacked = bench->ncases > 0;
+    for (int i = 0; i < bench->ncases && lacked; i++) {
+      hc_contract k = bench->cases[i].k;
+      k.variant = (hc_variant)v;
+      int err = bench->b->supports(&k);
+      if (err != HC_ERR_UNSUPPORTED) {
+        hc_error_clear();
+        lacked = 0;
+        break;
+      }
+      hc_bench_row probe;
+      char why[HC_BENCH_REASON_LEN];
+      probe.variant = (hc_variant)v;
+      snprintf(probe.reason, sizeof(probe.reason), "%s", hc_error_message());
+      hc_error_clear();
+      hc_bench_skip_reason(&probe, why, sizeof(why));
+      if (i == 0) {
+        snprintf(bench->lacked_reason[v], sizeof(bench->lacked_reason[v]), "%s", why);
+      } else if (strcmp(why, bench->lacked_reason[v]) != 0) {
+        lacked = 0;
+      }
+    }
+    bench->lacked[v] = lacked;
+    runnable += !lacked;
+  }
+  if (runnable == 0) {
+    char names[256] = "";
+    for (int v = 0; v < HC_NUM_VARIANTS; v++) {
+      size_t n = strlen(names);
+      if (bench->lacked[v])
+        snprintf(names + n, sizeof(names) - n, "%s%s", n ? "," : "", hc_variant_name((hc_variant)v));
+    }
+    int first = 0;
+    while (!bench->lacked[first]) first++;
+    return HC_ERROR(HC_ERR_INPUT, "option --variant: backend %s runs none of the variants asked for (%s): %s",
+                    bench->b->name, names, bench->lacked_reason[first]);
+  }
+  return HC_OK;
+}
+
+/* Prints the variants that bench->lacked marks, one line per reason. */
+static void hc_bench_print_lacked(const hc_bench *bench) {
+  int done[HC_NUM_VARIANTS] = {0};
+  for (int v = 0; v < HC_NUM_VARIANTS; v++) {
+    if (!bench->lacked[v] || done[v]) continue;
+    char names[256] = "";
+    for (int w = v; w < HC_NUM_VARIANTS; w++) {
+      if (!bench->lacked[w] || strcmp(bench->lacked_reason[w], bench->lacked_reason[v]) != 0) continue;
+      size_t n = strlen(names);
+      snprintf(names + n, sizeof(names) - n, "%s%s", n ? "," : "", hc_variant_name((hc_variant)w));
+      done[w] = 1;
+    }
+    printf("  not run in any case: %s: %s\n", names, bench->lacked_reason[v]);
+  }
+}
+
 /* The memory budget: --memory-gb, capped by the free device memory and the host memory (the host holds
    the pool's mirror on a device backend, and two copies of the largest output). */
 static void hc_bench_budget(hc_bench *bench) {
@@ -868,14 +901,43 @@ static int hc_bench_cpu_name(const hc_backend *b, char *buf, size_t n) {
   return threads;
 }
 
-static int hc_bench_mkdir(const char *dir) {
-  struct stat st;
-  if (stat(dir, &st) == 0) {
-    HC_CHECK(S_ISDIR(st.st_mode), HC_ERR_INPUT, "option --out: '%s' exists and is not a directory", dir);
-    return HC_OK;
+/* Once every case ran and the copy bandwidth was measured again: each row that ran, at the larger of the
+   two copy bandwidths (a regular case above HC_BENCH_ABOVE_ROOF_PCT of its roofline is flagged), and the
+   overhead (the time of a one-cell call) and the work (the rest) in each small call. */
+static void hc_bench_flag(hc_bench *bench) {
+  const double bw = hc_bench_copy_gbs_larger(bench) * 1e9;
+  bench->above_roof = 0;
+  for (int i = 0; i < bench->ncases; i++) {
+    hc_bench_case *bc = &bench->cases[i];
+    for (int j = 0; j < bc->nrows; j++) {
+      hc_bench_row *r = &bc->rows[j];
+      if (r->status != HC_BENCH_RAN || r->median_s <= 0) continue;
+      r->roofline_s_larger = hc_roofline_time(bc->flops, bc->bytes, bw, r->peak);
+      r->roofline_pct_larger = 100.0 * r->roofline_s_larger / r->median_s;
+      r->above_roof = !bc->overhead && r->roofline_pct_larger > HC_BENCH_ABOVE_ROOF_PCT;
+      bench->above_roof += r->above_roof;
+      if (!bc->overhead) continue;
+      /* Without a one-cell time, the work is at least its roofline time. */
+      const double one = r->one_cell_s >= 0 ? r->one_cell_s : r->median_s - r->roofline_s_larger;
+      r->overhead_s = one < 0 ? 0 : one < r->median_s ? one : r->median_s;
+      r->work_s = r->median_s - r->overhead_s;
+    }
   }
-  HC_CHECK(mkdir(dir, 0777) == 0, HC_ERR_INPUT, "option --out: cannot create directory '%s': %s", dir, strerror(errno));
-  return HC_OK;
+}
+
+/* The output directory, created when missing, and the files the bench writes there: checked before any
+   work, so that an unwritable directory or a FIFO among them is found before the cases run. */
+static int hc_bench_check_out(const char *dir) {
+  static const char *const files[] = {"bench.yaml", "bench.csv", "roofline.dat", "roofline.gp", "roofline.png"};
+  char why[1024], path[4096];
+  int err = hc_path_check_dir(dir, 1);
+  for (size_t i = 0; !err && i < sizeof(files) / sizeof(*files); i++) {
+    snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+    err = hc_path_check_output(path, 0);
+  }
+  if (!err) return HC_OK;
+  snprintf(why, sizeof(why), "%s", hc_error_message());
+  return HC_ERROR(err, "option --out %s: %s", dir, why);
 }
 
 static int hc_bench_run(hc_bench *bench) {
@@ -899,9 +961,10 @@ static int hc_bench_run(hc_bench *bench) {
     bench->threads = hc_bench_cpu_name(b, bench->device, sizeof(bench->device));
   }
   hc_bench_intrepid2_setup(bench);
-  HC_CALL(hc_bench_mkdir(bench->opt.out));
+  HC_CALL(hc_bench_check_out(bench->opt.out));
   hc_bench_budget(bench);
   HC_CALL(hc_bench_plan(bench, &pool_bytes, &max_out));
+  HC_CALL(hc_bench_find_lacked(bench));
 
   /* Peaks: the CUDA cores' (or CPU cores') and the tensor cores'. */
   for (int p = 0; p < 2; p++) {
@@ -914,7 +977,8 @@ static int hc_bench_run(hc_bench *bench) {
         snprintf(how, HC_BENCH_HOW_LEN, "no tensor cores: the same as without");
         continue;
       }
-      int err = b->peak_flops ? b->peak_flops((hc_precision)p, tc, peak, how, HC_BENCH_HOW_LEN) : HC_ERR_UNSUPPORTED;
+      int err =
+          b->peak_flops ? b->peak_flops((hc_precision)p, tc, 0.0, peak, how, HC_BENCH_HOW_LEN) : HC_ERR_UNSUPPORTED;
       if (err == HC_ERR_UNSUPPORTED) {
         *peak = 0;
         snprintf(how, HC_BENCH_HOW_LEN, "unknown (%s): the roofline is the memory roof alone",
@@ -937,7 +1001,7 @@ static int hc_bench_run(hc_bench *bench) {
          bench->ncases, bench->opt.out);
   fflush(stdout);
 
-  HC_CALL(hc_bench_copy_bandwidth(bench));
+  HC_CALL(hc_bench_copy_bandwidth(bench, &bench->copy_gbs, &bench->copy_gbs_median, &bench->copy_calls));
   /* The pool, its host mirror and the output buffers. */
   HC_CALL_GOTO(b->mem_alloc((size_t)pool_bytes, &pool.d_pool), cleanup);
   pool.bytes = pool_bytes;
@@ -966,11 +1030,12 @@ static int hc_bench_run(hc_bench *bench) {
              bench->peak[p][1] * 1e-9, bench->peak_how[p][1]);
   }
   printf(
-      "  per variant: median time per call (min), GB/s and GFLOP/s from the SPEC cost model over the median,\n"
+      "  per variant: median time per call (min), GB/s and GFLOP/s (kernels/README.md cost model) of the median,\n"
       "  %% of the roofline max(bytes / copy bandwidth, flops / peak) and cuBLAS's time over the variant's\n");
   if (bench->intrepid2)
     printf("  and Trilinos Intrepid2 (one core) on the same arrays: its time over the variant's times %d thread%s\n",
            bench->threads, bench->threads == 1 ? "" : "s");
+  hc_bench_print_lacked(bench);
   fflush(stdout);
 
   int filled = -1;
@@ -989,6 +1054,14 @@ static int hc_bench_run(hc_bench *bench) {
     HC_CHECK_GOTO(buf.sref && buf.scur, HC_ERR_RESOURCE, cleanup, "out of host memory");
     HC_CALL_GOTO(hc_bench_case_run(bench, bc, &pool, &buf, i + 1, bench->ncases), cleanup);
   }
+  /* The copy bandwidth again, with the pool's memory given back: a bandwidth that changed over the run
+     (other work on the machine, clocks, NUMA placement) shows, and flags go by the larger of the two. */
+  HC_CALL_GOTO(b->mem_free(pool.d_pool), cleanup);
+  pool.d_pool = NULL;
+  HC_CALL_GOTO(
+      hc_bench_copy_bandwidth(bench, &bench->copy_gbs_end, &bench->copy_gbs_end_median, &bench->copy_calls_end),
+      cleanup);
+  hc_bench_flag(bench);
   bench->seconds = hc_wtime() - t_start;
 cleanup:
   if (pool.d_pool) b->mem_free(pool.d_pool);

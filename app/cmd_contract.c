@@ -10,6 +10,7 @@
 #include "app/hc_measure.h"
 #include "kernels/hc_transfer.h"
 #include "io/hc_npy.h"
+#include "io/hc_path.h"
 
 static void hc_contract_usage(FILE *out) {
   fprintf(out,
@@ -41,7 +42,7 @@ static void hc_contract_usage(FILE *out) {
           "                     files are always C order (cell-major)\n"
           "  --sum-into         read the existing --out array and add the contraction into it\n"
           "  --repeat N         also time N more calls (after one warm-up) and print the time per call\n"
-          "                     (median and min) with GB/s and GFLOP/s from the SPEC.md cost model\n"
+          "                     (median and min) with GB/s and GFLOP/s from the cost model of kernels/README.md\n"
           "  -h, --help         print this help\n"
           "\n"
           "Exit codes: 0 done; 1 runtime failure; 2 bad input or usage (the message names the file or\n"
@@ -149,6 +150,16 @@ int hc_cmd_contract(int argc, char **argv) {
   HC_CALL(hc_variant_from_name(o.variant, &variant));
   HC_CALL(hc_layout_from_name(o.layout, &layout));
   HC_CALL(hc_backend_find(o.backend, &backend));
+  /* The output, before any work: a new or regular file in a writable directory, and not an input. */
+  if (hc_path_check_output(o.out, 0)) {
+    char why[1024];
+    snprintf(why, sizeof(why), "%s", hc_error_message());
+    return HC_ERROR(HC_ERR_INPUT, "option --out %s: %s", o.out, why);
+  }
+  HC_CHECK(!hc_path_same_file(o.out, o.left, 1) && !hc_path_same_file(o.out, o.right, 1), HC_ERR_INPUT,
+           "option --out %s: it is also an input (--left %s, --right %s); writing it would replace that input: name "
+           "another file",
+           o.out, o.left, o.right);
 
   HC_CALL_GOTO(hc_npy_read(o.left, &left), cleanup);
   HC_CALL_GOTO(hc_npy_read(o.right, &right), cleanup);
@@ -212,7 +223,7 @@ int hc_cmd_contract(int argc, char **argv) {
     HC_CALL_GOTO(hc_measure_contract(backend, &k, d_left, d_right, d_out, o.repeat, &t), cleanup);
     printf(
         "time per call: median %.6g ms, min %.6g ms over %d calls (after 1 warm-up); %.3f GB/s, %.3f GFLOP/s "
-        "at the median (SPEC.md cost model)\n",
+        "at the median (cost model: kernels/README.md)\n",
         1e3 * t.median_s, 1e3 * t.min_s, t.calls, t.gbs, t.gflops);
   }
 

@@ -1,4 +1,4 @@
-/* `hexcontract demo` (and hexcontract with no arguments): the nine contractions on generated arrays
+/* `hexcontract demo`: the nine contractions on generated arrays
    on every backend built in, checked against the serial reference and timed. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -48,12 +48,12 @@ static int hc_demo_parse(int argc, char **argv, const char **backend, long *cell
         *help = 1;
         return HC_OK;
       case ':':
-        return HC_ERROR(HC_ERR_INPUT, "option %s needs a value (see hexcontract --help)", argv[optind - 1]);
+        return HC_ERROR(HC_ERR_INPUT, "option %s needs a value (see hexcontract demo --help)", argv[optind - 1]);
       default:
-        return HC_ERROR(HC_ERR_INPUT, "unknown option '%s' (see hexcontract --help)", argv[optind - 1]);
+        return HC_ERROR(HC_ERR_INPUT, "unknown option '%s' (see hexcontract demo --help)", argv[optind - 1]);
     }
   }
-  HC_CHECK(optind == argc, HC_ERR_INPUT, "unexpected argument '%s' (see hexcontract --help)", argv[optind]);
+  HC_CHECK(optind == argc, HC_ERR_INPUT, "unexpected argument '%s' (see hexcontract demo --help)", argv[optind]);
   return HC_OK;
 }
 
@@ -91,11 +91,21 @@ int hc_cmd_demo(int argc, char **argv) {
   HC_CALL(hc_demo_parse(argc, argv, &only, &cells, &help));
   if (help) {
     printf(
-        "Usage: hexcontract [demo] [--backend NAME] [--cells N]\n"
+        "Usage: hexcontract demo [--backend NAME] [--cells N]\n"
+        "\n"
         "Runs the nine contractions at the shape of quadratic hexahedra (L = R = P = 27, D = 3) on N\n"
-        "generated cells (default 2000), in double, in both layouts, on every backend built in other than\n"
-        "serial (or on the one named), checks each against the serial reference and prints the median\n"
-        "time of 5 calls. A device backend with no device present is reported as skipped.\n");
+        "generated cells, in double, in both layouts, on every backend built in other than serial (or on\n"
+        "the one named), checks each against the serial reference and prints the median time of 5 calls.\n"
+        "A device backend with no device present is reported as skipped.\n"
+        "\n"
+        "Options:\n"
+        "  --backend NAME   serial, openmp, cuda or intrepid2 (default: every backend built in but serial)\n"
+        "  --cells N        cells per array, 1 to 10000000 (default 2000)\n"
+        "  -h, --help       print this help\n"
+        "\n"
+        "Exit codes: 0 every result agrees with the serial reference; 1 a result disagreed (FAILED) or a\n"
+        "runtime error; 2 bad option or a backend not built into this binary; 3 out of memory, or no backend\n"
+        "could run (a device backend without a device).\n");
     return HC_OK;
   }
   const hc_backend *serial, *backends[4];

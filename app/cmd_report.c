@@ -12,9 +12,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "app/hc_app.h"
 #include "app/hc_report.h"
 #include "hc_config.h"
 #include "io/hc_atomic_file.h"
+#include "io/hc_path.h"
 #include "io/hc_results_read.h"
 
 /* The phases of a step in the order of the breakdown; "other" is the step less their sum. */
@@ -61,7 +63,8 @@ static void hc_report_usage(FILE *out) {
           "Usage: hexcontract report DIR [--out DIR2]\n"
           "\n"
           "Reads every results file (*.yaml, *.yml; schema hexcontract-results/1) in DIR, one run per rank\n"
-          "count of one sweep, and writes a scaling report into DIR2 (default DIR), each file atomically:\n"
+          "count of one sweep, and writes a scaling report into DIR2 (default DIR; created if missing, as bench\n"
+          "--out is), each file atomically:\n"
           "  report.md       tables: per run ranks, GPUs, cells per rank, time per step (min/avg/max over ranks),\n"
           "                  parallel efficiency against the smallest run, phase shares, communication share,\n"
           "                  figures of merit, checks; the halo traffic model with the measured halo time\n"
@@ -176,7 +179,7 @@ static int hc_report_check_sweep(hc_report *rep) {
              b->ranks, b->ranks == 1 ? "" : "s", rep->runs[i - 1].f->path, b->path, rep->dir);
   }
 
-  const char *s;
+  const char *s = NULL;
   HC_CALL(hc_deck_value(a, "mesh.sizing", &s));
   HC_CHECK(hc_sizing_from_name(s, &rep->sizing) == HC_OK, HC_ERR_INPUT, "%s: unknown mesh.sizing '%s'", a->path, s);
   HC_CALL(hc_deck_value(a, "mesh.cells", &s));
@@ -365,7 +368,8 @@ static void hc_report_csv(const hc_report *rep, FILE *f) {
   fprintf(f,
           ",share_other,comm_share,cell_steps_per_s,node_steps_per_s,cell_steps_per_s_per_rank,"
           "halo_bytes_per_exchange_max,halo_exchanges_per_step,halo_bytes_per_rank_step,halo_model_bytes_per_exchange,"
-          "halo_s_min,halo_s_avg,halo_s_max,halo_implied_gb_per_s,checks_passed,checks_total,status\n");
+          "halo_s_min,halo_s_avg,halo_s_max,halo_implied_gb_per_s,checks_passed,checks_total,status,"
+          "step_roofline_pct\n");
   for (int i = 0; i < rep->n; i++) {
     const hc_report_run *r = &rep->runs[i];
     const hc_results_file *x = r->f;
@@ -380,8 +384,10 @@ static void hc_report_csv(const hc_report *rep, FILE *f) {
     fprintf(f, ",%.6f,%.9g,%.9g,%.9g,%.0f,%d,%.0f,", r->comm_share, x->cell_steps_per_second, x->node_steps_per_second,
             r->per_rank, x->halo_bytes_per_exchange.max, x->halo_exchanges_per_step, r->halo_bytes_step);
     if (r->model_values >= 0) fprintf(f, "%lld", (long long)r->model_values * 8);
-    fprintf(f, ",%.9g,%.9g,%.9g,%.6g,%d,%d,%s\n", r->halo.min, r->halo.avg, r->halo.max, 1e-9 * r->implied_bw,
+    fprintf(f, ",%.9g,%.9g,%.9g,%.6g,%d,%d,%s,", r->halo.min, r->halo.avg, r->halo.max, 1e-9 * r->implied_bw,
             r->checks_passed, x->num_checks, x->status);
+    if (isfinite(x->roofline_step_percent)) fprintf(f, "%.6g", x->roofline_step_percent);
+    fprintf(f, "\n");
   }
 }
 
@@ -547,15 +553,19 @@ static void hc_report_md(const hc_report *rep, FILE *f) {
   }
   fprintf(f,
           ", with `t` the time per step of the slowest rank (`figures_of_merit.seconds_per_step`), against the "
-          "smallest run. The communication share is (halo + reduction) / step, averaged over ranks.\n\n");
+          "smallest run. The communication share is (halo + reduction) / step, averaged over ranks. `%% of roofline` "
+          "is the step's roofline (the least time of its compulsory bytes at the copy bandwidth each rank measured "
+          "at start-up, `roofline.phases.step.percent`) over the measured step, averaged over ranks; `n/a` for a run "
+          "with `run.roofline: false` or from an older hexcontract.\n\n");
   fprintf(f,
           "| ranks | %s | cells/rank | time/step min | avg | max | efficiency | cell-steps/s | per rank | "
-          "comm share | checks |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
+          "comm share | %% of roofline | checks |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
           rep->device ? "GPUs" : "threads/rank");
   for (int i = 0; i < rep->n; i++) {
     const hc_report_run *r = &rep->runs[i];
     const hc_results_file *x = r->f;
-    char cells[64], checks[512], dev[32];
+    char cells[64], checks[512], dev[32], roof[32] = "n/a";
+    if (isfinite(x->roofline_step_percent)) snprintf(roof, sizeof(roof), "%.1f%%", x->roofline_step_percent);
     if (x->cells_per_rank.min == x->cells_per_rank.max) {
       snprintf(cells, sizeof(cells), "%.0f", x->cells_per_rank.max);
     } else {
@@ -569,10 +579,10 @@ static void hc_report_md(const hc_report *rep, FILE *f) {
     } else {
       snprintf(dev, sizeof(dev), "?");
     }
-    fprintf(f, "| %d | %s | %s | %s | %s | %s | %.1f%% | %.4g | %.4g | %.1f%% | %s |\n", x->ranks, dev, cells,
+    fprintf(f, "| %d | %s | %s | %s | %s | %s | %.1f%% | %.4g | %.4g | %.1f%% | %s | %s |\n", x->ranks, dev, cells,
             hc_fmt_s(r->step.min, b1, sizeof(b1)), hc_fmt_s(r->step.avg, b2, sizeof(b2)),
             hc_fmt_s(r->step.max, b3, sizeof(b3)), 100 * r->efficiency, x->cell_steps_per_second, r->per_rank,
-            100 * r->comm_share, checks);
+            100 * r->comm_share, roof, checks);
   }
 
   fprintf(f,
@@ -611,7 +621,7 @@ static void hc_report_md(const hc_report *rep, FILE *f) {
   }
   fprintf(f, "\n%s\n\n",
           failed ? "**Some runs failed their self-checks: their timings are of a wrong answer.**"
-                 : "Every run passed its self-checks (SPEC.md section 3).");
+                 : "Every run passed its self-checks (app/README.md, section Checks).");
 
   fprintf(f, "## Plots\n\n");
   if (rep->plots) {
@@ -743,7 +753,7 @@ static void hc_report_plot(hc_report *rep) {
   fflush(NULL);
   pid_t pid = fork();
   if (pid == 0) {
-    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK | O_NOFOLLOW, 0666);
     if (fd >= 0) {
       dup2(fd, STDOUT_FILENO);
       dup2(fd, STDERR_FILENO);
@@ -776,16 +786,34 @@ static void hc_report_plot(hc_report *rep) {
   rep->plots = 1;
 }
 
+/* The output directory and every file the report writes there, checked before the results are read: an
+   unwritable directory, or a FIFO or link in place of a file, is refused now, not after the work. */
+static int hc_report_check_out(const hc_report *rep, int given) {
+  static const char *const files[] = {"report.md",     "report.csv",     "report.dat", "report.gp",
+                                      "report.gp.log", "efficiency.png", "phases.png", "throughput.png"};
+  char why[1024], path[8192];
+  int err = hc_path_check_dir(rep->out, 0);
+  for (size_t i = 0; !err && i < sizeof(files) / sizeof(*files); i++) {
+    snprintf(path, sizeof(path), "%s/%s", rep->out, files[i]);
+    err = hc_path_check_output(path, 0);
+  }
+  if (!err) return HC_OK;
+  snprintf(why, sizeof(why), "%s", hc_error_message());
+  return HC_ERROR(err, "%s %s: %s", given ? "--out" : "report directory", rep->out, why);
+}
+
 static void hc_report_print(const hc_report *rep) {
   char b1[32];
   printf("hexcontract report: %s scaling, %d run%s from %s (backend %s)\n", hc_mode_name(rep), rep->n,
          rep->n == 1 ? "" : "s", rep->dir, rep->backend);
-  printf("  %6s %14s %11s %11s %s\n", "ranks", "time/step max", "efficiency", "comm share", "checks");
+  printf("  %6s %14s %11s %11s %9s %s\n", "ranks", "time/step max", "efficiency", "comm share", "roofline", "checks");
   for (int i = 0; i < rep->n; i++) {
-    char checks[512];
+    char checks[512], roof[32] = "n/a";
     hc_format_checks(&rep->runs[i], checks, sizeof(checks));
-    printf("  %6d %14s %10.1f%% %10.1f%% %s\n", rep->runs[i].f->ranks, hc_fmt_s(rep->runs[i].t, b1, sizeof(b1)),
-           100 * rep->runs[i].efficiency, 100 * rep->runs[i].comm_share, checks);
+    if (isfinite(rep->runs[i].f->roofline_step_percent))
+      snprintf(roof, sizeof(roof), "%.1f%%", rep->runs[i].f->roofline_step_percent);
+    printf("  %6d %14s %10.1f%% %10.1f%% %9s %s\n", rep->runs[i].f->ranks, hc_fmt_s(rep->runs[i].t, b1, sizeof(b1)),
+           100 * rep->runs[i].efficiency, 100 * rep->runs[i].comm_share, roof, checks);
   }
   printf("wrote %s/report.md, report.csv, report.dat, report.gp%s\n", rep->out,
          rep->plots ? ", efficiency.png, phases.png, throughput.png" : "");
@@ -820,12 +848,14 @@ int hc_cmd_report(int argc, char **argv) {
   while (len > 1 && rep.dir[len - 1] == '/') rep.dir[--len] = '\0';
   len = strlen(rep.out);
   while (len > 1 && rep.out[len - 1] == '/') rep.out[--len] = '\0';
-  struct stat st;
-  HC_CHECK(!out || (stat(rep.out, &st) == 0 && S_ISDIR(st.st_mode)), HC_ERR_INPUT, "--out %s: not a directory",
-           rep.out);
+  /* An existing output directory is checked now; a missing --out is created once the sweep is accepted.
+     A missing DIR is reported by the load, which names what it needs. */
+  if (access(rep.out, F_OK) == 0) HC_CALL(hc_report_check_out(&rep, out != NULL));
 
   HC_CALL_GOTO(hc_report_load(&rep), cleanup);
   HC_CALL_GOTO(hc_report_check_sweep(&rep), cleanup);
+  /* Made once the sweep is known good, so that a refused one leaves nothing behind. */
+  if (out) HC_CALL_GOTO(hc_app_output_dir("--out", rep.out), cleanup);
   hc_report_derive(&rep);
   HC_CALL_GOTO(hc_report_write(&rep, "report.dat", hc_report_dat), cleanup);
   HC_CALL_GOTO(hc_report_write(&rep, "report.gp", hc_report_gp), cleanup);

@@ -14,6 +14,7 @@
 #include "app/hc_signal.h"
 #include "hc_config.h"
 #include "io/hc_deck.h"
+#include "io/hc_path.h"
 
 static void hc_run_usage(FILE *out) {
   fprintf(out,
@@ -21,7 +22,7 @@ static void hc_run_usage(FILE *out) {
           "\n"
           "Runs the proxy workload: every rank builds its block of the hexahedral mesh, computes its cells'\n"
           "basis, quadrature and geometry data, runs the enabled contractions every step, assembles across\n"
-          "ranks and checks its own answer (SPEC.md sections 2 and 3). With no deck the defaults run (the\n"
+          "ranks and checks its own answer (app/README.md). With no deck the defaults run (the\n"
           "same as inputs/default.yaml). Every deck key is documented in inputs/README.md.\n"
           "\n"
           "Options:\n"
@@ -33,7 +34,10 @@ static void hc_run_usage(FILE *out) {
           "                     apart: use it on a check run, not a timed one\n"
           "  -h, --help         print this help\n"
           "\n"
-          "Writes a one-screen summary on rank 0 and a YAML results file (output.dir/output.results).\n"
+          "Writes a one-screen summary on rank 0 and a YAML results file (output.dir/output.results). With\n"
+          "run.roofline: true (the default) every rank first measures its backend's copy bandwidth (a fraction\n"
+          "of a second) and the summary shows the step's roofline: per phase its compulsory bytes, the least\n"
+          "time they take at that bandwidth, and the %% of it reached.\n"
           "Exit codes: 0 ran and verified; 1 a check or the run failed; 2 bad input (the message names the\n"
           "deck file:line:column or the --set option); 3 out of memory or device; 130 (SIGINT) or 143 (SIGTERM):\n"
           "stopped by the signal after a step, results file written with status incomplete.\n");
@@ -59,9 +63,19 @@ static void hc_config_from_deck(const hc_deck *deck, hc_run_config *cfg) {
   cfg->layout = deck->run.layout;
   cfg->deterministic = deck->run.deterministic;
   cfg->progress_s = deck->run.progress;
+  cfg->roofline = deck->run.roofline;
   for (int k = 0; k < HC_NUM_KERNELS; k++) {
     cfg->enabled[k] = deck->kernels.enabled[k];
     cfg->variant[k] = hc_deck_variant(deck, (hc_kernel)k);
+    char key[96];
+    if (deck->kernels.variants[k] != HC_DECK_VARIANT_INHERIT) {
+      snprintf(key, sizeof(key), "kernels.variants.%s", hc_kernel_name((hc_kernel)k));
+    } else {
+      snprintf(key, sizeof(key), "kernels.variant");
+    }
+    if (hc_deck_where(deck, key, cfg->variant_where[k], sizeof(cfg->variant_where[k]))) hc_error_clear();
+    if (!strcmp(cfg->variant_where[k], "default"))
+      snprintf(cfg->variant_where[k], sizeof(cfg->variant_where[k]), "default %s", key);
   }
   cfg->checks = deck->checks.enabled;
   cfg->check_every = deck->checks.every;
@@ -73,6 +87,121 @@ static void hc_config_from_deck(const hc_deck *deck, hc_run_config *cfg) {
   cfg->gpu_binding = deck->gpu.binding == HC_DECK_BINDING_NODE_LOCAL;
   cfg->num_device_ids = deck->gpu.num_device_ids;
   for (int i = 0; i < deck->gpu.num_device_ids && i < 64; i++) cfg->device_ids[i] = deck->gpu.device_ids[i];
+}
+
+/* Copies the last error's message and raises it again as an error of deck key (HC_DECK_ERROR). */
+static int hc_run_key_error(const hc_deck *deck, const char *key, int err, const char *what) {
+  char why[1024];
+  snprintf(why, sizeof(why), "%s", hc_error_message());
+  return HC_DECK_ERROR(deck, key, err, "%s%s%s", what, what[0] ? ": " : "", why);
+}
+
+/* Every file the run writes, checked before any work (rank 0): output.dir (created when missing), the
+   results file, output.csv and the --dump arrays must be new or regular files in writable directories,
+   and no two of them, nor the deck, may be the same file. */
+static int hc_run_check_outputs(const hc_deck *deck, const hc_run_config *cfg) {
+  enum { HC_RUN_MAX_OUTPUTS = 2 + 3 * HC_NUM_KERNELS };
+  static char paths[HC_RUN_MAX_OUTPUTS][HC_DECK_PATH_MAX + HC_DECK_NAME_MAX + 64];
+  const char *keys[HC_RUN_MAX_OUTPUTS], *labels[HC_RUN_MAX_OUTPUTS];
+  int n = 0;
+  int err = hc_path_check_dir(deck->output.dir, 1);
+  if (err) return hc_run_key_error(deck, "output.dir", err, "");
+  /* The --dump files first: a collision is reported at the later file's key, output.results or output.csv. */
+  static const char *const arrays[3] = {"left", "right", "out"};
+  for (int k = 0; k < HC_NUM_KERNELS && cfg->dump_cells > 0; k++) {
+    if (!cfg->enabled[k]) continue;
+    for (int a = 0; a < 3; a++) {
+      snprintf(paths[n], sizeof(paths[n]), "%s/dump_%s_%s.npy", deck->output.dir, hc_kernel_name((hc_kernel)k),
+               arrays[a]);
+      keys[n] = "output.dir", labels[n++] = "the --dump file";
+    }
+  }
+  snprintf(paths[n], sizeof(paths[n]), "%s/%s", deck->output.dir, deck->output.results);
+  keys[n] = "output.results", labels[n++] = "the results file";
+  if (deck->output.csv[0]) {
+    snprintf(paths[n], sizeof(paths[n]), "%s", deck->output.csv);
+    keys[n] = "output.csv", labels[n++] = "the CSV file";
+  }
+  for (int i = 0; i < n; i++) {
+    /* Only the CSV file is written through a symbolic link (to the file it points to). */
+    err = hc_path_check_output(paths[i], !strcmp(keys[i], "output.csv"));
+    if (err) return hc_run_key_error(deck, keys[i], err, labels[i]);
+    if (deck->path[0] && hc_path_same_file(paths[i], deck->path, 1)) {
+      return HC_DECK_ERROR(deck, keys[i], HC_ERR_INPUT,
+                           "%s '%s' is the deck '%s' itself; writing it would replace the deck: name another file",
+                           labels[i], paths[i], deck->path);
+    }
+    for (int j = 0; j < i; j++) {
+      if (hc_path_same_file(paths[i], paths[j], 1)) {
+        return HC_DECK_ERROR(deck, keys[i], HC_ERR_INPUT,
+                             "%s '%s' and %s '%s' are the same file; give each output a file of its own", labels[j],
+                             paths[j], labels[i], paths[i]);
+      }
+    }
+  }
+  return HC_OK;
+}
+
+/* Float runs hold cell volumes (w|J| ~ h^3) and box volumes (the checks' sums) in single precision: both
+   must stay well inside its normal range, 1.2e-38 to 3.4e38. (The deck's ranges keep double runs inside
+   theirs.) */
+#define HC_RUN_FLOAT_MIN_VOLUME 1e-30
+#define HC_RUN_FLOAT_MAX_VOLUME 1e30
+
+static int hc_run_check_scale(const hc_deck *deck, const hc_run_config *cfg, int nranks) {
+  if (cfg->precision != HC_FLOAT) return HC_OK;
+  int grid[3];
+  HC_CALL(hc_partition_grid(nranks, cfg->mesh.sizing, cfg->mesh.cells, grid));
+  double h[3], cell = 1.0, box = 1.0;
+  for (int d = 0; d < 3; d++) {
+    h[d] = cfg->mesh.length[d] / (double)cfg->mesh.cells[d];
+    cell *= h[d];
+    box *= cfg->mesh.length[d] * (cfg->mesh.sizing == HC_SIZING_PER_RANK ? grid[d] : 1);
+  }
+  if (cell < HC_RUN_FLOAT_MIN_VOLUME) {
+    return HC_DECK_ERROR(deck, "mesh.length", HC_ERR_INPUT,
+                         "cells of %.3g x %.3g x %.3g have a volume of %.3g, below the %.0e that float precision "
+                         "holds with its accuracy (its numbers end near 1.2e-38): use longer lengths, fewer cells or "
+                         "run.precision: double",
+                         h[0], h[1], h[2], cell, HC_RUN_FLOAT_MIN_VOLUME);
+  }
+  if (box > HC_RUN_FLOAT_MAX_VOLUME) {
+    return HC_DECK_ERROR(deck, "mesh.length", HC_ERR_INPUT,
+                         "the box's volume %.3g is above the %.0e that float precision holds (its numbers end near "
+                         "3.4e38): use shorter lengths or run.precision: double",
+                         box, HC_RUN_FLOAT_MAX_VOLUME);
+  }
+  return HC_OK;
+}
+
+/* The variants the deck asks for, checked against a host backend (which runs every shape with its one
+   algorithm): an unsupported one names where it was set (cfg->variant_where). Device backends check at
+   set-up, where their device is known. */
+static int hc_run_check_variants(const hc_run_config *cfg, const hc_backend *be) {
+  if (be->is_device) return HC_OK;
+  for (int kid = 0; kid < HC_NUM_KERNELS; kid++) {
+    if (!cfg->enabled[kid]) continue;
+    hc_contract k;
+    hc_contract_init(&k, (hc_kernel)kid);
+    hc_family fam = hc_kernel_family((hc_kernel)kid);
+    const int L = (cfg->mesh.order + 1) * (cfg->mesh.order + 1) * (cfg->mesh.order + 1);
+    k.C = 1;
+    k.L = fam == HC_FAMILY_DATADATA ? 1 : L;
+    k.R = fam == HC_FAMILY_FIELDFIELD ? L : 1;
+    k.P = k.P_data = cfg->quadrature * cfg->quadrature * cfg->quadrature;
+    k.D = hc_kernel_rank((hc_kernel)kid) > 0 ? 3 : 1;
+    k.layout = cfg->layout;
+    k.precision = cfg->precision;
+    k.variant = cfg->variant[kid];
+    int err = be->supports(&k);
+    if (err == HC_ERR_UNSUPPORTED) {
+      char why[1024];
+      snprintf(why, sizeof(why), "%s", hc_error_message());
+      return HC_ERROR(HC_ERR_INPUT, "%s: %s", cfg->variant_where[kid], why);
+    }
+    HC_CALL(err);
+  }
+  return HC_OK;
 }
 
 /* Checks everything that can be checked before any work, the same way on every rank (rank 0 decides
@@ -139,6 +268,9 @@ static int hc_run_precheck(MPI_Comm comm, const hc_deck *deck, const hc_run_conf
                             floor(cbrt(fit)), floor(cbrt(fit)));
       }
     }
+    if (!err) err = hc_run_check_scale(deck, cfg, nranks);
+    if (!err) err = hc_run_check_variants(cfg, be);
+    if (!err) err = hc_run_check_outputs(deck, cfg);
     if (err) snprintf(msg, sizeof(msg), "%s", hc_error_message());
   }
   MPI_Bcast(&err, 1, MPI_INT, 0, comm);
@@ -149,13 +281,19 @@ static int hc_run_precheck(MPI_Comm comm, const hc_deck *deck, const hc_run_conf
   return HC_OK;
 }
 
-/* Prints a message and ends every rank with the documented exit code (errors found on one rank). */
+/* Prints a message and ends every rank with the documented exit code (errors found on one rank). On one
+   rank there is no other rank to stop: MPI_Finalize and exit, so that Open MPI adds no MPI_Abort notes. */
 static void hc_run_abort(MPI_Comm comm, int code) {
-  int rank;
+  int rank, nranks = 0;
   MPI_Comm_rank(comm, &rank);
-  fprintf(stderr, "hexcontract: error on rank %d: %s\n", rank, hc_error_message());
-  if (getenv("HC_DEBUG")) fprintf(stderr, "hexcontract: raised at %s\n", hc_error_location());
-  fflush(stderr);
+  MPI_Comm_size(comm, &nranks);
+  hc_app_stderr("hexcontract: error on rank %d: %s\n", rank, hc_error_message());
+  if (getenv("HC_DEBUG")) hc_app_stderr("hexcontract: raised at %s\n", hc_error_location());
+  hc_signal_release();
+  if (nranks == 1) {
+    MPI_Finalize();
+    exit(hc_error_exit_code(code));
+  }
   MPI_Abort(comm, hc_error_exit_code(code));
 }
 
@@ -164,7 +302,7 @@ int hc_main_run(int argc, char **argv) {
   char **sets = calloc((size_t)argc + 1, sizeof(*sets));
   int nset = 0, err = HC_OK, rank, dump = 0;
   if (!sets) {
-    fprintf(stderr, "hexcontract: error: out of host memory reading the arguments\n");
+    hc_app_stderr("hexcontract: error: out of host memory reading the arguments\n");
     return 3;
   }
   for (int i = 1; i < argc; i++) {
@@ -175,7 +313,7 @@ int hc_main_run(int argc, char **argv) {
     } else if (strcmp(argv[i], "--set") == 0) {
       if (i + 1 >= argc) {
         free(sets);
-        fprintf(stderr, "hexcontract: error: option --set needs key=value (see hexcontract --help)\n");
+        hc_app_stderr("hexcontract: error: option --set needs key=value (see hexcontract --help)\n");
         return 2;
       }
       sets[nset++] = argv[++i];
@@ -187,21 +325,19 @@ int hc_main_run(int argc, char **argv) {
       long n = strtol(v, &end, 10);
       if (!*v || *end || n < 1 || n > 1000000) {
         free(sets);
-        fprintf(stderr, "hexcontract: error: option --dump: expected a number of cells from 1 to 1000000, got '%s'\n",
-                v);
+        hc_app_stderr("hexcontract: error: option --dump: expected a number of cells from 1 to 1000000, got '%s'\n", v);
         return 2;
       }
       dump = (int)n;
     } else if (argv[i][0] == '-') {
       free(sets);
-      fprintf(stderr, "hexcontract: error: unknown option '%s' (see hexcontract --help)\n", argv[i]);
+      hc_app_stderr("hexcontract: error: unknown option '%s' (see hexcontract --help)\n", argv[i]);
       return 2;
     } else if (!path) {
       path = argv[i];
     } else {
       free(sets);
-      fprintf(stderr, "hexcontract: error: unexpected argument '%s': give one deck (see hexcontract --help)\n",
-              argv[i]);
+      hc_app_stderr("hexcontract: error: unexpected argument '%s': give one deck (see hexcontract --help)\n", argv[i]);
       return 2;
     }
   }
@@ -217,11 +353,14 @@ int hc_main_run(int argc, char **argv) {
   memset(&run, 0, sizeof(run));
   err = hc_deck_load(comm, path, nset, sets, &deck);
   free(sets);
-  if (!err) err = hc_inject_init(); /* the same environment, so the same outcome, on every rank */
   if (!err) {
+    int nranks = 1;
+    MPI_Comm_size(comm, &nranks);
     hc_config_from_deck(&deck, &cfg);
     cfg.dump_cells = dump;
-    err = hc_run_precheck(comm, &deck, &cfg);
+    /* The same environment and deck, so the same outcome, on every rank. */
+    err = hc_inject_init(nranks, cfg.warmup + cfg.steps, cfg.checks);
+    if (!err) err = hc_run_precheck(comm, &deck, &cfg);
   }
   if (err) {
     /* The same error on every rank: rank 0 says it once, everyone exits. */
@@ -237,8 +376,8 @@ int hc_main_run(int argc, char **argv) {
   int shared = run.ranks_per_device, shared_max = 1;
   MPI_Allreduce(&shared, &shared_max, 1, MPI_INT, MPI_MAX, comm);
   if (rank == 0 && shared_max > 1)
-    fprintf(stderr, "hexcontract: warning: up to %d ranks share one device on a node; timings include the sharing\n",
-            shared_max);
+    hc_app_stderr("hexcontract: warning: up to %d ranks share one device on a node; timings include the sharing\n",
+                  shared_max);
   hc_results_stats stats;
   err = hc_results_gather(&run, &stats);
   if (err) hc_run_abort(comm, err);
@@ -248,11 +387,13 @@ int hc_main_run(int argc, char **argv) {
     if (deck.output.summary) hc_results_print_summary(&deck, &run, &stats);
     err = hc_results_write(&deck, &run, &stats);
     if (err) hc_run_abort(comm, err);
+    char where[HC_DECK_PATH_MAX + HC_DECK_NAME_MAX + 64];
+    snprintf(where, sizeof(where), "the results file %s/%s has them all", deck.output.dir, deck.output.results);
+    hc_app_stdout_check(where);
     /* Said now: mpirun may end the ranks soon after forwarding the signal to them. */
     if (signo) {
-      fprintf(stderr, "hexcontract: error: stopped by %s after %d of %d timed steps; results marked incomplete\n",
-              hc_signal_name(signo), run.steps_done, cfg.steps);
-      fflush(stderr);
+      hc_app_stderr("hexcontract: error: stopped by %s after %d of %d timed steps; results marked incomplete\n",
+                    hc_signal_name(signo), run.steps_done, cfg.steps);
     }
   }
   hc_results_stats_free(&stats);
@@ -260,6 +401,6 @@ int hc_main_run(int argc, char **argv) {
   MPI_Finalize();
   /* The shell's convention for a process ended by a signal. */
   if (signo) return 128 + signo;
-  if (failed && rank == 0) fprintf(stderr, "hexcontract: error: a self-check failed (see the checks above)\n");
+  if (failed && rank == 0) hc_app_stderr("hexcontract: error: a self-check failed (see the checks above)\n");
   return failed ? 1 : 0;
 }

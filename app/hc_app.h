@@ -23,8 +23,27 @@ int hc_cmd_bench(int argc, char **argv);
 int hc_main_run(int argc, char **argv);
 
 /* Prints the last error as "hexcontract: error: <message>" on stderr (with its source location
-   when HC_DEBUG is set in the environment). */
+   when HC_DEBUG is set in the environment), after the lines already written to stdout. */
 void hc_app_report_error(int code);
+
+/* Writes a message to stderr after flushing stdout, so that it follows the lines it refers to also when
+   both streams go to one file or pipe (stdout is buffered there, stderr is not). Every message of the app
+   to stderr goes through here. */
+void hc_app_stderr(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+/* Flushes stdout and says on stderr when some of it could not be written (closed by its reader, as
+   `hexcontract ... | head -1` does, or a full disk): the run goes on without it (SIGPIPE is ignored),
+   results files are still written, and the exit code is the run's own. what names where the complete
+   results are. Returns 1 when output was lost, 0 otherwise. */
+int hc_app_stdout_check(const char *what);
+
+/* The output directory of an option (--out of bench and report): an existing directory, or one created
+   here (its parent must exist); anything else is HC_ERR_INPUT naming the option. */
+int hc_app_output_dir(const char *option, const char *dir);
 
 /* Fills entries [begin, end) of data, scalars of a precision, with reproducible pseudo-random values in
    [-1, 1): entry i depends only on (seed, i), so any range can be refilled to exactly what it held. */

@@ -11,6 +11,12 @@
 #define HC_BENCH_MAX_SHAPES 16
 #define HC_BENCH_REASON_LEN 320
 #define HC_BENCH_HOW_LEN    320
+/* A row above this % of its roofline, even at the larger of the two copy bandwidths (measured at the start
+   and at the end of the run), is flagged: the roofline model does not hold for it. */
+#define HC_BENCH_ABOVE_ROOF_PCT 115.0
+/* A small-call (call-overhead) case whose work takes at least this share of its time is named by what
+   bounds that work (compute or memory), not as a call overhead. */
+#define HC_BENCH_WORK_SHARE 0.5
 
 typedef struct {
   const char *backend;
@@ -37,15 +43,22 @@ typedef struct {
   hc_bench_status status;
   char reason[HC_BENCH_REASON_LEN]; /* why skipped or failed */
   int calls;
-  double median_s, min_s; /* seconds per call */
-  double gbs, gflops;     /* cost model over the median time */
-  double peak;            /* the peak rate (flops/s) of the units this variant uses */
-  double roofline_s;      /* max(bytes / copy bandwidth, flops / peak) */
-  double roofline_pct;    /* 100 roofline_s / median_s */
-  double vs_cublas;       /* cublas's median time over this one (> 1: faster than cublas); 0: no cublas */
-  double vs_intrepid2;    /* Intrepid2's median time over this one's times the threads (per core); 0: none */
-  double max_err, tol;    /* largest difference from the reference (or serial on the sampled cells) */
-  int64_t bad;            /* entries outside the tolerance */
+  double median_s, min_s;     /* seconds per call */
+  double gbs, gflops;         /* cost model over the median time */
+  double peak;                /* the peak rate (flops/s) of the units this variant uses */
+  double roofline_s;          /* max(bytes / copy bandwidth, flops / peak) */
+  double roofline_pct;        /* 100 roofline_s / median_s */
+  double roofline_s_larger;   /* roofline_s at the larger of the start and end copy bandwidths */
+  double roofline_pct_larger; /* 100 roofline_s_larger / median_s */
+  int above_roof;             /* roofline_pct_larger > HC_BENCH_ABOVE_ROOF_PCT (not on small-call cases) */
+  /* Small-call cases: the time per call of the same back-to-back calls on one cell (-1 where the variant
+   cannot run one cell); the call overhead (that time, at most median_s; else median_s less the roofline
+   time of the work) and the work (the rest of median_s). */
+  double one_cell_s, overhead_s, work_s;
+  double vs_cublas;    /* cublas's median time over this one (> 1: faster than cublas); 0: no cublas */
+  double vs_intrepid2; /* Intrepid2's median time over this one's times the threads (per core); 0: none */
+  double max_err, tol; /* largest difference from the reference (or serial on the sampled cells) */
+  int64_t bad;         /* entries outside the tolerance */
 } hc_bench_row;
 
 /* One case: a kernel at a shape, precision and layout, with every variant. */
@@ -76,6 +89,12 @@ typedef struct {
   double copy_bytes;                /* bytes moved per copy call, read + write */
   double copy_gbs, copy_gbs_median; /* the best and the median of the copy kernel's calls, GB/s */
   int copy_calls;
+  double copy_gbs_end, copy_gbs_end_median; /* the same, measured again at the end of the run */
+  int copy_calls_end;
+  /* Variants asked for that no case of the run supports, for one reason: listed once, not per case. */
+  int lacked[HC_NUM_VARIANTS];
+  char lacked_reason[HC_NUM_VARIANTS][HC_BENCH_REASON_LEN];
+  int above_roof;    /* rows flagged above HC_BENCH_ABOVE_ROOF_PCT */
   double peak[2][2]; /* [precision][tensor cores] flops/s; 0 unknown */
   char peak_how[2][2][HC_BENCH_HOW_LEN];
   hc_bench_case *cases;
@@ -89,8 +108,13 @@ typedef struct {
    (and auto when it chose one of them). */
 double hc_bench_row_peak(const hc_bench *bench, const hc_contract *k, hc_variant ran);
 
-/* The median of t[0..n) (sorts t). */
-double hc_median(double *t, int n);
+/* The copy bandwidth that flags use: the larger of the start and end measurements, GB/s. */
+double hc_bench_copy_gbs_larger(const hc_bench *bench);
+
+/* What dominates a small-call case's time per call: "call overhead" when its work (row->work_s) is less
+   than HC_BENCH_WORK_SHARE of it, else "compute" or "memory", the roof that bounds that work. */
+const char *hc_bench_small_call_bound(const hc_bench *bench, const hc_bench_case *bc, const hc_bench_row *r);
+
 /* Adds 1 to the first output entry when HC_BENCH_TEST_PERTURB names `name` (tests only: shows that a wrong
    result is reported as FAILED). */
 void hc_bench_test_perturb(const hc_contract *k, const char *name, void *h_out);

@@ -35,6 +35,64 @@ static int hc_cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+double hc_median(double *t, int n) {
+  qsort(t, (size_t)n, sizeof(*t), hc_cmp_double);
+  return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+}
+
+int hc_measure_call(const hc_backend *b, hc_measure_fn f, const void *arg, double *seconds) {
+  if (b->timer_start && b->timer_stop) {
+    HC_CALL(b->timer_start());
+    HC_CALL(f(b, arg));
+    return b->timer_stop(seconds);
+  }
+  double t0 = hc_wtime();
+  HC_CALL(f(b, arg));
+  HC_CALL(b->synchronize());
+  *seconds = hc_wtime() - t0;
+  return HC_OK;
+}
+
+typedef struct {
+  void *dst;
+  const void *src;
+  size_t bytes;
+} hc_copy_arg;
+
+static int hc_copy_call(const hc_backend *b, const void *arg) {
+  const hc_copy_arg *a = arg;
+  return b->mem_copy(a->dst, a->src, a->bytes);
+}
+
+#define HC_COPY_MAX_CALLS 256
+
+int hc_measure_copy(const hc_backend *b, size_t half, int min_calls, int max_calls, double max_s, hc_copy_rate *rate) {
+  int ierr = HC_OK;
+  HC_CHECK(b->mem_copy, HC_ERR_UNSUPPORTED,
+           "backend %s has no copy kernel (hc_backend.mem_copy) to measure its bandwidth", b->name);
+  HC_CHECK(half > 0 && min_calls >= 1 && max_calls >= min_calls && max_calls <= HC_COPY_MAX_CALLS, HC_ERR_INPUT,
+           "copy bandwidth: bad buffer (%zu bytes) or calls (%d..%d)", half, min_calls, max_calls);
+  void *d_buf = NULL;
+  HC_CALL(b->mem_alloc(2 * half, &d_buf));
+  hc_copy_arg there = {(char *)d_buf + half, d_buf, half}, back = {d_buf, (char *)d_buf + half, half};
+  double t[HC_COPY_MAX_CALLS];
+  int n = 0;
+  HC_CALL_GOTO(hc_measure_call(b, hc_copy_call, &there, &t[0]), cleanup);
+  HC_CALL_GOTO(hc_measure_call(b, hc_copy_call, &back, &t[0]), cleanup);
+  for (double total = 0; n < max_calls && (n < min_calls || total < max_s); n++) {
+    HC_CALL_GOTO(hc_measure_call(b, hc_copy_call, &there, &t[n]), cleanup);
+    total += t[n];
+  }
+  rate->bytes = 2.0 * (double)half;
+  rate->calls = n;
+  double med = hc_median(t, n); /* sorts: t[0] is the fastest */
+  rate->best_gbs = t[0] > 0 ? rate->bytes / t[0] * 1e-9 : 0;
+  rate->median_gbs = med > 0 ? rate->bytes / med * 1e-9 : 0;
+cleanup:
+  b->mem_free(d_buf);
+  return ierr;
+}
+
 int hc_measure_contract(const hc_backend *backend, const hc_contract *k, const void *left, const void *right, void *out,
                         int calls, hc_timing *t) {
   int ierr = HC_OK;
@@ -51,11 +109,10 @@ int hc_measure_contract(const hc_backend *backend, const hc_contract *k, const v
     times[i] = hc_wtime() - t0;
     sum += times[i];
   }
-  qsort(times, (size_t)calls, sizeof(*times), hc_cmp_double);
   double flops, bytes;
   hc_contract_cost(k, &flops, &bytes);
   t->calls = calls;
-  t->median_s = calls % 2 ? times[calls / 2] : 0.5 * (times[calls / 2 - 1] + times[calls / 2]);
+  t->median_s = hc_median(times, calls);
   t->min_s = times[0];
   t->mean_s = sum / calls;
   t->gbs = t->median_s > 0 ? bytes / t->median_s * 1e-9 : 0;

@@ -1,4 +1,4 @@
-/* Timing of repeated contraction calls on a backend. */
+/* Timing on a backend: repeated contraction calls, one call of anything, and the copy bandwidth. */
 #ifndef HC_MEASURE_H
 #define HC_MEASURE_H
 
@@ -17,5 +17,30 @@ typedef struct {
    Arrays are in the backend's memory; out is overwritten or added into as k says. */
 int hc_measure_contract(const hc_backend *backend, const hc_contract *k, const void *left, const void *right, void *out,
                         int calls, hc_timing *t);
+
+/* The median of t[0..n-1], n >= 1 (sorts t). */
+double hc_median(double *t, int n);
+
+/* One call to time: f(backend, arg). */
+typedef int (*hc_measure_fn)(const hc_backend *backend, const void *arg);
+
+/* The seconds of one call of f: the backend's device timer where it has one (CUDA events), else the host
+   clock around the call and a synchronize. */
+int hc_measure_call(const hc_backend *backend, hc_measure_fn f, const void *arg, double *seconds);
+
+/* A copy bandwidth: bytes read + written per call, over the fastest and the median call. */
+typedef struct {
+  double bytes; /* read + written per call */
+  int calls;    /* timed calls */
+  double best_gbs, median_gbs;
+} hc_copy_rate;
+
+/* The backend's copy bandwidth (hc_backend.mem_copy, HC_ERR_UNSUPPORTED without one): a buffer of 2 x half
+   bytes of its memory, one half copied onto the other. A warm-up copies each way first, so that both halves
+   are written before any timed call (a source never written would be the operating system's shared zero page
+   on the host, read from cache: about twice the true bandwidth); then at least min_calls and at most
+   max_calls (<= 256) timed calls, stopping once they have taken max_s seconds. */
+int hc_measure_copy(const hc_backend *backend, size_t half, int min_calls, int max_calls, double max_s,
+                    hc_copy_rate *rate);
 
 #endif

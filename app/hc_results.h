@@ -26,6 +26,13 @@ typedef struct {
   char *hosts;                        /* rank 0: nranks host names of HC_DEVICE_LEN */
   int *device_index;                  /* rank 0: each rank's device index (-1: the host) */
   int nranks;
+  /* The step's roofline (README.md, section The step's roofline), per rank; only when roofline is nonzero (run.roofline). */
+  int roofline;
+  hc_stat copy_gbs, h2d_gbs, d2h_gbs; /* measured rates, GB/s (h2d, d2h: device backends) */
+  hc_stat peak_gflops, tc_gflops;     /* peak in the run's precision, and on the tensor cores; 0 unknown */
+  hc_stat rates_s;                    /* seconds the measurement took */
+  hc_stat roof_bytes[HC_NUM_PHASES];  /* compulsory bytes per step */
+  hc_stat roof_s[HC_NUM_PHASES];      /* least seconds per step (0 for halo and reduction) */
 } hc_results_stats;
 
 #define HC_DEVICE_LEN 256

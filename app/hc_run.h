@@ -4,6 +4,7 @@
 
 #include <mpi.h>
 
+#include "app/hc_measure.h"
 #include "kernels/hc_assembly.h"
 #include "kernels/hc_basis.h"
 #include "kernels/hc_celldata.h"
@@ -23,13 +24,16 @@ typedef struct {
   hc_precision precision;
   hc_layout layout;
   int deterministic;           /* order-independent global sums */
+  int roofline;                /* measure the rates of the step's roofline at start-up */
   double progress_s;           /* seconds between progress lines, 0: none */
   int enabled[HC_NUM_KERNELS]; /* kernels run every step */
   hc_variant variant[HC_NUM_KERNELS];
-  int checks;                              /* run the self-checks */
-  int check_every;                         /* every N steps; 0: after the last step only */
-  int check_samples;                       /* cells per rank recomputed by the serial reference */
-  double tolerance_factor;                 /* multiplies every check's tolerance */
+  char variant_where[HC_NUM_KERNELS]
+                    [160]; /* where each kernel's variant was set, for messages: "--set ...", "deck:3:5" */
+  int checks;              /* run the self-checks */
+  int check_every;         /* every N steps; 0: after the last step only */
+  int check_samples;       /* cells per rank recomputed by the serial reference */
+  double tolerance_factor; /* multiplies every check's tolerance */
   double host_limit_gib, device_limit_gib; /* 0: from the machine */
   int dump_cells;                          /* --dump N: arrays of the first N cells of rank 0, last step */
   char out_dir[1024];                      /* where dumps go (output.dir) */
@@ -52,7 +56,17 @@ typedef enum {
 
 extern const char *const hc_phase_names[HC_NUM_PHASES];
 
-/* One check of SPEC.md section 3 with its numbers. */
+/* The rates of the step's roofline, measured by every rank at start-up (run.roofline), all at once. */
+typedef struct {
+  int measured;       /* 0: run.roofline is off and nothing was measured */
+  hc_copy_rate copy;  /* the backend's copy kernel (hc_backend.mem_copy) */
+  double h2d, d2h;    /* host <-> device copies of pageable host memory, bytes/s (device backends; else 0) */
+  double peak, tc;    /* peak flop rate in the run's precision, flops/s, and on the tensor cores (0: unknown) */
+  char peak_how[320]; /* where the peak comes from */
+  double seconds;     /* what the measurement took */
+} hc_roofline_rates;
+
+/* One self-check (app/README.md, section Checks) with its numbers. */
 typedef struct {
   char name[48];                     /* "volume", "mass_sum", "zero_row_sum:FieldFieldVector", ... */
   char what[128];                    /* what it compares */
@@ -60,11 +74,12 @@ typedef struct {
   double value, expected, tolerance; /* |value - expected| <= tolerance passes */
   int passed;
   int evaluations, failures; /* over the run */
+  char hint[256];            /* when it failed: a likely cause in the deck, e.g. too few quadrature points */
 } hc_check;
 
 #define HC_MAX_CHECKS 24
 
-/* Global results that must not depend on the rank count (SPEC.md check 5). */
+/* Global results that must not depend on the rank count (partition independence, app/README.md, section Checks). */
 typedef struct {
   double dd_sum[HC_NUM_KERNELS];     /* DataData: sum over cells */
   double nodal_sum[HC_NUM_KERNELS];  /* DataField, FieldField: sum over nodes of the assembled vector */
@@ -84,6 +99,7 @@ typedef struct {
   hc_variant chosen[HC_NUM_KERNELS]; /* the algorithm each kernel ran (what `auto` chose) */
   int device;                        /* the device this rank uses (-1: the host) */
   int ranks_per_device;              /* ranks of this node per device, the largest (1 when not shared) */
+  int ranks_on_node;                 /* ranks of this rank's node */
   void *d_X0;                        /* jittered vertices [C][8][3] double, backend memory */
   void *d_left, *d_right;            /* input arrays, sized for the largest enabled kernel */
   void *d_out[HC_NUM_KERNELS];       /* element outputs, backend memory */
@@ -93,6 +109,8 @@ typedef struct {
   int device_assembly;               /* the backend assembles in its own memory (element outputs stay there) */
   int32_t *d_cell_nodes;             /* [C][L] node map in the backend's memory (device assembly) */
   double *d_u;                       /* u in the backend's memory (device assembly) */
+  double *d_u0, *d_du;               /* u0 and du there, when the backend computes u itself (hc_backend.waxpy) */
+  int u_upload;                      /* device assembly without waxpy: u is copied to the device every step */
   double *d_y[HC_NUM_KERNELS];       /* assembled nodal vectors in the backend's memory (device assembly) */
   int64_t num_shared;                /* nodes shared with other ranks (device assembly: only these cross) */
   const int32_t *shared;             /* their local ids (borrowed from the halo) */
@@ -113,6 +131,7 @@ typedef struct {
   hc_check checks[HC_MAX_CHECKS];
   int nchecks;
   double host_bytes, device_bytes; /* the memory estimate of this rank */
+  hc_roofline_rates rates;
 } hc_run;
 
 /* Runs the whole workload of cfg on comm: mesh, cell data, the timestep loop, checks. Collective.

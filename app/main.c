@@ -1,7 +1,12 @@
 /* hexcontract's main: dispatches to the subcommands and maps errors to exit codes. */
+#include <errno.h>
+#include <mpi.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "app/hc_app.h"
 #include "app/hc_report.h"
@@ -43,11 +48,71 @@ static void hc_print_usage(FILE *out) {
           "3 out of a resource (memory, device).\n");
 }
 
+/* --version: the build, every backend built in with the runtime under it, and the MPI library (whose version
+   may be asked before MPI_Init). Needs no device. */
+static void hc_print_version(void) {
+  printf("hexcontract %s (git %s, %s build, %s)\n", HC_VERSION, HC_GIT_REVISION, HC_BUILD_TYPE, HC_C_COMPILER);
+  printf("backends:");
+  for (int i = 0; i < hc_num_backend_names; i++) {
+    const hc_backend *b;
+    if (hc_backend_find(hc_backend_names[i], &b) == HC_OK) printf(" %s", b->name);
+  }
+  printf("\n");
+  for (int i = 0; i < hc_num_backend_names; i++) {
+    const hc_backend *b;
+    char buf[512] = "";
+    if (hc_backend_find(hc_backend_names[i], &b) != HC_OK) {
+      printf("  %-7s not built into this binary\n", hc_backend_names[i]);
+    } else if (!b->version || b->version(buf, sizeof(buf)) != HC_OK) {
+      printf("  %-7s %s\n", b->name, b->description);
+    } else {
+      printf("  %-7s %s; %s\n", b->name, b->description, buf);
+    }
+  }
+  hc_error_clear();
+  if (HC_HAVE_CUDA) printf("CUDA compiler: %s, architectures %s\n", HC_CUDA_COMPILER, HC_CUDA_ARCHITECTURES);
+  char mpi[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+  int len = 0;
+  MPI_Get_library_version(mpi, &len);
+  mpi[strcspn(mpi, "\n")] = '\0';
+  printf("MPI: %s\n", mpi);
+}
+
+void hc_app_stderr(const char *fmt, ...) {
+  fflush(stdout);
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fflush(stderr);
+}
+
 void hc_app_report_error(int code) {
   if (code == HC_OK) return;
   const char *msg = hc_error_message();
-  fprintf(stderr, "hexcontract: error: %s\n", msg[0] ? msg : "unknown error");
-  if (getenv("HC_DEBUG")) fprintf(stderr, "hexcontract: raised at %s\n", hc_error_location());
+  hc_app_stderr("hexcontract: error: %s\n", msg[0] ? msg : "unknown error");
+  if (getenv("HC_DEBUG")) hc_app_stderr("hexcontract: raised at %s\n", hc_error_location());
+}
+
+int hc_app_stdout_check(const char *what) {
+  errno = 0;
+  int failed = fflush(stdout) != 0;
+  int why = errno;
+  if (!failed && !ferror(stdout)) return 0;
+  hc_app_stderr("hexcontract: warning: standard output could not be written (%s): lines of the output were lost; %s\n",
+                failed && why ? strerror(why) : "a write failed earlier, e.g. its reader closed it", what);
+  return 1;
+}
+
+int hc_app_output_dir(const char *option, const char *dir) {
+  struct stat st;
+  if (stat(dir, &st) == 0) {
+    HC_CHECK(S_ISDIR(st.st_mode), HC_ERR_INPUT, "option %s: '%s' exists and is not a directory", option, dir);
+    return HC_OK;
+  }
+  HC_CHECK(mkdir(dir, 0777) == 0, HC_ERR_INPUT, "option %s: cannot create directory '%s': %s", option, dir,
+           strerror(errno));
+  return HC_OK;
 }
 
 /* A deck is named by its extension, so that a mistyped subcommand is not read as a deck. */
@@ -57,12 +122,15 @@ static int hc_looks_like_deck(const char *arg) {
 }
 
 int main(int argc, char **argv) {
+  /* A reader that closes stdout early (hexcontract ... | head -1) must not kill the run before it writes its
+     results: writes to it fail with EPIPE instead, and hc_app_stdout_check says so at the end. */
+  signal(SIGPIPE, SIG_IGN);
   if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
     hc_print_usage(stdout);
     return 0;
   }
   if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
-    printf("hexcontract %s (git %s, %s build, %s)\n", HC_VERSION, HC_GIT_REVISION, HC_BUILD_TYPE, HC_C_COMPILER);
+    hc_print_version();
     return 0;
   }
   int err;
@@ -80,10 +148,11 @@ int main(int argc, char **argv) {
     /* No subcommand: the proxy run, with a deck and/or --set options. */
     return hc_main_run(argc, argv);
   } else {
-    fprintf(stderr, "hexcontract: error: unknown subcommand '%s' (a deck must be a .yaml or .yml file)\n\n", argv[1]);
+    hc_app_stderr("hexcontract: error: unknown subcommand '%s' (a deck must be a .yaml or .yml file)\n\n", argv[1]);
     hc_print_usage(stderr);
     return 2;
   }
   hc_app_report_error(err);
+  hc_app_stdout_check("the files written, if any, are complete");
   return hc_error_exit_code(err);
 }

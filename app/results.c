@@ -1,10 +1,12 @@
 /* The run's summary and results file: timers reduced over ranks, figures of merit, checks, provenance. */
 #define _GNU_SOURCE
+#include <limits.h>
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -12,9 +14,12 @@
 #include "app/hc_host.h"
 #include "app/hc_results.h"
 #include "app/hc_signal.h"
+#include "app/hc_step_roofline.h"
 #include "hc_config.h"
 #include "io/hc_atomic_file.h"
+#include "io/hc_path.h"
 #include "io/hc_yaml_writer.h"
+#include "kernels/hc_xsum.h"
 #include "mesh/hc_mpi.h"
 #if HC_HAVE_OPENMP
 #include <omp.h>
@@ -67,6 +72,31 @@ static int hc_reduce_stats(MPI_Comm comm, int n, const double *local, hc_stat *o
   return HC_OK;
 }
 
+/* This rank's compulsory bytes per step and their roofline seconds at the rates it measured. */
+static void hc_results_roofline(const hc_run *run, int64_t halo_bytes, double bytes[HC_NUM_PHASES],
+                                double seconds[HC_NUM_PHASES]) {
+  hc_step_problem p = {
+      .k = run->k,
+      .enabled = run->cfg.enabled,
+      .num_nodes = run->mesh->num_nodes,
+      .halo_bytes_per_vector = halo_bytes,
+      .reduction_bytes = (int)sizeof(double) * 3 * (run->cfg.deterministic ? HC_XSUM_LIMBS + 1 : 1),
+      .is_device = run->be->is_device,
+      .device_assembly = run->device_assembly,
+      .u_upload = run->u_upload,
+  };
+  hc_step_bytes b;
+  hc_step_bytes_of(&p, &b);
+  hc_step_rates r = {.copy = run->rates.copy.best_gbs * 1e9, .h2d = run->rates.h2d, .d2h = run->rates.d2h};
+  for (int kid = 0; kid < HC_NUM_KERNELS; kid++) {
+    const int tc = run->cfg.precision == HC_DOUBLE &&
+                   (run->chosen[kid] == HC_VARIANT_TENSORCORE || run->chosen[kid] == HC_VARIANT_CUBLAS);
+    r.peak[kid] = tc ? run->rates.tc : run->rates.peak;
+  }
+  hc_step_roofline(&b, &r, seconds);
+  memcpy(bytes, b.bytes, sizeof(b.bytes));
+}
+
 int hc_results_gather(const hc_run *run, hc_results_stats *st) {
   memset(st, 0, sizeof(*st));
   const int steps = run->steps_done > 0 ? run->steps_done : 1;
@@ -84,6 +114,28 @@ int hc_results_gather(const hc_run *run, hc_results_stats *st) {
   local[n++] = (double)hs.num_neighbors;
   hc_stat all[HC_NUM_PHASES + 2 * HC_NUM_KERNELS + 5];
   HC_CALL(hc_reduce_stats(run->comm, n, local, all));
+  st->roofline = run->rates.measured;
+  if (st->roofline) {
+    double roof[6 + 2 * HC_NUM_PHASES];
+    hc_stat rs[6 + 2 * HC_NUM_PHASES];
+    int m = 0;
+    roof[m++] = run->rates.copy.best_gbs;
+    roof[m++] = 1e-9 * run->rates.h2d;
+    roof[m++] = 1e-9 * run->rates.d2h;
+    roof[m++] = 1e-9 * run->rates.peak;
+    roof[m++] = 1e-9 * run->rates.tc;
+    roof[m++] = run->rates.seconds;
+    hc_results_roofline(run, hs.send_bytes, roof + m, roof + m + HC_NUM_PHASES);
+    HC_CALL(hc_reduce_stats(run->comm, 6 + 2 * HC_NUM_PHASES, roof, rs));
+    m = 0;
+    st->copy_gbs = rs[m++];
+    st->h2d_gbs = rs[m++];
+    st->d2h_gbs = rs[m++];
+    st->peak_gflops = rs[m++];
+    st->tc_gflops = rs[m++];
+    st->rates_s = rs[m++];
+    for (int i = 0; i < HC_NUM_PHASES; i++) st->roof_bytes[i] = rs[m + i], st->roof_s[i] = rs[m + HC_NUM_PHASES + i];
+  }
   n = 0;
   for (int i = 0; i < HC_NUM_PHASES; i++) st->phase[i] = all[n++];
   for (int i = 0; i < HC_NUM_KERNELS; i++) st->kernel[i] = all[n++];
@@ -150,6 +202,76 @@ static const char *hc_pct(double part, double whole, char *buf, size_t n) {
   return buf;
 }
 
+/* The checks table: columns as wide as their longest entry, value and expected value at the same
+   (round-trip) precision. */
+static void hc_results_print_checks(const hc_run *run) {
+  enum { HC_NUM_WIDTH = 32 };
+  int wname = 0, wvalue = 0, wexpected = 0;
+  char num[HC_NUM_WIDTH];
+  for (int i = 0; i < run->nchecks; i++) {
+    const hc_check *c = &run->checks[i];
+    int n = (int)strlen(c->name);
+    if (n > wname) wname = n;
+    n = snprintf(num, sizeof(num), "%.17g", c->value);
+    if (n > wvalue) wvalue = n;
+    n = snprintf(num, sizeof(num), "%.17g", c->expected);
+    if (n > wexpected) wexpected = n;
+  }
+  printf("\nchecks (app/README.md, section Checks; the worst evaluation of each):\n");
+  for (int i = 0; i < run->nchecks; i++) {
+    const hc_check *c = &run->checks[i];
+    printf("  %-*s %-6s value %-*.17g expected %-*.17g tolerance %-9.3g (%d of %d passed)\n", wname, c->name,
+           c->failures ? "FAILED" : "ok", wvalue, c->value, wexpected, c->expected, c->tolerance,
+           c->evaluations - c->failures, c->evaluations);
+    if (c->failures && c->hint[0]) printf("  %-*s hint: %s\n", wname, "", c->hint);
+  }
+}
+
+/* The share of the roofline a phase reached: its roofline seconds over its measured seconds (averages over
+   ranks); negative when undefined (nothing measured). */
+static double hc_roof_fraction(const hc_results_stats *st, int phase) {
+  return st->phase[phase].avg > 0 ? st->roof_s[phase].avg / st->phase[phase].avg : -1.0;
+}
+
+/* Whether a phase is on the memory roofline: halo and reduction are messages, network-bound. */
+static int hc_roof_memory_phase(int phase) {
+  return phase != HC_PHASE_HALO && phase != HC_PHASE_REDUCTION;
+}
+
+/* The roofline block of the summary (README.md, section The step's roofline). */
+static void hc_results_print_roofline(const hc_run *run, const hc_results_stats *st) {
+  const hc_roofline_rates *r = &run->rates;
+  printf(
+      "\nroofline of the step (README.md, section The step's roofline; per rank, averages over ranks): copy bandwidth %.4g GB/s (min "
+      "%.4g, max %.4g over ranks; best of %d copies of %.3g MB each)",
+      st->copy_gbs.avg, st->copy_gbs.min, st->copy_gbs.max, r->copy.calls, 1e-6 * r->copy.bytes);
+  if (run->be->is_device) printf(", host->device %.4g GB/s, device->host %.4g GB/s", st->h2d_gbs.avg, st->d2h_gbs.avg);
+  if (st->peak_gflops.avg > 0) {
+    printf(", peak %.4g GFLOP/s %s", st->peak_gflops.avg, hc_precision_name(run->cfg.precision));
+    if (st->tc_gflops.avg != st->peak_gflops.avg) printf(" (tensor cores %.4g)", st->tc_gflops.avg);
+  } else {
+    printf(", peak unknown (memory roof only)");
+  }
+  printf("; measured at start-up in %.2f s\n", st->rates_s.max);
+  printf("  %-10s %12s %12s %12s %14s\n", "phase", "MB/step", "roofline ms", "measured ms", "% of roofline");
+  for (int i = 0; i <= HC_PHASE_STEP; i++) {
+    if (i == HC_PHASE_TRANSFER && !run->be->is_device) continue;
+    printf("  %-10s %12.6g ", hc_phase_names[i], 1e-6 * st->roof_bytes[i].avg);
+    if (!hc_roof_memory_phase(i)) {
+      printf("%12s %12.6g   messages: network-bound, on no memory roofline\n", "-", 1e3 * st->phase[i].avg);
+      continue;
+    }
+    double f = hc_roof_fraction(st, i);
+    printf("%12.6g %12.6g ", 1e3 * st->roof_s[i].avg, 1e3 * st->phase[i].avg);
+    if (f >= 0) {
+      printf("%13.1f%%", 100.0 * f);
+    } else {
+      printf("%14s", "-");
+    }
+    printf("%s\n", i == HC_PHASE_STEP ? "   (the memory phases' roofline over the whole step)" : "");
+  }
+}
+
 void hc_results_print_summary(const hc_deck *deck, const hc_run *run, const hc_results_stats *st) {
   const hc_mesh *m = run->mesh;
   char pct[16];
@@ -169,6 +291,7 @@ void hc_results_print_summary(const hc_deck *deck, const hc_run *run, const hc_r
     printf("  %-10s %12.6g %12.6g %8s\n", hc_phase_names[i], st->phase[i].avg, st->phase[i].max,
            hc_pct(st->phase[i].avg, step->avg, pct, sizeof(pct)));
   }
+  if (st->roofline) hc_results_print_roofline(run, st);
   printf("\n  %-17s %-16s %12s %10s %10s\n", "kernel", "variant", "max ms/step", "GB/s", "GFLOP/s");
   double tf = 0, tb = 0, tt = 0;
   for (int k = 0; k < HC_NUM_KERNELS; k++) {
@@ -194,15 +317,7 @@ void hc_results_print_summary(const hc_deck *deck, const hc_run *run, const hc_r
   printf("halo: %.0f..%.0f neighbours, %.0f..%.0f bytes sent per rank and step, %d nodal vectors in one round\n",
          st->halo_neighbors.min, st->halo_neighbors.max, st->halo_bytes.min * st->halo_exchanges,
          st->halo_bytes.max * st->halo_exchanges, st->halo_exchanges);
-  if (run->nchecks) {
-    printf("\nchecks (SPEC.md section 3; the worst evaluation of each):\n");
-    for (int i = 0; i < run->nchecks; i++) {
-      const hc_check *c = &run->checks[i];
-      printf("  %-28s %-6s value %-24.17g expected %-10.6g tolerance %-10.3g (%d of %d passed)\n", c->name,
-             c->failures ? "FAILED" : "ok", c->value, c->expected, c->tolerance, c->evaluations - c->failures,
-             c->evaluations);
-    }
-  }
+  if (run->nchecks) hc_results_print_checks(run);
   char path[HC_DECK_PATH_MAX + HC_DECK_NAME_MAX + 2];
   snprintf(path, sizeof(path), "%s/%s", deck->output.dir, deck->output.results);
   printf("\nresults: %s\n", path);
@@ -237,6 +352,40 @@ static int hc_write_stat(hc_yaml_writer *w, const char *key, const hc_stat *s) {
   HC_CALL(hc_yaml_writer_double(w, "avg", s->avg));
   HC_CALL(hc_yaml_writer_double(w, "max", s->max));
   HC_CALL(hc_yaml_writer_double(w, "imbalance", s->avg > 0 ? s->max / s->avg - 1.0 : 0.0));
+  return hc_yaml_writer_end_mapping(w);
+}
+
+/* The `roofline` mapping: the rates measured at start-up and, per phase and for the step, the compulsory bytes,
+   the roofline seconds, the measured seconds and the percentage reached (averages over ranks). */
+static int hc_results_write_roofline(hc_yaml_writer *w, const hc_run *run, const hc_results_stats *st) {
+  HC_CALL(hc_yaml_writer_begin_mapping(w, "roofline", HC_YAML_BLOCK));
+  HC_CALL(hc_yaml_writer_bool(w, "measured", st->roofline));
+  if (!st->roofline) return hc_yaml_writer_end_mapping(w);
+  HC_CALL(hc_write_stat(w, "copy_gbytes_per_second", &st->copy_gbs));
+  HC_CALL(hc_yaml_writer_double(w, "copy_bytes_per_call", run->rates.copy.bytes));
+  HC_CALL(hc_yaml_writer_int64(w, "copy_calls", run->rates.copy.calls));
+  if (run->be->is_device) {
+    HC_CALL(hc_write_stat(w, "host_to_device_gbytes_per_second", &st->h2d_gbs));
+    HC_CALL(hc_write_stat(w, "device_to_host_gbytes_per_second", &st->d2h_gbs));
+  }
+  HC_CALL(hc_write_stat(w, "peak_gflops", &st->peak_gflops));
+  if (run->be->is_device) HC_CALL(hc_write_stat(w, "tensor_core_peak_gflops", &st->tc_gflops));
+  HC_CALL(hc_yaml_writer_string(w, "peak_how", run->rates.peak_how));
+  HC_CALL(hc_write_stat(w, "measure_seconds", &st->rates_s));
+  HC_CALL(hc_yaml_writer_begin_mapping(w, "phases", HC_YAML_BLOCK));
+  for (int i = 0; i <= HC_PHASE_STEP; i++) {
+    HC_CALL(hc_yaml_writer_begin_mapping(w, hc_phase_names[i], HC_YAML_FLOW));
+    HC_CALL(hc_yaml_writer_double(w, "bytes_per_step", st->roof_bytes[i].avg));
+    HC_CALL(hc_yaml_writer_bool(w, "memory_bound", hc_roof_memory_phase(i)));
+    HC_CALL(hc_yaml_writer_double(w, "measured_seconds", st->phase[i].avg));
+    if (hc_roof_memory_phase(i)) {
+      double f = hc_roof_fraction(st, i);
+      HC_CALL(hc_yaml_writer_double(w, "roofline_seconds", st->roof_s[i].avg));
+      if (f >= 0) HC_CALL(hc_yaml_writer_double(w, "percent", 100.0 * f));
+    }
+    HC_CALL(hc_yaml_writer_end_mapping(w));
+  }
+  HC_CALL(hc_yaml_writer_end_mapping(w));
   return hc_yaml_writer_end_mapping(w);
 }
 
@@ -316,6 +465,8 @@ static int hc_results_body(hc_yaml_writer *w, const hc_deck *deck, const hc_run 
   }
   HC_CALL(hc_yaml_writer_end_mapping(w));
 
+  HC_CALL(hc_results_write_roofline(w, run, st));
+
   const double tstep = st->phase[HC_PHASE_STEP].max;
   HC_CALL(hc_yaml_writer_begin_mapping(w, "figures_of_merit", HC_YAML_BLOCK));
   HC_CALL(hc_yaml_writer_double(w, "cell_steps_per_second", tstep > 0 ? m->num_global_cells / tstep : 0));
@@ -335,6 +486,7 @@ static int hc_results_body(hc_yaml_writer *w, const hc_deck *deck, const hc_run 
     HC_CALL(hc_yaml_writer_int64(w, "step", c->step));
     HC_CALL(hc_yaml_writer_int64(w, "evaluations", c->evaluations));
     HC_CALL(hc_yaml_writer_int64(w, "failures", c->failures));
+    if (c->failures && c->hint[0]) HC_CALL(hc_yaml_writer_string(w, "hint", c->hint));
     HC_CALL(hc_yaml_writer_end_mapping(w));
   }
   HC_CALL(hc_yaml_writer_end_mapping(w));
@@ -357,13 +509,23 @@ static int hc_results_body(hc_yaml_writer *w, const hc_deck *deck, const hc_run 
 }
 
 /* Appends one CSV row for this run to output.csv (a header first when the file is new or empty), by
-   rewriting the file to a temporary one and renaming it, so a reader never sees half a row. */
+   rewriting the file to a temporary one and renaming it, so a reader never sees half a row. A symbolic
+   link is followed: the row goes to the file it points to, and the link stays. */
 static int hc_results_append_csv(const hc_deck *deck, const hc_run *run, const hc_results_stats *st) {
   int ierr = HC_OK;
+  char resolved[PATH_MAX];
   const char *path = deck->output.csv;
   char *old = NULL;
   size_t old_len = 0;
-  FILE *f = fopen(path, "rb");
+  struct stat lst;
+  if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) && realpath(path, resolved)) path = resolved;
+  FILE *f = NULL;
+  int err = access(path, F_OK) == 0 ? hc_path_open_read(path, "the CSV file", &f) : HC_OK;
+  if (err) {
+    char why[1024];
+    snprintf(why, sizeof(why), "%s", hc_error_message());
+    return HC_DECK_ERROR(deck, "output.csv", err, "%s", why);
+  }
   if (f) {
     fseek(f, 0, SEEK_END);
     long n = ftell(f);
@@ -375,7 +537,7 @@ static int hc_results_append_csv(const hc_deck *deck, const hc_run *run, const h
     fclose(f);
   }
   hc_atomic_file af;
-  int err = hc_atomic_file_open(path, &af);
+  err = hc_atomic_file_open(path, &af);
   if (err) {
     free(old);
     char why[1024];
@@ -389,7 +551,9 @@ static int hc_results_append_csv(const hc_deck *deck, const hc_run *run, const h
             "date,git_revision,backend,precision,layout,order,quadrature,sizing,ranks,global_cells,"
             "cells_per_rank_max,steps,step_s_avg,step_s_max");
     for (int i = 0; i < HC_PHASE_STEP; i++) fprintf(af.f, ",%s_s_avg", hc_phase_names[i]);
-    fprintf(af.f, ",cell_steps_per_s,node_steps_per_s,contract_gflops,contract_gbs,status\n");
+    fprintf(af.f,
+            ",cell_steps_per_s,node_steps_per_s,contract_gflops,contract_gbs,status,step_roofline_pct,"
+            "celldata_roofline_pct\n");
   }
   char date[32];
   time_t now = time(NULL);
@@ -410,9 +574,20 @@ static int hc_results_append_csv(const hc_deck *deck, const hc_run *run, const h
           hc_sizing_name(run->cfg.mesh.sizing), run->nranks, (long long)m->num_global_cells, st->cells.max,
           run->steps_done, st->phase[HC_PHASE_STEP].avg, tstep);
   for (int i = 0; i < HC_PHASE_STEP; i++) fprintf(af.f, ",%.9g", st->phase[i].avg);
-  fprintf(af.f, ",%.9g,%.9g,%.9g,%.9g,%s\n", tstep > 0 ? m->num_global_cells / tstep : 0,
+  fprintf(af.f, ",%.9g,%.9g,%.9g,%.9g,%s", tstep > 0 ? m->num_global_cells / tstep : 0,
           tstep > 0 ? m->num_global_nodes / tstep : 0, tt > 0 ? 1e-9 * tf / tt : 0, tt > 0 ? 1e-9 * tb / tt : 0,
           failed ? "failed" : "passed");
+  /* The roofline's percentages; empty without a roofline (run.roofline off). */
+  const int pct_phases[2] = {HC_PHASE_STEP, HC_PHASE_CELLDATA};
+  for (int i = 0; i < 2; i++) {
+    double frac = st->roofline ? hc_roof_fraction(st, pct_phases[i]) : -1.0;
+    if (frac >= 0) {
+      fprintf(af.f, ",%.6g", 100.0 * frac);
+    } else {
+      fprintf(af.f, ",");
+    }
+  }
+  fprintf(af.f, "\n");
   HC_CHECK_GOTO(!ferror(af.f), HC_ERR_RESOURCE, fail, "%s: write error", path);
   return hc_atomic_file_commit(&af);
 fail:

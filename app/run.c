@@ -1,4 +1,4 @@
-/* The timestep loop of the proxy run (SPEC.md section 2) and its self-checks (section 3). */
+/* The timestep loop of the proxy run and its self-checks (app/README.md). */
 #define _POSIX_C_SOURCE 200809L
 #include "app/hc_run.h"
 
@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/hc_host.h"
 #include "app/hc_inject.h"
 #include "app/hc_signal.h"
 #include "app/hc_timer.h"
@@ -96,13 +97,14 @@ static int hc_run_bind_device(hc_run *run) {
   const hc_backend *be = run->be;
   run->device = -1;
   run->ranks_per_device = 1;
-  if (!be->device_select || !be->device_count) return HC_OK;
   MPI_Comm node;
   int local = 0, nlocal = 1, count = 0;
   HC_CALL_MPI(MPI_Comm_split_type(run->comm, MPI_COMM_TYPE_SHARED, run->rank, MPI_INFO_NULL, &node));
   MPI_Comm_rank(node, &local);
   MPI_Comm_size(node, &nlocal);
   MPI_Comm_free(&node);
+  run->ranks_on_node = nlocal;
+  if (!be->device_select || !be->device_count) return HC_OK;
   HC_CALL(be->device_count(&count));
   HC_CHECK(count > 0, HC_ERR_RESOURCE, "rank %d: no device for backend %s", run->rank, be->name);
   if (!run->cfg.gpu_binding) {
@@ -120,6 +122,95 @@ static int hc_run_bind_device(hc_run *run) {
   return be->device_select(run->device);
 }
 
+/* Whether a FieldField kernel runs: the only ones that apply their outputs to u. */
+static int hc_run_any_fieldfield(const hc_run *run) {
+  int any = 0;
+  for (int kid = HC_FIELDFIELD_SCALAR; kid < HC_NUM_KERNELS; kid++) any |= run->cfg.enabled[kid];
+  return any;
+}
+
+/* The buffer of the start-up copy measurement: two halves of this many bytes per memory (a node's, or a
+   device's), shared out among the ranks that use it, but no smaller than HC_ROOFLINE_HALF_MIN per rank. */
+#define HC_ROOFLINE_HALF     ((size_t)128 << 20)
+#define HC_ROOFLINE_HALF_MIN ((size_t)16 << 20)
+/* ... and of the host <-> device copies. */
+#define HC_ROOFLINE_HOST ((size_t)64 << 20)
+
+/* Seconds of the best of 3 copies of bytes between h and d, after one untimed (host clock, synchronised:
+   as the step's transfer phase is timed). */
+static int hc_run_time_transfer(const hc_backend *be, void *h, void *d, size_t bytes, int to_device, double *rate) {
+  double best = 0;
+  for (int i = 0; i < 4; i++) {
+    double t0 = hc_wtime();
+    HC_CALL(to_device ? be->copy_to_device(d, h, bytes) : be->copy_to_host(h, d, bytes));
+    HC_CALL(be->synchronize());
+    double t = hc_wtime() - t0;
+    if (i > 0 && (best == 0 || t < best)) best = t;
+  }
+  *rate = best > 0 ? (double)bytes / best : 0;
+  return HC_OK;
+}
+
+/* The rates of the step's roofline (README.md, section The step's roofline), measured on every rank at once so that ranks that
+   share a memory measure their share of it: the backend's copy bandwidth (hc_backend.mem_copy, the bench's
+   copy kernel) on 2 x 128 MiB per memory shared out among its ranks (at least 2 x 16 MiB per rank), at most a
+   quarter of the memory free per rank; the host <-> device copy rates on device backends; the peak flop rate
+   of the run's precision (a short measurement on the CPU). A fraction of a second. Collective. */
+static int hc_run_measure_rates(hc_run *run) {
+  int ierr = HC_OK;
+  const hc_backend *be = run->be;
+  hc_roofline_rates *r = &run->rates;
+  memset(r, 0, sizeof(*r));
+  if (!run->cfg.roofline) return HC_OK;
+  HC_CALL_MPI(MPI_Barrier(run->comm));
+  const double t0 = hc_wtime();
+  const int sharing = be->is_device ? run->ranks_per_device : run->ranks_on_node > 0 ? run->ranks_on_node : 1;
+  double free_b = hc_host_mem_available() / sharing;
+  size_t dev_free = 0, dev_total = 0;
+  if (be->is_device && be->device_memory && be->device_memory(&dev_free, &dev_total) == HC_OK && dev_free > 0)
+    free_b = (double)dev_free / sharing;
+  hc_error_clear();
+  size_t half = HC_ROOFLINE_HALF / (size_t)sharing;
+  if (half < HC_ROOFLINE_HALF_MIN) half = HC_ROOFLINE_HALF_MIN;
+  if (free_b > 0 && (double)half > free_b / 8) half = (size_t)(free_b / 8);
+  half = half / 4096 * 4096;
+  if (half < 4096) half = 4096;
+  HC_CALL(hc_measure_copy(be, half, 3, 5, 0.2, &r->copy));
+  if (be->is_device) {
+    size_t bytes = half < HC_ROOFLINE_HOST ? half : HC_ROOFLINE_HOST;
+    void *h = malloc(bytes), *d = NULL;
+    HC_CHECK(h, HC_ERR_RESOURCE, "out of host memory allocating %zu bytes", bytes);
+    memset(h, 1, bytes); /* pageable and touched, as the run's host arrays */
+    HC_CALL_GOTO(be->mem_alloc(bytes, &d), cleanup);
+    HC_CALL_GOTO(hc_run_time_transfer(be, h, d, bytes, 1, &r->h2d), cleanup);
+    HC_CALL_GOTO(hc_run_time_transfer(be, h, d, bytes, 0, &r->d2h), cleanup);
+  cleanup:
+    if (d) be->mem_free(d);
+    free(h);
+    HC_CALL(ierr);
+  }
+  snprintf(r->peak_how, sizeof(r->peak_how), "unknown: the contraction's roofline is its memory roof alone");
+  for (int tc = 0; tc < 2 && be->peak_flops; tc++) {
+    double *peak = tc ? &r->tc : &r->peak;
+    if (tc && !be->is_device) {
+      *peak = r->peak;
+      continue;
+    }
+    char how[320];
+    int err = be->peak_flops(run->cfg.precision, tc, 0.15, peak, how, sizeof(how));
+    if (err == HC_ERR_UNSUPPORTED) {
+      hc_error_clear();
+      *peak = tc ? r->peak : 0;
+      continue;
+    }
+    HC_CALL(err);
+    if (!tc) snprintf(r->peak_how, sizeof(r->peak_how), "%s", how);
+  }
+  r->measured = 1;
+  r->seconds = hc_wtime() - t0;
+  return HC_OK;
+}
+
 static int hc_run_setup(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
   memset(run, 0, sizeof(*run));
   run->cfg = *cfg;
@@ -128,6 +219,7 @@ static int hc_run_setup(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
   MPI_Comm_size(comm, &run->nranks);
   HC_CALL(hc_backend_find(cfg->backend, &run->be));
   HC_CALL(hc_run_bind_device(run));
+  HC_CALL(hc_run_measure_rates(run));
   HC_CALL(hc_mesh_create(comm, &cfg->mesh, &run->mesh));
   HC_CALL(hc_halo_create(run->mesh, &run->halo));
   HC_CALL(hc_basis_create(cfg->mesh.order, cfg->quadrature, &run->basis));
@@ -139,7 +231,14 @@ static int hc_run_setup(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
   for (int kid = 0; kid < HC_NUM_KERNELS; kid++) {
     hc_run_contract_of(run, (hc_kernel)kid, &run->k[kid]);
     if (!cfg->enabled[kid]) continue;
-    HC_CALL(be->supports(&run->k[kid]));
+    /* A variant the backend lacks for this shape: say where it was chosen (host backends are checked
+       before the run; a device's variants depend on the device). */
+    int unsupported = be->supports(&run->k[kid]);
+    if (unsupported) {
+      char why[1024];
+      snprintf(why, sizeof(why), "%s", hc_error_message());
+      return HC_ERROR(unsupported, "%s: %s", cfg->variant_where[kid][0] ? cfg->variant_where[kid] : "default", why);
+    }
     size_t in =
         (size_t)(hc_contract_numel(&run->k[kid], HC_ARRAY_LEFT) + hc_contract_numel(&run->k[kid], HC_ARRAY_RIGHT));
     if (in > in_max) in_max = in;
@@ -194,6 +293,14 @@ static int hc_run_setup(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
     HC_CALL(be->mem_alloc(nodal, (void **)&run->d_u));
     for (int kid = 0; kid < HC_NUM_KERNELS; kid++)
       if (run->y[kid]) HC_CALL(be->mem_alloc(nodal, (void **)&run->d_y[kid]));
+    /* u = u0 + sin(omega t) du computed on the device each step, rather than copied there. */
+    if (be->waxpy && hc_run_any_fieldfield(run)) {
+      HC_CALL(be->mem_alloc(nodal, (void **)&run->d_u0));
+      HC_CALL(be->mem_alloc(nodal, (void **)&run->d_du));
+      HC_CALL(be->copy_to_device(run->d_u0, run->u0, nodal));
+      HC_CALL(be->copy_to_device(run->d_du, run->du, nodal));
+    }
+    run->u_upload = !run->d_u0 && hc_run_any_fieldfield(run);
   }
   return HC_OK;
 }
@@ -215,6 +322,8 @@ void hc_run_free(hc_run *run) {
     if (run->d_scratch) be->mem_free(run->d_scratch);
     if (run->d_cell_nodes) be->mem_free(run->d_cell_nodes);
     if (run->d_u) be->mem_free(run->d_u);
+    if (run->d_u0) be->mem_free(run->d_u0);
+    if (run->d_du) be->mem_free(run->d_du);
     if (run->d_shared) be->mem_free(run->d_shared);
     if (run->d_shbuf) be->mem_free(run->d_shbuf);
   }
@@ -223,7 +332,7 @@ void hc_run_free(hc_run *run) {
   run->d_shared = NULL;
   run->d_shbuf = NULL;
   run->d_cell_nodes = NULL;
-  run->d_u = NULL;
+  run->d_u = run->d_u0 = run->d_du = NULL;
   run->d_X0 = run->d_left = run->d_right = run->d_scratch = NULL;
   free(run->u);
   free(run->u0);
@@ -372,6 +481,20 @@ static void hc_run_check(hc_run *run, const char *name, const char *what, int st
   ch->failures += !passed;
 }
 
+/* After a failed check that Gauss quadrature with q points per direction integrates exactly only from
+   q_needed on: says so in the check's hint, since the deck's mesh.quadrature is then the likely cause. */
+static void hc_run_check_quadrature(hc_run *run, const char *name, int q_needed, const char *why) {
+  const int q = run->basis->q;
+  for (int i = 0; i < run->nchecks; i++) {
+    hc_check *ch = &run->checks[i];
+    if (strcmp(ch->name, name) || !ch->failures || q >= q_needed) continue;
+    snprintf(ch->hint, sizeof(ch->hint),
+             "mesh.quadrature gives q = %d points per direction, below the %d this check needs at order %d (%s): set "
+             "mesh.quadrature to 0 (q = order + 1) or at least %d",
+             q, q_needed, run->mesh->order, why, q_needed);
+  }
+}
+
 /* Writes one array of kernel k (backend memory, k's layout) for the first n cells as a cell-major .npy. */
 static int hc_run_dump_array(const hc_run *run, const hc_contract *k, hc_array which, const void *d_a, int64_t n,
                              const char *path) {
@@ -455,6 +578,19 @@ static int hc_run_halo_end(hc_run *run) {
   return be->synchronize();
 }
 
+/* Opens a range named "what" or "what KERNEL" (kid >= 0) on a profiler's timeline, where the backend has
+   the hook (NVTX on CUDA); closed by hc_run_range_end. Nothing at all on the CPU backends. */
+static void hc_run_range(const hc_run *run, const char *what, int kid) {
+  if (!run->be->range_push) return;
+  char name[64];
+  snprintf(name, sizeof(name), "%s%s%s", what, kid >= 0 ? " " : "", kid >= 0 ? hc_kernel_name((hc_kernel)kid) : "");
+  run->be->range_push(name);
+}
+
+static void hc_run_range_end(const hc_run *run) {
+  if (run->be->range_pop) run->be->range_pop();
+}
+
 /* Times of one step: per phase, and per kernel for contractions and cell data. */
 typedef struct {
   double ph[HC_NUM_PHASES], kern[HC_NUM_KERNELS], cd[HC_NUM_KERNELS];
@@ -465,13 +601,16 @@ static int hc_run_kernel(hc_run *run, const hc_celldata_desc *desc, int kid, int
   const hc_backend *be = run->be;
   const hc_mesh *m = run->mesh;
   const hc_contract *k = &run->k[kid];
+  hc_run_range(run, "celldata", kid);
   double t0 = hc_wtime();
   HC_CALL(hc_run_fill(run, desc, (hc_kernel)kid, k));
   HC_CALL(be->synchronize());
   tm->cd[kid] = hc_wtime() - t0;
   tm->ph[HC_PHASE_CELLDATA] += tm->cd[kid];
+  hc_run_range_end(run);
 
   /* The contraction alone: CUDA events where the backend has them, else the wall clock. */
+  hc_run_range(run, "contract", kid);
   t0 = hc_wtime();
   if (be->timer_start && be->timer_stop) {
     HC_CALL(be->timer_start());
@@ -483,36 +622,43 @@ static int hc_run_kernel(hc_run *run, const hc_celldata_desc *desc, int kid, int
     tm->kern[kid] = hc_wtime() - t0;
   }
   tm->ph[HC_PHASE_CONTRACT] += tm->kern[kid];
+  hc_run_range_end(run);
   if (dump) HC_CALL(hc_run_dump(run, (hc_kernel)kid));
 
   hc_family fam = hc_kernel_family((hc_kernel)kid);
   if (run->device_assembly) {
     /* Assemble on the device: the nodal vector stays there but for its shared nodes (hc_run_halo_begin);
        the DataData outputs (C values) come over for the reduction. */
-    t0 = hc_wtime();
     if (fam != HC_FAMILY_DATADATA) {
+      hc_run_range(run, "assembly", kid);
+      t0 = hc_wtime();
       HC_CALL(be->mem_zero(run->d_y[kid], sizeof(double) * (size_t)m->num_nodes));
       if (fam == HC_FAMILY_DATAFIELD) {
         HC_CALL(be->assemble_vector(k, run->d_out[kid], run->d_cell_nodes, run->d_y[kid]));
       } else {
         HC_CALL(be->assemble_apply(k, run->d_out[kid], run->d_cell_nodes, run->d_u, run->d_y[kid]));
       }
-    }
-    HC_CALL(be->synchronize());
-    tm->ph[HC_PHASE_ASSEMBLY] += hc_wtime() - t0;
-    if (fam == HC_FAMILY_DATADATA) {
+      HC_CALL(be->synchronize());
+      tm->ph[HC_PHASE_ASSEMBLY] += hc_wtime() - t0;
+      hc_run_range_end(run);
+    } else {
+      hc_run_range(run, "transfer", kid);
       t0 = hc_wtime();
       HC_CALL(be->copy_to_host(run->h_out[kid], run->d_out[kid], hc_precision_size(k->precision) * (size_t)k->C));
       tm->ph[HC_PHASE_TRANSFER] += hc_wtime() - t0;
+      hc_run_range_end(run);
     }
     return HC_OK;
   }
   if (be->is_device) {
+    hc_run_range(run, "transfer", kid);
     t0 = hc_wtime();
     size_t bytes = hc_precision_size(k->precision) * (size_t)hc_contract_numel(k, HC_ARRAY_OUT);
     HC_CALL(be->copy_to_host(run->h_out[kid], run->d_out[kid], bytes));
     tm->ph[HC_PHASE_TRANSFER] += hc_wtime() - t0;
+    hc_run_range_end(run);
   }
+  hc_run_range(run, "assembly", kid);
   t0 = hc_wtime();
   if (fam == HC_FAMILY_DATAFIELD) {
     memset(run->y[kid], 0, sizeof(double) * (size_t)m->num_nodes);
@@ -524,6 +670,7 @@ static int hc_run_kernel(hc_run *run, const hc_celldata_desc *desc, int kid, int
                               run->y[kid], NULL));
   }
   tm->ph[HC_PHASE_ASSEMBLY] += hc_wtime() - t0;
+  hc_run_range_end(run);
   return HC_OK;
 }
 
@@ -535,29 +682,45 @@ static int hc_run_step(hc_run *run, double t, int timed, int dump) {
   const hc_mesh *m = run->mesh;
   hc_step_times tm;
   memset(&tm, 0, sizeof(tm));
+  hc_run_range(run, "step", -1);
   double t_step = hc_wtime(), t0;
   hc_celldata_desc desc;
   hc_run_desc(run, run->d_X0, m->C, t, &desc);
 
+  /* The mesh motion's interpolant u, which the FieldField assembly applies the outputs to: on the host, or
+     (device assembly) computed on the device where the backend can, else copied there. */
+  hc_run_range(run, "celldata", -1);
   t0 = hc_wtime();
-  HC_CALL(hc_run_interpolate_u(run, t));
+  if (run->d_u0) {
+    HC_CALL(be->waxpy(m->num_nodes, sin(run->cfg.shear_omega * t), run->d_du, run->d_u0, run->d_u));
+  } else if (!run->device_assembly || run->u_upload) {
+    HC_CALL(hc_run_interpolate_u(run, t));
+  }
   tm.ph[HC_PHASE_CELLDATA] += hc_wtime() - t0;
-  if (run->device_assembly) {
+  hc_run_range_end(run);
+  if (run->u_upload) {
+    hc_run_range(run, "transfer", -1);
     t0 = hc_wtime();
     HC_CALL(be->copy_to_device(run->d_u, run->u, sizeof(double) * (size_t)m->num_nodes));
     tm.ph[HC_PHASE_TRANSFER] += hc_wtime() - t0;
+    hc_run_range_end(run);
   }
   for (int kid = HC_DATAFIELD_SCALAR; kid < HC_NUM_KERNELS; kid++)
     if (run->cfg.enabled[kid]) HC_CALL(hc_run_kernel(run, &desc, kid, dump, &tm));
+  hc_run_range(run, "halo", -1);
   t0 = hc_wtime();
   HC_CALL(hc_run_halo_begin(run));
   tm.ph[HC_PHASE_HALO] += hc_wtime() - t0;
+  hc_run_range_end(run);
   for (int kid = HC_DATADATA_SCALAR; kid < HC_DATAFIELD_SCALAR; kid++)
     if (run->cfg.enabled[kid]) HC_CALL(hc_run_kernel(run, &desc, kid, dump, &tm));
+  hc_run_range(run, "halo", -1);
   t0 = hc_wtime();
   HC_CALL(hc_run_halo_end(run));
   tm.ph[HC_PHASE_HALO] += hc_wtime() - t0;
+  hc_run_range_end(run);
 
+  hc_run_range(run, "reduction", -1);
   t0 = hc_wtime();
   double sums[3];
   hc_acc acc[3];
@@ -569,7 +732,9 @@ static int hc_run_step(hc_run *run, double t, int timed, int dump) {
   HC_CALL(hc_acc_allreduce(run, acc, 3, sums));
   for (int kid = 0; kid < 3; kid++) run->values.dd_sum[kid] = sums[kid];
   tm.ph[HC_PHASE_REDUCTION] += hc_wtime() - t0;
+  hc_run_range_end(run);
   tm.ph[HC_PHASE_STEP] = hc_wtime() - t_step;
+  hc_run_range_end(run);
 
   if (timed) {
     for (int i = 0; i < HC_NUM_PHASES; i++) run->phase_s[i] += tm.ph[i];
@@ -617,7 +782,7 @@ static int hc_run_worst(const hc_run *run, double ratio, double w[2], double *gl
   return HC_OK;
 }
 
-/* SPEC.md section 3, checks 1 to 4 and 6, at the state of the step just run. Collective. */
+/* The self-checks of app/README.md, section Checks, at the state of the step just run. Collective. */
 static int hc_run_checks(hc_run *run, int step) {
   const hc_mesh *m = run->mesh;
   const hc_backend *be = run->be;
@@ -625,6 +790,7 @@ static int hc_run_checks(hc_run *run, int step) {
   const double V = m->length[0] * m->length[1] * m->length[2];
   const double Ncells = (double)m->num_global_cells;
   const int L = m->nodes_per_cell, P = run->basis->P;
+  const int deformed = run->cfg.mesh.jitter > 0 || run->cfg.shear_amplitude > 0; /* cells not parallelepipeds */
   hc_celldata_desc desc;
   hc_run_desc(run, run->d_X0, m->C, run->t, &desc);
   size_t s = hc_precision_size(prec);
@@ -659,6 +825,7 @@ static int hc_run_checks(hc_run *run, int step) {
     HC_CALL(hc_acc_allreduce(run, acc, 2, v));
     hc_run_check(run, "volume", "global sum of DataDataScalar with f = g = 1 against LX*LY*LZ", step, v[0], V,
                  hc_run_tol(run, P, Ncells, v[1]));
+    hc_run_check_quadrature(run, "volume", deformed ? 2 : 1, "det J of a deformed trilinear cell has degree 2");
     desc.data.mode = HC_DATA_SMOOTH;
   }
   if (run->cfg.enabled[HC_FIELDFIELD_SCALAR]) {
@@ -675,6 +842,7 @@ static int hc_run_checks(hc_run *run, int step) {
     HC_CALL(hc_acc_allreduce(run, acc, 2, v));
     hc_run_check(run, "mass_sum", "sum of all mass-matrix entries against LX*LY*LZ", step, v[0], V,
                  hc_run_tol(run, P, Ncells * L * L, v[1]));
+    hc_run_check_quadrature(run, "mass_sum", deformed ? 2 : 1, "det J of a deformed trilinear cell has degree 2");
   }
 
   /* 2. Zero row sums of FieldFieldVector/Tensor (over r) and DataFieldVector/Tensor (over l). */
@@ -751,15 +919,17 @@ static int hc_run_checks(hc_run *run, int step) {
     HC_CALL(err);
     HC_CALL(hc_acc_allreduce(run, acc, 2, v));
     double exact = 1.0;
-    for (int d = 0; d < 3; d++) exact *= pow(m->length[d], deg[d] + 1) / (deg[d] + 1);
+    for (int d = 0; d < 3; d++) exact *= m->length[d] / (deg[d] + 1);
     char what[128];
-    snprintf(what, sizeof(what), "load vector of f = x^%d y^%d z^%d on the undeformed mesh against its integral",
-             deg[0], deg[1], deg[2]);
+    snprintf(what, sizeof(what),
+             "load vector of f = (x/LX)^%d (y/LY)^%d (z/LZ)^%d on the undeformed mesh against its integral", deg[0],
+             deg[1], deg[2]);
     hc_run_check(run, "exactness", what, step, v[0], exact, hc_run_tol(run, P, Ncells * L, v[1]));
   }
 
   /* 4. Linear patch test: the assembled stiffness apply of a linear u is zero at interior nodes. */
   if (run->cfg.enabled[HC_FIELDFIELD_VECTOR]) {
+    if (run->device_assembly) HC_CALL(hc_run_interpolate_u(run, run->t)); /* the step may have kept u on the device */
     const hc_contract *k = &run->k[HC_FIELDFIELD_VECTOR];
     double *y = NULL, *ya = NULL;
     HC_CALL(hc_calloc((size_t)m->num_nodes, sizeof(double), &y));
@@ -787,6 +957,9 @@ static int hc_run_checks(hc_run *run, int step) {
     if (global_ratio >= 0) {
       hc_run_check(run, "patch_test", "largest |(K u)_n| at interior nodes for a linear u, against 0", step, w[0], 0.0,
                    4.0 * hc_run_tol(run, (double)hc_contract_K(k) + 8.0 * L, 1, w[1]));
+      /* grad phi_l . adj(J) c has degree p + 1 per direction on a trilinear cell: 2q - 1 >= p + 1. */
+      hc_run_check_quadrature(run, "patch_test", (m->order + 3) / 2,
+                              "grad phi w|J| of a trilinear cell has degree order + 1");
     }
   }
 

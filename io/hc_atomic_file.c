@@ -8,12 +8,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "io/hc_path.h"
 #include "kernels/hc_error.h"
 
 int hc_atomic_file_open(const char *path, hc_atomic_file *af) {
   memset(af, 0, sizeof(*af));
   HC_CHECK(strlen(path) < sizeof(af->path), HC_ERR_INPUT, "%s: path is too long", path);
   strcpy(af->path, path);
+  /* The rename would replace a FIFO, a device or a link with a regular file: only regular files are
+     replaced. */
+  struct stat st;
+  HC_CHECK(lstat(path, &st) != 0 || S_ISREG(st.st_mode), HC_ERR_INPUT,
+           "%s: is %s, not a regular file; name a regular file or a new one", path, hc_path_kind(st.st_mode));
   snprintf(af->tmp, sizeof(af->tmp), "%s.tmp.XXXXXX", path);
   int fd = mkstemp(af->tmp);
   HC_CHECK(fd >= 0, HC_ERR_INPUT, "%s: cannot create a file there: %s", path, strerror(errno));

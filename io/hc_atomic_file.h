@@ -10,7 +10,8 @@ typedef struct {
   char tmp[4096 + 32]; /* the temporary name, removed on abort */
 } hc_atomic_file;
 
-/* Opens a temporary file in the directory of path. */
+/* Opens a temporary file in the directory of path. An existing path that is not a regular file (a FIFO,
+   a device, a directory, a symbolic link) is refused with HC_ERR_INPUT. */
 int hc_atomic_file_open(const char *path, hc_atomic_file *af);
 /* Flushes, syncs and renames the temporary file to its final name. */
 int hc_atomic_file_commit(hc_atomic_file *af);

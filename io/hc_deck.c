@@ -12,6 +12,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "io/hc_path.h"
 #include "mesh/hc_mesh.h"
 #include "mesh/hc_mpi.h"
 
@@ -81,25 +82,28 @@ static const hc_deck_key_info hc_deck_keys[HC_DECK_NUM_KEYS] = {
                             "an integer 1..1000000"},
     [HC_DECK_MESH_SIZING] = {"mesh.sizing", HC_DECK_ENUM, HC_FIELD(mesh, sizing), 0, 0, 0, 0, hc_deck_sizing_choice,
                              "global or per-rank", NULL},
-    [HC_DECK_MESH_LENGTH] = {"mesh.length", HC_DECK_DOUBLE_3, HC_FIELD(mesh, length), 0, HUGE_VAL, 1, 0, NULL,
-                             "a list of 3 numbers > 0 [LX, LY, LZ] (or one number for all three)", "a number > 0"},
+    [HC_DECK_MESH_LENGTH] = {"mesh.length", HC_DECK_DOUBLE_3, HC_FIELD(mesh, length), HC_DECK_MIN_LENGTH,
+                             HC_DECK_MAX_LENGTH, 0, 0, NULL,
+                             "a list of 3 numbers 1e-9..1e9 [LX, LY, LZ] (or one number for all three)",
+                             "a number 1e-9..1e9"},
     [HC_DECK_MESH_ORDER] = {"mesh.order", HC_DECK_INT, HC_FIELD(mesh, order), 1, HC_MESH_MAX_ORDER, 0, 0, NULL,
                             "an integer 1..4", NULL},
     [HC_DECK_MESH_QUADRATURE] = {"mesh.quadrature", HC_DECK_INT, HC_FIELD(mesh, quadrature), 0, HC_DECK_MAX_QUADRATURE,
                                  0, 0, NULL, "an integer 1..10, or 0 for order + 1", NULL},
     [HC_DECK_MESH_JITTER] = {"mesh.jitter", HC_DECK_DOUBLE, HC_FIELD(mesh, jitter), 0, HC_MESH_JITTER_MAX, 0, 1, NULL,
                              "a number >= 0 and < 1/6 (a fraction of the cell size; 1/6 keeps every cell valid)", NULL},
-    [HC_DECK_MESH_SEED] = {"mesh.seed", HC_DECK_INT64, HC_FIELD(mesh, seed), 0, 9.2e18, 0, 0, NULL, "an integer >= 0",
-                           NULL},
+    [HC_DECK_MESH_SEED] = {"mesh.seed", HC_DECK_INT64, HC_FIELD(mesh, seed), 0, 9223372036854775807.0, 0, 0, NULL,
+                           "an integer 0..9223372036854775807", NULL},
     [HC_DECK_MESH_SHEAR_AMPLITUDE] = {"mesh.shear.amplitude", HC_DECK_DOUBLE, HC_FIELD(mesh, shear_amplitude), 0,
-                                      HUGE_VAL, 0, 0, NULL, "a number >= 0", NULL},
-    [HC_DECK_MESH_SHEAR_OMEGA] = {"mesh.shear.omega", HC_DECK_DOUBLE, HC_FIELD(mesh, shear_omega), -HUGE_VAL, HUGE_VAL,
-                                  0, 0, NULL, "a finite number", NULL},
-    [HC_DECK_RUN_STEPS] = {"run.steps", HC_DECK_INT, HC_FIELD(run, steps), 1, INT_MAX, 0, 0, NULL, "an integer >= 1",
-                           NULL},
-    [HC_DECK_RUN_WARMUP] = {"run.warmup", HC_DECK_INT, HC_FIELD(run, warmup), 0, INT_MAX, 0, 0, NULL, "an integer >= 0",
-                            NULL},
-    [HC_DECK_RUN_DT] = {"run.dt", HC_DECK_DOUBLE, HC_FIELD(run, dt), 0, HUGE_VAL, 1, 0, NULL, "a number > 0", NULL},
+                                      HC_DECK_MAX_LENGTH, 0, 0, NULL, "a number 0..1e9", NULL},
+    [HC_DECK_MESH_SHEAR_OMEGA] = {"mesh.shear.omega", HC_DECK_DOUBLE, HC_FIELD(mesh, shear_omega), -HC_DECK_MAX_RATE,
+                                  HC_DECK_MAX_RATE, 0, 0, NULL, "a number -1e9..1e9", NULL},
+    [HC_DECK_RUN_STEPS] = {"run.steps", HC_DECK_INT, HC_FIELD(run, steps), 1, INT_MAX, 0, 0, NULL,
+                           "an integer 1..2147483647", NULL},
+    [HC_DECK_RUN_WARMUP] = {"run.warmup", HC_DECK_INT, HC_FIELD(run, warmup), 0, INT_MAX, 0, 0, NULL,
+                            "an integer 0..2147483647", NULL},
+    [HC_DECK_RUN_DT] = {"run.dt", HC_DECK_DOUBLE, HC_FIELD(run, dt), 0, HC_DECK_MAX_RATE, 1, 0, NULL,
+                        "a number > 0 and <= 1e9", NULL},
     [HC_DECK_RUN_BACKEND] = {"run.backend", HC_DECK_STRING, HC_FIELD(run, backend), 0, 0, 0, 0, hc_deck_backend_choice,
                              "serial, openmp, cuda or intrepid2", NULL},
     [HC_DECK_RUN_PRECISION] = {"run.precision", HC_DECK_ENUM, HC_FIELD(run, precision), 0, 0, 0, 0,
@@ -110,6 +114,8 @@ static const hc_deck_key_info hc_deck_keys[HC_DECK_NUM_KEYS] = {
                                    "true or false", NULL},
     [HC_DECK_RUN_PROGRESS] = {"run.progress", HC_DECK_DOUBLE, HC_FIELD(run, progress), 0, HUGE_VAL, 0, 0, NULL,
                               "a number of seconds >= 0 (0 = no progress lines)", NULL},
+    [HC_DECK_RUN_ROOFLINE] = {"run.roofline", HC_DECK_BOOL, HC_FIELD(run, roofline), 0, 0, 0, 0, NULL, "true or false",
+                              NULL},
     [HC_DECK_KERNELS_ENABLED] = {"kernels.enabled", HC_DECK_KERNELS, HC_FIELD(kernels, enabled), 0, 0, 0, 0,
                                  hc_deck_kernel_choice, "all, or a non-empty list of kernel names", "a kernel name"},
     [HC_DECK_KERNELS_VARIANT] = {"kernels.variant", HC_DECK_ENUM, HC_FIELD(kernels, variant), 0, 0, 0, 0,
@@ -122,11 +128,11 @@ static const hc_deck_key_info hc_deck_keys[HC_DECK_NUM_KEYS] = {
     [HC_DECK_CHECKS_ENABLED] = {"checks.enabled", HC_DECK_BOOL, HC_FIELD(checks, enabled), 0, 0, 0, 0, NULL,
                                 "true or false", NULL},
     [HC_DECK_CHECKS_EVERY] = {"checks.every", HC_DECK_INT, HC_FIELD(checks, every), 0, INT_MAX, 0, 0, NULL,
-                              "an integer >= 0 (steps between checks, 0 = at the end only)", NULL},
+                              "an integer 0..2147483647 (steps between checks, 0 = at the end only)", NULL},
     [HC_DECK_CHECKS_SAMPLES] = {"checks.samples", HC_DECK_INT, HC_FIELD(checks, samples), 0, INT_MAX, 0, 0, NULL,
-                                "an integer >= 0", NULL},
+                                "an integer 0..2147483647", NULL},
     [HC_DECK_CHECKS_TOLERANCE_FACTOR] = {"checks.tolerance_factor", HC_DECK_DOUBLE, HC_FIELD(checks, tolerance_factor),
-                                         0, HUGE_VAL, 1, 0, NULL, "a number > 0", NULL},
+                                         0, 1e12, 1, 0, NULL, "a number > 0 and <= 1e12", NULL},
     [HC_DECK_OUTPUT_DIR] = {"output.dir", HC_DECK_STRING, HC_FIELD(output, dir), 0, 0, 0, 0, NULL,
                             "a directory name (non-empty, under 1024 bytes)", NULL},
     [HC_DECK_OUTPUT_RESULTS] = {"output.results", HC_DECK_STRING, HC_FIELD(output, results), 0, 0, 0, 0, NULL,
@@ -142,8 +148,8 @@ static const hc_deck_key_info hc_deck_keys[HC_DECK_NUM_KEYS] = {
     [HC_DECK_GPU_BINDING] = {"gpu.binding", HC_DECK_ENUM, HC_FIELD(gpu, binding), 0, 0, 0, 0, hc_deck_binding_choice,
                              "node-local or none", NULL},
     [HC_DECK_GPU_DEVICE_IDS] = {"gpu.device_ids", HC_DECK_DEVICES, HC_FIELD(gpu, device_ids), 0, INT_MAX, 0, 0, NULL,
-                                "a list of at most 64 device numbers >= 0 ([] = by node-local rank)",
-                                "a device number >= 0"},
+                                "a list of at most 64 device numbers 0..2147483647 ([] = by node-local rank)",
+                                "a device number 0..2147483647"},
     [HC_DECK_GPU_CUDA_AWARE_MPI] = {"gpu.cuda_aware_mpi", HC_DECK_BOOL, HC_FIELD(gpu, cuda_aware_mpi), 0, 0, 0, 0, NULL,
                                     "true or false", NULL},
 };
@@ -194,6 +200,7 @@ void hc_deck_init(hc_deck *deck) {
   deck->run.layout = HC_LAYOUT_CELL_MAJOR;
   deck->run.deterministic = false;
   deck->run.progress = 10.0;
+  deck->run.roofline = true;
   for (int k = 0; k < HC_NUM_KERNELS; k++) {
     deck->kernels.enabled[k] = true;
     deck->kernels.variants[k] = HC_DECK_VARIANT_INHERIT;
@@ -398,7 +405,8 @@ static int hc_deck_read_int64(const hc_deck_ctx *ctx, const yaml_node_t *node, c
   if (!hc_deck_is_plain(node) || hc_deck_is_null(node)) return hc_deck_fail_expect(ctx, node, key, expect);
   const char *s = hc_deck_scalar(node);
   const char *p = s + (s[0] == '+' || s[0] == '-');
-  if (!*p) return hc_deck_fail_expect(ctx, node, key, expect);
+  /* Decimal digits only; a leading zero is refused, as YAML 1.1 readers take 010 for octal 8. */
+  if (!*p || (p[0] == '0' && p[1])) return hc_deck_fail_expect(ctx, node, key, expect);
   for (; *p; p++) {
     if (!isdigit((unsigned char)*p)) return hc_deck_fail_expect(ctx, node, key, expect);
   }
@@ -409,15 +417,43 @@ static int hc_deck_read_int64(const hc_deck_ctx *ctx, const yaml_node_t *node, c
   return HC_OK;
 }
 
+/* A decimal number as inputs/README.md documents it: [+-] digits [. digits] [e [+-] digits], or one
+   starting with the point (.5). Not what strtod takes besides: hexadecimal (0x1p3), inf, nan, blanks. */
+static int hc_deck_is_decimal(const char *s) {
+  const char *p = s + (s[0] == '+' || s[0] == '-');
+  int digits = 0;
+  while (isdigit((unsigned char)*p)) p++, digits++;
+  if (*p == '.') {
+    p++;
+    while (isdigit((unsigned char)*p)) p++, digits++;
+  }
+  if (!digits) return 0;
+  if (*p == 'e' || *p == 'E') {
+    p++;
+    p += *p == '+' || *p == '-';
+    if (!isdigit((unsigned char)*p)) return 0;
+    while (isdigit((unsigned char)*p)) p++;
+  }
+  return *p == '\0';
+}
+
 static int hc_deck_read_double(const hc_deck_ctx *ctx, const yaml_node_t *node, const hc_deck_key_info *info,
                                const char *key, const char *expect, double *value) {
   if (!hc_deck_is_plain(node) || hc_deck_is_null(node)) return hc_deck_fail_expect(ctx, node, key, expect);
   const char *s = hc_deck_scalar(node);
+  if (!hc_deck_is_decimal(s)) return hc_deck_fail_expect(ctx, node, key, expect);
   char *end = NULL;
   errno = 0;
   double v = strtod(s, &end);
   if (end == s || *end) return hc_deck_fail_expect(ctx, node, key, expect);
-  int ok = isfinite(v) && errno != ERANGE;
+  if (errno == ERANGE || !isfinite(v)) {
+    char got[128];
+    return hc_deck_fail(ctx, node->start_mark,
+                        "%s must be %s, got %s, which is %s a double's range (about 2.2e-308 to 1.8e308 in magnitude)",
+                        key, expect, hc_deck_describe(node, got, sizeof(got)),
+                        fabs(v) > 1.0 || !isfinite(v) ? "above" : "below");
+  }
+  int ok = 1;
   ok = ok && (info->min_open ? v > info->min : v >= info->min);
   ok = ok && (info->max_open ? v < info->max : v <= info->max);
   if (!ok) return hc_deck_fail_expect(ctx, node, key, expect);
@@ -522,16 +558,21 @@ static int hc_deck_read_kernels(const hc_deck_ctx *ctx, const yaml_node_t *node,
     return hc_deck_fail_expect(ctx, node, info->name, info->expect);
   }
   bool seen[HC_NUM_KERNELS] = {false};
+  int first[HC_NUM_KERNELS] = {0};
   for (int i = 0; i < n; i++) {
     int k = 0;
     char item_key[64];
     snprintf(item_key, sizeof(item_key), node->type == YAML_SEQUENCE_NODE ? "%s[%d]" : "%s", info->name, i);
     HC_CALL(hc_deck_read_choice(ctx, items[i], item_key, info->item_expect, hc_deck_kernel_choice, &k));
     if (seen[k]) {
-      return hc_deck_fail(ctx, items[i]->start_mark, "%s must list each kernel once, got %s twice", info->name,
-                          hc_kernel_name((hc_kernel)k));
+      const yaml_node_t *f = items[first[k]];
+      return hc_deck_fail(ctx, items[i]->start_mark,
+                          "%s must list each kernel once, got %s twice (%s, and %s[%d] at line %d, column %d)",
+                          info->name, hc_kernel_name((hc_kernel)k), item_key, info->name, first[k],
+                          (int)f->start_mark.line + 1, (int)f->start_mark.column + 1);
     }
     seen[k] = true;
+    first[k] = i;
   }
   memcpy(enabled, seen, sizeof(seen));
   return HC_OK;
@@ -761,7 +802,22 @@ static int hc_deck_read_group(const hc_deck_ctx *ctx, const yaml_node_t *map, co
   return HC_OK;
 }
 
-static int hc_deck_fail_parser(const hc_deck_ctx *ctx, const yaml_parser_t *parser) {
+/* The line and column (0-based, columns in characters as libyaml counts them) of byte offset in text. */
+static yaml_mark_t hc_deck_mark_at(const char *text, size_t len, size_t offset) {
+  yaml_mark_t mark = {offset, 0, 0};
+  for (size_t i = 0; i < offset && i < len; i++) {
+    unsigned char c = (unsigned char)text[i];
+    if (c == '\n') {
+      mark.line++;
+      mark.column = 0;
+    } else if ((c & 0xC0) != 0x80 && !(i == 0 && c == 0xEF)) {
+      mark.column++; /* a character starts here (the byte-order mark at the start is none) */
+    }
+  }
+  return mark;
+}
+
+static int hc_deck_fail_parser(const hc_deck_ctx *ctx, const yaml_parser_t *parser, const char *text, size_t len) {
   const char *problem = parser->problem ? parser->problem : "cannot parse";
   if (parser->error == YAML_MEMORY_ERROR) return HC_ERROR(HC_ERR_RESOURCE, "%s: out of memory reading YAML", ctx->name);
   if (parser->context) {
@@ -769,9 +825,78 @@ static int hc_deck_fail_parser(const hc_deck_ctx *ctx, const yaml_parser_t *pars
                         parser->context, (int)parser->context_mark.line + 1, (int)parser->context_mark.column + 1);
   }
   if (parser->error == YAML_READER_ERROR) {
-    return hc_deck_fail(ctx, parser->problem_mark, "malformed YAML: %s (byte %zu)", problem, parser->problem_offset);
+    /* The reader knows the byte, not the line: find it, and show the byte. */
+    size_t at = parser->problem_offset;
+    return hc_deck_fail(ctx, hc_deck_mark_at(text, len, at), "malformed YAML: %s (byte 0x%02x; a deck is UTF-8 text)",
+                        problem, at < len ? (unsigned char)text[at] : 0);
   }
   return hc_deck_fail(ctx, parser->problem_mark, "malformed YAML: %s", problem);
+}
+
+/* The deck's nesting limit: a deck needs 4 levels (groups, a subgroup, a list); deeper flow collections
+   would cost the parser time quadratic in their depth. */
+#define HC_DECK_MAX_DEPTH 32
+
+/* Checks what the document loader would accept but a deck does not: a byte-order mark after the start,
+   YAML tags (!!str, !!float, any tag: a deck's values are read by their key, and quoting is refused
+   where a number is wanted, so a tag would be silently ignored) and nesting deeper than
+   HC_DECK_MAX_DEPTH. Streams the events, so that a deep deck stops at the limit. */
+static int hc_deck_scan(hc_deck_ctx *ctx, const char *text, size_t len) {
+  for (size_t i = 1; i + 3 <= len; i++) {
+    if (!memcmp(text + i, "\xEF\xBB\xBF", 3)) {
+      return hc_deck_fail(ctx, hc_deck_mark_at(text, len, i),
+                          "a byte-order mark (U+FEFF) is allowed only at the very start of a deck; remove this one");
+    }
+  }
+  int ierr = HC_OK, depth = 0, done = 0;
+  yaml_parser_t parser;
+  HC_CHECK(yaml_parser_initialize(&parser), HC_ERR_RESOURCE, "out of memory for a YAML parser");
+  yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+  while (!done && !ierr) {
+    yaml_event_t ev;
+    if (!yaml_parser_parse(&parser, &ev)) {
+      ierr = hc_deck_fail_parser(ctx, &parser, text, len);
+      break;
+    }
+    const yaml_char_t *tag = NULL;
+    switch (ev.type) {
+      case YAML_SCALAR_EVENT:
+        tag = ev.data.scalar.tag;
+        break;
+      case YAML_SEQUENCE_START_EVENT:
+        tag = ev.data.sequence_start.tag;
+        depth++;
+        break;
+      case YAML_MAPPING_START_EVENT:
+        tag = ev.data.mapping_start.tag;
+        depth++;
+        break;
+      case YAML_SEQUENCE_END_EVENT:
+      case YAML_MAPPING_END_EVENT:
+        depth--;
+        break;
+      case YAML_STREAM_END_EVENT:
+        done = 1;
+        break;
+      default:
+        break;
+    }
+    if (tag) {
+      const char *t = (const char *)tag, *std = "tag:yaml.org,2002:";
+      int is_std = !strncmp(t, std, strlen(std));
+      ierr = hc_deck_fail(ctx, ev.start_mark,
+                          "YAML tags are not accepted, got %s%.64s; write the value without a tag (a key's type is "
+                          "fixed: inputs/README.md)",
+                          is_std ? "!!" : "", is_std ? t + strlen(std) : t);
+    } else if (depth > HC_DECK_MAX_DEPTH) {
+      ierr = hc_deck_fail(ctx, ev.start_mark,
+                          "lists and mappings are nested more than %d deep here; a deck needs at most 4 levels",
+                          HC_DECK_MAX_DEPTH);
+    }
+    yaml_event_delete(&ev);
+  }
+  yaml_parser_delete(&parser);
+  return ierr;
 }
 
 /* Parses len bytes of YAML text into *doc (one document, at most); the caller deletes *doc when
@@ -781,17 +906,18 @@ static int hc_deck_load_yaml(hc_deck_ctx *ctx, const char *text, size_t len, yam
   yaml_parser_t parser;
   yaml_document_t extra;
   *have_doc = 0;
+  HC_CALL(hc_deck_scan(ctx, text, len));
   HC_CHECK(yaml_parser_initialize(&parser), HC_ERR_RESOURCE, "out of memory for a YAML parser");
   yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
   if (!yaml_parser_load(&parser, doc)) {
-    ierr = hc_deck_fail_parser(ctx, &parser);
+    ierr = hc_deck_fail_parser(ctx, &parser, text, len);
     goto cleanup;
   }
   *have_doc = 1;
   if (!yaml_document_get_root_node(doc)) goto cleanup;
   /* A second document is an error too. */
   if (!yaml_parser_load(&parser, &extra)) {
-    ierr = hc_deck_fail_parser(ctx, &parser);
+    ierr = hc_deck_fail_parser(ctx, &parser, text, len);
     goto cleanup;
   }
   have_extra = 1;
@@ -837,8 +963,8 @@ int hc_deck_parse_file(const char *path, hc_deck *deck) {
   int ierr = HC_OK;
   char *text = NULL;
   size_t len = 0;
-  FILE *f = fopen(path, "rb");
-  HC_CHECK(f, HC_ERR_INPUT, "%s: cannot open the deck: %s", path, strerror(errno));
+  FILE *f = NULL;
+  HC_CALL(hc_path_open_read(path, "the deck", &f));
   text = malloc(HC_DECK_FILE_MAX + 1);
   HC_CHECK_GOTO(text, HC_ERR_RESOURCE, cleanup, "%s: out of memory reading the deck", path);
   len = fread(text, 1, HC_DECK_FILE_MAX + 1, f);

@@ -22,6 +22,12 @@ extern "C" {
 #define HC_DECK_SET_MAX        128     /* bytes of a --set option kept to say where a key was set */
 #define HC_DECK_MAX_CELLS      1000000 /* cells per direction: keeps every count and estimate far from overflow */
 #define HC_DECK_MAX_QUADRATURE 10
+/* mesh.length and mesh.shear.amplitude: 1e-9..1e9 keeps every coordinate, Jacobian and its determinant
+   finite and normal in double precision (float runs are checked for their cell and box volumes). */
+#define HC_DECK_MIN_LENGTH 1e-9
+#define HC_DECK_MAX_LENGTH 1e9
+/* run.dt and |mesh.shear.omega|: keeps the time and the shear's phase finite. */
+#define HC_DECK_MAX_RATE 1e9
 
 /* kernels.variants entry of a kernel without an override: it runs kernels.variant. */
 #define HC_DECK_VARIANT_INHERIT (-1)
@@ -57,6 +63,7 @@ typedef enum {
   HC_DECK_RUN_LAYOUT,
   HC_DECK_RUN_DETERMINISTIC,
   HC_DECK_RUN_PROGRESS,
+  HC_DECK_RUN_ROOFLINE,
   HC_DECK_KERNELS_ENABLED,
   HC_DECK_KERNELS_VARIANT,
   HC_DECK_KERNELS_VARIANTS,
@@ -97,6 +104,7 @@ typedef struct {
   hc_layout layout;                  /* run.layout */
   bool deterministic;                /* run.deterministic: bitwise reproducible reductions and assembly */
   double progress;                   /* run.progress: seconds between progress lines, 0 = none */
+  bool roofline; /* run.roofline: measure the copy bandwidth at start-up, report the step's roofline */
 } hc_deck_run;
 
 typedef struct {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "io/hc_atomic_file.h"
+#include "io/hc_path.h"
 
 static const char hc_npy_magic[6] = {'\x93', 'N', 'U', 'M', 'P', 'Y'};
 
@@ -151,7 +152,7 @@ static int hc_npy_read_prefix(FILE *f, const char *path, hc_npy_array *arr) {
   HC_CHECK_GOTO(got == 8 && memcmp(pre, hc_npy_magic, 6) == 0, HC_ERR_INPUT, fail,
                 "%s: not a .npy file (the magic string \\x93NUMPY is missing)", path);
   int major = pre[6], minor = pre[7];
-  HC_CHECK_GOTO(major >= 1 && major <= 3, HC_ERR_INPUT, fail,
+  HC_CHECK_GOTO(major >= 1 && major <= 3 && minor == 0, HC_ERR_INPUT, fail,
                 "%s: unsupported .npy format version %d.%d (expected 1.0, 2.0 or 3.0)", path, major, minor);
   size_t lenbytes = major == 1 ? 2 : 4;
   HC_CHECK_GOTO(fread(pre + 8, 1, lenbytes, f) == lenbytes, HC_ERR_INPUT, fail,
@@ -196,8 +197,8 @@ fail:
 static int hc_npy_open(const char *path, hc_npy_array *arr, FILE **fout) {
   int ierr = HC_OK;
   memset(arr, 0, sizeof(*arr));
-  FILE *f = fopen(path, "rb");
-  HC_CHECK(f, HC_ERR_INPUT, "%s: cannot open: %s", path, strerror(errno));
+  FILE *f = NULL;
+  HC_CALL(hc_path_open_read(path, "the array", &f));
   HC_CALL_GOTO(hc_npy_read_prefix(f, path, arr), fail);
   *fout = f;
   return HC_OK;
@@ -229,8 +230,8 @@ fail:
 
 int hc_npy_read(const char *path, hc_npy_array *arr) {
   memset(arr, 0, sizeof(*arr));
-  FILE *f = fopen(path, "rb");
-  HC_CHECK(f, HC_ERR_INPUT, "%s: cannot open: %s", path, strerror(errno));
+  FILE *f = NULL;
+  HC_CALL(hc_path_open_read(path, "the array", &f));
   int ierr = hc_npy_read_stream(f, path, arr);
   fclose(f);
   return ierr;

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "io/hc_path.h"
+
 /* Where the reader is: the parsed document and the file's name, for messages. */
 typedef struct {
   yaml_document_t *doc;
@@ -76,6 +78,18 @@ static int hc_number_at(const hc_reader *r, yaml_node_t *map, const char *dotted
   return hc_number(r, n, dotted, out);
 }
 
+/* A measured time or rate, which reports divide by: finite and > 0, or (allow_zero) finite and >= 0. */
+static int hc_measure_at(const hc_reader *r, yaml_node_t *map, const char *dotted, int allow_zero, double *out) {
+  yaml_node_t *n;
+  HC_CALL(hc_require(r, map, dotted, &n));
+  HC_CALL(hc_number(r, n, dotted, out));
+  HC_CHECK(isfinite(*out) && (allow_zero ? *out >= 0 : *out > 0), HC_ERR_INPUT,
+           "%s:%zu:%zu: %s must be a finite number %s 0 (a measured time or rate), got %s", r->path,
+           n->start_mark.line + 1, n->start_mark.column + 1, dotted, allow_zero ? ">=" : ">",
+           (const char *)n->data.scalar.value);
+  return HC_OK;
+}
+
 static int hc_string_at(const hc_reader *r, yaml_node_t *map, const char *dotted, char *buf, size_t size) {
   yaml_node_t *n;
   const char *s = "";
@@ -95,6 +109,19 @@ static int hc_stat_at(const hc_reader *r, yaml_node_t *map, const char *dotted, 
   HC_CALL(hc_number_at(r, map, key, &st->avg));
   snprintf(key, sizeof(key), "%s.max", dotted);
   return hc_number_at(r, map, key, &st->max);
+}
+
+/* A timer's min, avg and max over ranks: seconds per step, finite, > 0 (the whole step) or >= 0 (a phase). */
+static int hc_timer_at(const hc_reader *r, yaml_node_t *map, const char *dotted, int allow_zero, hc_results_stat *st) {
+  yaml_node_t *n;
+  HC_CALL(hc_require(r, map, dotted, &n));
+  char key[160];
+  snprintf(key, sizeof(key), "%s.min", dotted);
+  HC_CALL(hc_measure_at(r, map, key, allow_zero, &st->min));
+  snprintf(key, sizeof(key), "%s.avg", dotted);
+  HC_CALL(hc_measure_at(r, map, key, allow_zero, &st->avg));
+  snprintf(key, sizeof(key), "%s.max", dotted);
+  return hc_measure_at(r, map, key, allow_zero, &st->max);
 }
 
 /* Three numbers in a sequence. */
@@ -227,9 +254,14 @@ static int hc_read_body(const hc_reader *r, yaml_node_t *root, hc_results_file *
     }
   }
 
-  HC_CALL(hc_number_at(r, root, "timers.timed_steps", &v));
+  HC_CALL(hc_require(r, root, "timers.timed_steps", &n));
+  HC_CALL(hc_number(r, n, "timers.timed_steps", &v));
   res->timed_steps = (int)v;
-  HC_CALL(hc_number_at(r, root, "timers.total_seconds", &res->total_seconds));
+  HC_CHECK(v >= 1 && v <= 1e9 && v == res->timed_steps, HC_ERR_INPUT,
+           "%s:%zu:%zu: timers.timed_steps must be a positive integer (a run with no timed step has no times to "
+           "report), got %s",
+           r->path, n->start_mark.line + 1, n->start_mark.column + 1, (const char *)n->data.scalar.value);
+  HC_CALL(hc_measure_at(r, root, "timers.total_seconds", 0, &res->total_seconds));
   yaml_node_t *timers;
   HC_CALL(hc_require(r, root, "timers", &timers));
   HC_CHECK(timers->type == YAML_MAPPING_NODE, HC_ERR_INPUT, "%s:%zu: timers must be a mapping", r->path,
@@ -244,14 +276,25 @@ static int hc_read_body(const hc_reader *r, yaml_node_t *root, hc_results_file *
     snprintf(ph->name, sizeof(ph->name), "%s", (const char *)k->data.scalar.value);
     char key[80];
     snprintf(key, sizeof(key), "timers.%s", ph->name);
-    HC_CALL(hc_stat_at(r, root, key, &ph->s));
+    HC_CALL(hc_timer_at(r, root, key, strcmp(ph->name, "step") != 0, &ph->s));
   }
   HC_CHECK(hc_results_phase_stat(res, "step"), HC_ERR_INPUT, "%s: missing key timers.step (every %s file has it)",
            r->path, HC_RESULTS_READ_SCHEMA);
 
-  HC_CALL(hc_number_at(r, root, "figures_of_merit.cell_steps_per_second", &res->cell_steps_per_second));
-  HC_CALL(hc_number_at(r, root, "figures_of_merit.node_steps_per_second", &res->node_steps_per_second));
-  HC_CALL(hc_number_at(r, root, "figures_of_merit.seconds_per_step", &res->seconds_per_step));
+  HC_CALL(hc_measure_at(r, root, "figures_of_merit.cell_steps_per_second", 0, &res->cell_steps_per_second));
+  HC_CALL(hc_measure_at(r, root, "figures_of_merit.node_steps_per_second", 0, &res->node_steps_per_second));
+  HC_CALL(hc_measure_at(r, root, "figures_of_merit.seconds_per_step", 0, &res->seconds_per_step));
+
+  /* The roofline section is optional: runs with run.roofline off have none, nor do files written before it. */
+  res->roofline_step_percent = NAN;
+  yaml_node_t *roof = hc_get(r, root, "roofline"), *measured = hc_get(r, roof, "measured");
+  if (measured) {
+    const char *s = "false";
+    HC_CALL(hc_scalar(r, measured, "roofline.measured", &s));
+    res->roofline = strcmp(s, "true") == 0 || strcmp(s, "True") == 0 || strcmp(s, "TRUE") == 0;
+  }
+  if (res->roofline && hc_get(r, hc_get(r, hc_get(r, roof, "phases"), "step"), "percent"))
+    HC_CALL(hc_number_at(r, root, "roofline.phases.step.percent", &res->roofline_step_percent));
 
   yaml_node_t *checks = hc_get(r, root, "checks");
   if (checks && checks->type == YAML_MAPPING_NODE) {
@@ -283,8 +326,8 @@ int hc_results_read(const char *path, hc_results_file **res) {
   yaml_document_t doc;
   int parser_ok = 0, doc_ok = 0;
   hc_results_file *out = NULL;
-  FILE *f = fopen(path, "rb");
-  HC_CHECK_GOTO(f, HC_ERR_INPUT, cleanup, "%s: cannot open: %s", path, strerror(errno));
+  FILE *f = NULL;
+  HC_CALL_GOTO(hc_path_open_read(path, "the results file", &f), cleanup);
   out = calloc(1, sizeof(*out));
   HC_CHECK_GOTO(out, HC_ERR_RESOURCE, cleanup, "out of host memory");
   snprintf(out->path, sizeof(out->path), "%s", path);

@@ -65,6 +65,9 @@ typedef struct {
   double cell_steps_per_second, node_steps_per_second, seconds_per_step;
   hc_results_check *checks; /* [num_checks] */
   int num_checks;
+  /* the step's roofline (optional: absent from files of runs with run.roofline off, and older ones) */
+  int roofline;                 /* roofline.measured */
+  double roofline_step_percent; /* roofline.phases.step.percent; NAN when absent */
 } hc_results_file;
 
 /* Reads path. A file that is not YAML, has no `schema` key or another schema than

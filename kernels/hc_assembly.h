@@ -1,6 +1,6 @@
-/* Assembly of element outputs into nodal vectors on the host: the gather/scatter of SPEC.md
-   section 2 (DataField outputs summed into a nodal vector, FieldField outputs applied element by
-   element, y = sum_c P_c^T A_c P_c u). */
+/* Assembly of element outputs into nodal vectors on the host: the gather/scatter of kernels/README.md,
+   section Assembly (DataField outputs summed into a nodal vector,
+   FieldField outputs applied element by element, y = sum_c P_c^T A_c P_c u). */
 #ifndef HC_ASSEMBLY_H
 #define HC_ASSEMBLY_H
 

@@ -1,4 +1,4 @@
-/* Per-cell data of the finite-element workload (SPEC.md section 2): geometry of moving trilinear cells and
+/* Per-cell data of the finite-element workload (kernels/README.md): geometry of moving trilinear cells and
    the left and right arrays that feed the nine contractions, computed by a backend. */
 #ifndef HC_CELLDATA_H
 #define HC_CELLDATA_H

@@ -72,7 +72,7 @@ typedef struct {
   int sum_into; /* nonzero: add into out instead of overwriting it */
 } hc_contract;
 
-/* Names, as in SPEC.md ("FieldFieldTensor") and on the command line ("cell-minor", "tile"). */
+/* Names, as in kernels/README.md ("FieldFieldTensor") and on the command line ("cell-minor", "tile"). */
 const char *hc_kernel_name(hc_kernel kernel);
 int hc_kernel_from_name(const char *name, hc_kernel *kernel);
 hc_family hc_kernel_family(hc_kernel kernel);
@@ -109,7 +109,7 @@ int64_t hc_contract_inner(const hc_contract *k, hc_array which);
 /* Contracted length K = P * D^rank, and the data array's K_data = P_data * D^rank. */
 int64_t hc_contract_K(const hc_contract *k);
 
-/* SPEC.md cost model: floating-point operations and bytes moved by one call. */
+/* The cost model of kernels/README.md: floating-point operations and bytes moved by one call. */
 void hc_contract_cost(const hc_contract *k, double *flops, double *bytes);
 
 /* Converts one array of k between layouts on the host (out of place): src and dst hold
@@ -165,13 +165,28 @@ typedef struct hc_backend {
   int (*mem_copy)(void *dst, const void *src, size_t bytes);
   /* Optional: the peak flop rate of the device in precision, in flops per second; with tensor_cores
      nonzero, that of the units a tensor-core variant (tensorcore, cublas) uses, the same as without where
-     there are none. how (size bytes) says where the number comes from (a table or a measurement). */
-  int (*peak_flops)(hc_precision precision, int tensor_cores, double *flops_per_s, char *how, size_t size);
+     there are none. how (size bytes) says where the number comes from (a table or a measurement).
+     budget_s: about how many seconds a measured peak may take (the CPU backends measure it; 0: the bench's
+     thorough default of about 0.3 s per instruction set); a peak from a table ignores it. */
+  int (*peak_flops)(hc_precision precision, int tensor_cores, double budget_s, double *flops_per_s, char *how,
+                    size_t size);
   /* Optional (NULL: the host clock after synchronize): device-side timing of the work queued between
      timer_start and timer_stop on the backend's stream (CUDA events); timer_stop waits for that work and
      gives its seconds. */
   int (*timer_start)(void);
   int (*timer_stop)(double *seconds);
+  /* Optional (NULL: nothing beyond the backend's name): the runtime the backend runs on and its versions, e.g.
+     "CUDA runtime 13.0, driver 12.8, 2 devices", for hexcontract --version. Needs no device: one that is
+     missing is said in buf, not an error. */
+  int (*version)(char *buf, size_t size);
+  /* Optional (NULL: none): opens and closes a named range on a profiler's timeline (NVTX on CUDA, so that an
+     nsys timeline shows the step's phases and kernels), nested like a stack. Near-free when no profiler is
+     attached. name is copied by the profiler. */
+  void (*range_push)(const char *name);
+  void (*range_pop)(void);
+  /* Optional (device backends): w[i] = a x[i] + y[i] for i < n, doubles in the backend's memory, queued on its
+     stream: the nodal interpolant of a step computed where the assembly uses it. */
+  int (*waxpy)(int64_t n, double a, const double *x, const double *y, double *w);
 } hc_backend;
 
 /* Names of every backend hexcontract knows, built or not: "serial", "openmp", "cuda", "intrepid2". */

@@ -1,5 +1,5 @@
 /* Point-wise maths of the cell data, compiled by the host C compiler and by nvcc: the mesh motion,
-   1D Lagrange basis, trilinear geometry, the data functions of SPEC.md section 2 and the entries of
+   1D Lagrange basis, trilinear geometry, the data functions of kernels/README.md and the entries of
    the nine contractions' left and right arrays. */
 #ifndef HC_POINTWISE_H
 #define HC_POINTWISE_H
@@ -20,11 +20,13 @@ extern "C" {
 
 #define HC_PI 3.14159265358979323846
 
-/* A cell whose det J at some point is at most HC_DET_RTOL * s^3, with s half the diagonal of the
-   cell's bounding box, is inverted or degenerate. An undeformed cube has det J / s^3 = 0.19. */
+/* A cell whose det J at some point is at most HC_DET_RTOL * (dx/2)(dy/2)(dz/2), with dx, dy, dz the
+   extents of the cell's bounding box in x, y and z, is inverted or degenerate. The ratio is at most 6
+   and exactly 1 for an undeformed box, however long or thin: stretching a cell along an axis scales its
+   det J and that extent alike, so only the cell's shape decides, not its size or aspect ratio. */
 #define HC_DET_RTOL 1e-10
 
-/* The time-dependent shear of SPEC.md section 2, applied to each vertex:
+/* The time-dependent shear of mesh/README.md, applied to each vertex:
    x = X + A sin(2 pi Y/LY) sin(2 pi Z/LZ) sin(omega t), y = Y, z = Z. Lengths in mesh units,
    omega in radians per unit time. Points on the y and z faces stay put (a sine vanishes there) and
    both x faces shift alike, so the total volume stays LX*LY*LZ. */
@@ -38,14 +40,16 @@ typedef struct hc_motion {
    HC_DATA_SMOOTH: the smooth functions below (hc_data_f ... hc_data_sigma_eps).
    HC_DATA_CONSTANT: f = g = 1, F = (1,1,1), kappa = s = I, u = e_x, sigma = eps = e_x e_x^T, so that
      every DataData kernel integrates 1 (the volume check) and kappa's stiffness is the Laplacian.
-   HC_DATA_POLYNOMIAL: f = x^a y^b z^c (physical coordinates, degree = {a,b,c}; the exactness check),
+   HC_DATA_POLYNOMIAL: f = s0^a s1^b s2^c in the box's normalised coordinates s = (x/LX, y/LY, z/LZ), a
+     polynomial of degree {a,b,c} in x, y, z whose values stay near 1 at any length scale (the
+     exactness check; its integral over the box is LX LY LZ / ((a+1)(b+1)(c+1))),
      everything else as in HC_DATA_CONSTANT. */
 typedef enum { HC_DATA_SMOOTH = 0, HC_DATA_CONSTANT = 1, HC_DATA_POLYNOMIAL = 2 } hc_data_mode;
 
 typedef struct hc_data_params {
   hc_data_mode mode;
   double LX, LY, LZ; /* the smooth functions use s = (x/LX, y/LY, z/LZ) */
-  int degree[3];     /* HC_DATA_POLYNOMIAL: exponents of x, y, z in f */
+  int degree[3];     /* HC_DATA_POLYNOMIAL: exponents of s0, s1, s2 in f */
 } hc_data_params;
 
 /* Geometry of the trilinear map at one point. */
@@ -95,25 +99,43 @@ HC_HOST_DEVICE static inline void hc_lagrange_1d(int n, const double *nodes, dou
   }
 }
 
-/* Trilinear map of the reference cube [-1,1]^3 onto the cell with vertices xv: the point x and the
-   Jacobian J[i][k] = dx_i / dxi_k at xi. */
-HC_HOST_DEVICE static inline void hc_pw_trilinear(const double xv[8][3], const double xi[3], double x[3],
-                                                  double J[3][3]) {
+/* The trilinear shape functions at reference point xi: N[v] and their derivatives dN[v][k] = dN_v / dxi_k,
+   for the vertices v = a + 2b + 4c at corner offsets (a,b,c). */
+HC_HOST_DEVICE static inline void hc_pw_trilinear_shape(const double xi[3], double N[8], double dN[8][3]) {
+  for (int v = 0; v < 8; v++) {
+    /* corner offsets (a,b,c) of v, as signs s_k = 2 * offset - 1 */
+    double s[3] = {(double)(2 * (v & 1) - 1), (double)(2 * ((v >> 1) & 1) - 1), (double)(2 * ((v >> 2) & 1) - 1)};
+    double h[3] = {0.5 * (1.0 + s[0] * xi[0]), 0.5 * (1.0 + s[1] * xi[1]), 0.5 * (1.0 + s[2] * xi[2])};
+    N[v] = h[0] * h[1] * h[2];
+    dN[v][0] = 0.5 * s[0] * h[1] * h[2];
+    dN[v][1] = 0.5 * s[1] * h[0] * h[2];
+    dN[v][2] = 0.5 * s[2] * h[0] * h[1];
+  }
+}
+
+/* The trilinear map onto the cell with vertices xv at the point whose shape functions are N, dN: the
+   point x and the Jacobian J[i][k] = dx_i / dxi_k. */
+HC_HOST_DEVICE static inline void hc_pw_trilinear_at(const double xv[8][3], const double N[8], const double dN[8][3],
+                                                     double x[3], double J[3][3]) {
   for (int i = 0; i < 3; i++) {
     x[i] = 0.0;
     for (int k = 0; k < 3; k++) J[i][k] = 0.0;
   }
   for (int v = 0; v < 8; v++) {
-    /* corner offsets (a,b,c) of v, as signs s_k = 2 * offset - 1 */
-    double s[3] = {(double)(2 * (v & 1) - 1), (double)(2 * ((v >> 1) & 1) - 1), (double)(2 * ((v >> 2) & 1) - 1)};
-    double h[3] = {0.5 * (1.0 + s[0] * xi[0]), 0.5 * (1.0 + s[1] * xi[1]), 0.5 * (1.0 + s[2] * xi[2])};
-    double N = h[0] * h[1] * h[2];
-    double dN[3] = {0.5 * s[0] * h[1] * h[2], 0.5 * s[1] * h[0] * h[2], 0.5 * s[2] * h[0] * h[1]};
     for (int i = 0; i < 3; i++) {
-      x[i] += N * xv[v][i];
-      for (int k = 0; k < 3; k++) J[i][k] += dN[k] * xv[v][i];
+      x[i] += N[v] * xv[v][i];
+      for (int k = 0; k < 3; k++) J[i][k] += dN[v][k] * xv[v][i];
     }
   }
+}
+
+/* Trilinear map of the reference cube [-1,1]^3 onto the cell with vertices xv: the point x and the
+   Jacobian J[i][k] = dx_i / dxi_k at xi. */
+HC_HOST_DEVICE static inline void hc_pw_trilinear(const double xv[8][3], const double xi[3], double x[3],
+                                                  double J[3][3]) {
+  double N[8], dN[8][3];
+  hc_pw_trilinear_shape(xi, N, dN);
+  hc_pw_trilinear_at(xv, N, dN, x, J);
 }
 
 HC_HOST_DEVICE static inline double hc_pw_det3(const double J[3][3]) {
@@ -135,7 +157,8 @@ HC_HOST_DEVICE static inline void hc_pw_inv3(const double J[3][3], double det, d
   Jinv[2][2] = (J[0][0] * J[1][1] - J[0][1] * J[1][0]) * r;
 }
 
-/* The smallest det J a valid cell may have: HC_DET_RTOL * s^3, s half its bounding-box diagonal. */
+/* The smallest det J a valid cell may have: HC_DET_RTOL times the product of the half-extents of its
+   bounding box in x, y and z (det J of the undeformed box). */
 HC_HOST_DEVICE static inline double hc_pw_det_floor(const double xv[8][3]) {
   double lo[3], hi[3];
   for (int i = 0; i < 3; i++) lo[i] = hi[i] = xv[0][i];
@@ -145,18 +168,16 @@ HC_HOST_DEVICE static inline double hc_pw_det_floor(const double xv[8][3]) {
       hi[i] = fmax(hi[i], xv[v][i]);
     }
   }
-  double d2 = 0.0;
-  for (int i = 0; i < 3; i++) d2 += (hi[i] - lo[i]) * (hi[i] - lo[i]);
-  double s = 0.5 * sqrt(d2);
-  return HC_DET_RTOL * s * s * s;
+  return HC_DET_RTOL * (0.5 * (hi[0] - lo[0])) * (0.5 * (hi[1] - lo[1])) * (0.5 * (hi[2] - lo[2]));
 }
 
-/* Geometry at reference point xi with quadrature weight w. Returns 0 when det J is at most
-   det_floor (or NaN): the cell is inverted or degenerate there, and Jinv is not to be used. */
-HC_HOST_DEVICE static inline int hc_pw_geometry(const double xv[8][3], const double xi[3], double w, double det_floor,
-                                                hc_point_geom *g) {
+/* Geometry at the point whose trilinear shape functions are N, dN (hc_pw_trilinear_shape), with quadrature
+   weight w. Returns 0 when det J is at most det_floor (or NaN): the cell is inverted or degenerate there,
+   and Jinv is not to be used. */
+HC_HOST_DEVICE static inline int hc_pw_geometry_at(const double xv[8][3], const double N[8], const double dN[8][3],
+                                                   double w, double det_floor, hc_point_geom *g) {
   double J[3][3];
-  hc_pw_trilinear(xv, xi, g->x, J);
+  hc_pw_trilinear_at(xv, N, dN, g->x, J);
   g->det = hc_pw_det3(J);
   if (!(g->det > det_floor)) {
     g->wdet = 0.0;
@@ -167,6 +188,14 @@ HC_HOST_DEVICE static inline int hc_pw_geometry(const double xv[8][3], const dou
   hc_pw_inv3(J, g->det, g->Jinv);
   g->wdet = w * g->det;
   return 1;
+}
+
+/* Geometry at reference point xi with quadrature weight w (hc_pw_geometry_at). */
+HC_HOST_DEVICE static inline int hc_pw_geometry(const double xv[8][3], const double xi[3], double w, double det_floor,
+                                                hc_point_geom *g) {
+  double N[8], dN[8][3];
+  hc_pw_trilinear_shape(xi, N, dN);
+  return hc_pw_geometry_at(xv, N, dN, w, det_floor, g);
 }
 
 /* Physical gradient grad = J^-T grad_ref: grad_i = sum_k Jinv[k][i] grad_ref_k. */
@@ -184,14 +213,14 @@ HC_HOST_DEVICE static inline void hc_data_unit(const hc_data_params *dp, const d
 /* Load f. Smooth: f = 1 + 0.5 sin(2 pi s0) cos(2 pi s1) cos(t) + 0.25 s2. */
 HC_HOST_DEVICE static inline double hc_data_f(const hc_data_params *dp, const double x[3], double t) {
   if (dp->mode == HC_DATA_CONSTANT) return 1.0;
+  double s[3];
+  hc_data_unit(dp, x, s);
   if (dp->mode == HC_DATA_POLYNOMIAL) {
     double v = 1.0;
     for (int i = 0; i < 3; i++)
-      for (int e = 0; e < dp->degree[i]; e++) v *= x[i];
+      for (int e = 0; e < dp->degree[i]; e++) v *= s[i];
     return v;
   }
-  double s[3];
-  hc_data_unit(dp, x, s);
   return 1.0 + 0.5 * sin(2.0 * HC_PI * s[0]) * cos(2.0 * HC_PI * s[1]) * cos(t) + 0.25 * s[2];
 }
 

@@ -110,20 +110,25 @@ static double hc_roofline_wtime(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-int hc_host_peak_flops(hc_fma_runner runner, int threads, hc_precision precision, double *flops_per_s, char *how,
-                       size_t size) {
-  const double target_s = 0.08;
+int hc_host_peak_flops(hc_fma_runner runner, int threads, hc_precision precision, double budget_s, double *flops_per_s,
+                       char *how, size_t size) {
+  int isas = 0;
+  for (int i = 0; i < HC_NUM_ISAS; i++) isas += hc_isa_available((hc_isa)i) != 0;
+  /* Per instruction set: a calibration of at most about 2 x calib_s, then 3 runs of target_s. */
+  double target_s = budget_s > 0 ? budget_s / (4.0 * isas) : 0.08;
+  if (target_s > 0.08) target_s = 0.08;
+  const double calib_s = target_s < 0.01 ? target_s : 0.01;
   double best = 0;
   hc_isa best_isa = HC_ISA_BASELINE;
   for (int i = 0; i < HC_NUM_ISAS; i++) {
     hc_isa isa = (hc_isa)i;
     if (!hc_isa_available(isa)) continue;
-    int64_t iters = 1 << 14;
+    int64_t iters = 1 << 12;
     double s = 0, f = 0;
     for (;;) {
       HC_CALL(runner(isa, precision, iters, &s, &f));
-      if (s >= 0.01 || iters >= (int64_t)1 << 40) break;
-      iters *= 8;
+      if (s >= calib_s || iters >= (int64_t)1 << 40) break;
+      iters *= 2;
     }
     if (s > 0) iters = (int64_t)((double)iters * target_s / s) + 1;
     for (int rep = 0; rep < 3; rep++) {
@@ -136,7 +141,7 @@ int hc_host_peak_flops(hc_fma_runner runner, int threads, hc_precision precision
   *flops_per_s = best;
   snprintf(how, size,
            "measured: %d thread%s each running a register-blocked FMA kernel (%d independent vector accumulators, "
-           "%s), best of 3 runs of about %.2f s",
+           "%s), best of 3 runs of about %.3g s",
            threads, threads == 1 ? "" : "s", HC_FMA_ACCUMULATORS, hc_isa_name(best_isa), target_s);
   return HC_OK;
 }
@@ -151,8 +156,9 @@ static int hc_fma_run_serial(hc_isa isa, hc_precision precision, int64_t iters, 
   return HC_OK;
 }
 
-int hc_peak_flops_serial(hc_precision precision, int tensor_cores, double *flops_per_s, char *how, size_t size) {
-  return hc_host_peak_flops(hc_fma_run_serial, 1, precision, flops_per_s, how, size);
+int hc_peak_flops_serial(hc_precision precision, int tensor_cores, double budget_s, double *flops_per_s, char *how,
+                         size_t size) {
+  return hc_host_peak_flops(hc_fma_run_serial, 1, precision, budget_s, flops_per_s, how, size);
 }
 
 double hc_result_tolerance(hc_precision precision, int64_t K, double bound) {

@@ -50,12 +50,14 @@ double hc_fma_kernel(hc_isa isa, hc_precision precision, int64_t iters, double *
 typedef int (*hc_fma_runner)(hc_isa isa, hc_precision precision, int64_t iters, double *seconds, double *flops);
 
 /* The host's peak rate in precision measured with runner on `threads` threads: each instruction set
-   the CPU has, sized to run about 0.1 s, best of three; the fastest is the peak. how says which. */
-int hc_host_peak_flops(hc_fma_runner runner, int threads, hc_precision precision, double *flops_per_s, char *how,
-                       size_t size);
+   the CPU has, best of three runs; the fastest is the peak. how says which. budget_s: about how many seconds
+   the whole measurement may take (0: runs of about 0.08 s, the bench's). */
+int hc_host_peak_flops(hc_fma_runner runner, int threads, hc_precision precision, double budget_s, double *flops_per_s,
+                       char *how, size_t size);
 
 /* The serial backend's members for the bench: one thread of the FMA kernel; memmove is its copy. */
-int hc_peak_flops_serial(hc_precision precision, int tensor_cores, double *flops_per_s, char *how, size_t size);
+int hc_peak_flops_serial(hc_precision precision, int tensor_cores, double budget_s, double *flops_per_s, char *how,
+                         size_t size);
 
 /* The tolerance of a result entry whose terms' magnitudes sum to at most bound, over K products:
    2 gamma_{K+2} bound, gamma_n = n u / (1 - n u), u the unit roundoff of precision; the 2 covers the

@@ -50,7 +50,7 @@ typedef struct {
    Geometry. vertex_coords are the jittered reference positions X (lengths in the units of
    hc_mesh_params.length): boundary vertices lie exactly on the box's grid points; interior vertices move
    by a deterministic hash of their global vertex id, so every rank computes bitwise the same X.
-   The time-dependent shear x = X + A sin(2 pi Y/LY) sin(2 pi Z/LZ) sin(omega t) of SPEC.md is applied
+   The time-dependent shear x = X + A sin(2 pi Y/LY) sin(2 pi Z/LZ) sin(omega t) of mesh/README.md is applied
    on top of X by the cell-data code (kernels/hc_motion.h), not here.
 
    Ownership. A node touched by several ranks is owned by the lowest of them; node_owned marks the

@@ -19,14 +19,17 @@ Options:
   --backend NAME       serial, openmp, cuda or intrepid2 (--set run.backend=NAME; default: the deck's)
   --threads N          OpenMP threads per rank (OMP_NUM_THREADS); default: $OMP_NUM_THREADS, else 1
   --launcher "CMD"     how to start N ranks: CMD is followed by "-np N" unless it holds {np}, which
-                       is replaced by N, e.g. --launcher "srun -n {np} --gpus-per-task=1".
+                       is replaced by N, e.g. --launcher "srun -n {np} --gpus-per-task=1"; {nodes} is
+                       replaced by the nodes N ranks fill (N / --ranks-per-node, rounded up).
                        Default: mpirun (with Open MPI: --allow-run-as-root as root, --oversubscribe
                        when N is larger than the cores)
+  --ranks-per-node R   ranks per node, for {nodes} in the launcher (default 1)
   --out DIR            output directory (default scaling-weak-YYYYmmdd-HHMMSS); it must not hold
                        results files (*.yaml) already
   --set key=value      deck override, repeatable (--set mesh.cells=8 --set run.steps=5 for a quick demo)
   --exe PATH           the hexcontract binary (default: $HEXCONTRACT, else build/hexcontract of this
-                       checkout, else hexcontract on PATH)
+                       checkout, else bin/hexcontract of the installation this script is part of, else
+                       hexcontract on PATH)
   --dry-run            print the commands without running them
   -h, --help           this text
 
@@ -48,6 +51,7 @@ ranks="1 2 4"
 deck=""
 backend=""
 threads=""
+rpn=1
 launcher=""
 out=""
 exe="${HEXCONTRACT:-}"
@@ -58,13 +62,14 @@ while [ $# -gt 0 ]; do
   case "$1" in
     -h | --help) usage; exit 0 ;;
     weak | strong) [ -z "$mode" ] || die "give weak or strong once (got $mode and $1)"; mode=$1 ;;
-    --ranks | --deck | --backend | --threads | --launcher | --out | --set | --exe)
+    --ranks | --deck | --backend | --threads | --ranks-per-node | --launcher | --out | --set | --exe)
       [ $# -ge 2 ] || die "$1 needs a value (see --help)"
       case "$1" in
         --ranks) ranks=$2 ;;
         --deck) deck=$2 ;;
         --backend) backend=$2 ;;
         --threads) threads=$2 ;;
+        --ranks-per-node) rpn=$2 ;;
         --launcher) launcher=$2 ;;
         --out) out=$2 ;;
         --set)
@@ -73,7 +78,7 @@ while [ $# -gt 0 ]; do
         --exe) exe=$2 ;;
       esac
       shift ;;
-    --ranks=* | --deck=* | --backend=* | --threads=* | --launcher=* | --out=* | --set=* | --exe=*)
+    --ranks=* | --deck=* | --backend=* | --threads=* | --ranks-per-node=* | --launcher=* | --out=* | --set=* | --exe=*)
       set -- "${1%%=*}" "${1#*=}" "${@:2}"
       continue ;;
     --dry-run) dry=1 ;;
@@ -95,6 +100,7 @@ done
 # Rank counts in increasing order, each once.
 ranks=$(printf '%s\n' $ranks | sort -n -u | tr '\n' ' ')
 [ -n "${ranks// /}" ] || die "--ranks is empty; give rank counts, e.g. --ranks \"1 2 4\""
+case "$rpn" in '' | *[!0-9]* | 0*) die "--ranks-per-node $rpn: not a positive integer" ;; esac
 if [ -n "$threads" ]; then
   case "$threads" in '' | *[!0-9]* | 0*) die "--threads $threads: not a positive integer" ;; esac
   export OMP_NUM_THREADS=$threads
@@ -105,6 +111,9 @@ fi
 if [ -z "$exe" ]; then
   if [ -x "$root/build/hexcontract" ]; then
     exe="$root/build/hexcontract"
+  elif [ -x "$root/../../bin/hexcontract" ] && [ -f "$root/inputs/weak.yaml" ]; then
+    # Installed: this script is P/share/hexcontract/run_scripts/scaling.sh and the binary P/bin/hexcontract.
+    exe=$(cd "$root/../../bin" && pwd)/hexcontract
   elif command -v hexcontract >/dev/null 2>&1; then
     exe=$(command -v hexcontract)
   else
@@ -135,7 +144,11 @@ launch() {
   if [ -n "$launcher" ]; then
     local word
     # The launcher is split into words like a shell command line (no quoting inside it).
-    for word in $launcher; do cmd+=("${word//\{np\}/$n}"); done
+    local nodes=$(((n + rpn - 1) / rpn))
+    for word in $launcher; do
+      word=${word//\{np\}/$n}
+      cmd+=("${word//\{nodes\}/$nodes}")
+    done
     case "$launcher" in *"{np}"*) ;; *) cmd+=(-np "$n") ;; esac
   else
     cmd=(mpirun)

@@ -1,4 +1,4 @@
-# The proxy run end to end: decks, exit codes, results files, and partition independence (SPEC.md check 5).
+# The proxy run end to end: decks, exit codes, results files, and partition independence (app/README.md, section Checks).
 pkg_check_modules(HC_TEST_YAML REQUIRED IMPORTED_TARGET yaml-0.1)
 hc_add_test_executable(compare_results SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/compare_results.c
                        LIBS PkgConfig::HC_TEST_YAML m)
@@ -82,7 +82,7 @@ hc_add_test(app_memory_refused COMMAND ${HC_EXPECT} 3 "GiB of host memory .* cel
 hc_add_test(app_check_fails COMMAND ${HC_EXPECT} 1 "FAILED" -- ${HC_EXE} ${HC_SMALL}
             --set checks.tolerance_factor=1e-30 --set output.results=fails.yaml LABELS app)
 
-# SPEC.md check 5: global results agree across rank counts: to 1e-12 relative in double, and bitwise
+# Partition independence (app/README.md): global results agree across rank counts: to 1e-12 relative in double, and bitwise
 # with run.deterministic (sums over cells; assembled nodal vectors are compared to 1e-12 either way).
 set(HC_PI_FILES "")
 set(HC_PI_DET_FILES "")
@@ -129,3 +129,26 @@ if(HC_HAVE_CUDA)
               LABELS app mpi GPU)
   set_tests_properties(app_gpu_partition_independence PROPERTIES FIXTURES_REQUIRED "gpu_partition;partition")
 endif()
+
+# A variant a backend lacks is refused before any work, naming where it was set (deck line or --set).
+if(NOT HC_HAVE_CUDA)
+  hc_add_test(app_variant_set COMMAND ${HC_EXPECT} 2
+              "--set kernels.variants.FieldFieldTensor=tile: variant 'tile' is not available on backend" --
+              ${HC_EXE} ${HC_SMALL} --set kernels.variants.FieldFieldTensor=tile LABELS app)
+  hc_add_test(app_variant_deck COMMAND ${HC_EXPECT} 2 "variant_tile.yaml:3:32: variant 'tile' is not available" --
+              ${HC_EXE} ${CMAKE_CURRENT_SOURCE_DIR}/data/app/variant_tile.yaml ${HC_SMALL} LABELS app)
+endif()
+# Geometry at any scale: a long, thin (jittered) box runs and verifies in both precisions; cells too small for
+# float precision are refused before any work, naming mesh.length.
+foreach(prec double float)
+  hc_add_test(app_thin_box_${prec} COMMAND ${HC_EXPECT} 0 "patch_test +ok" -- ${HC_EXE} ${HC_SMALL}
+              --set mesh.length=1e6,1,1e-6 --set mesh.shear.amplitude=0 --set run.precision=${prec}
+              --set output.results=thin_${prec}.yaml LABELS app)
+endforeach()
+hc_add_test(app_float_cells_too_small COMMAND ${HC_EXPECT} 2
+            "--set mesh.length=1e-9: cells of .* have a volume of .*, below the 1e-30 that float precision" --
+            ${HC_EXE} ${HC_SMALL} --set mesh.length=1e-9 --set mesh.cells=40 --set run.precision=float LABELS app)
+# A check that fails because the deck's quadrature is too low for it says so.
+hc_add_test(app_quadrature_hint COMMAND ${HC_EXPECT} 1
+            "patch_test +FAILED.*\n.*hint: mesh.quadrature gives q = 2 points per direction, below the 3 this check needs at order 3"
+            -- ${HC_EXE} ${HC_SMALL} --set mesh.order=3 --set mesh.quadrature=2 --set output.results=hint.yaml LABELS app)

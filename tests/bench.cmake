@@ -33,7 +33,7 @@ hc_add_test(bench_bad_cells COMMAND ${HC_BENCH_EXPECT} 2 "option --cells: expect
             ${HC_BENCH_EXE} bench --cells 0 LABELS app)
 hc_add_test(bench_bad_repeat COMMAND ${HC_BENCH_EXPECT} 2 "option --repeat: expected an integer from 1" --
             ${HC_BENCH_EXE} bench --repeat x LABELS app)
-hc_add_test(bench_bad_out COMMAND ${HC_BENCH_EXPECT} 2 "option --out: cannot create directory" --
+hc_add_test(bench_bad_out COMMAND ${HC_BENCH_EXPECT} 2 "option --out /nonexistent/dir/x: cannot create directory" --
             ${HC_BENCH_EXE} bench --backend serial --cells 10 --memory-gb 0.001 --shapes 8,8 --kernel DataDataScalar
             --out /nonexistent/dir/x LABELS app)
 hc_add_test(bench_bad_backend COMMAND ${HC_BENCH_EXPECT} 2 "frob" -- ${HC_BENCH_EXE} bench --backend frob LABELS app)
@@ -45,3 +45,9 @@ if(NOT HC_HAVE_CUDA)
   hc_add_test(bench_cuda_not_built COMMAND ${HC_BENCH_EXPECT} 2 "not built into this binary" -- ${HC_BENCH_EXE} bench
               --backend cuda LABELS app)
 endif()
+# A kernel or variant named twice in a list is refused, naming it.
+hc_add_test(bench_repeated_kernel COMMAND ${HC_BENCH_EXPECT} 2
+            "option --kernel: FieldFieldTensor is named twice in 'FieldFieldTensor,DataData,FieldFieldTensor'" --
+            ${HC_BENCH_EXE} bench --backend serial --kernel FieldFieldTensor,DataData,FieldFieldTensor LABELS app)
+hc_add_test(bench_repeated_variant COMMAND ${HC_BENCH_EXPECT} 2 "option --variant: auto is named twice" --
+            ${HC_BENCH_EXE} bench --backend serial --variant auto,flat,auto LABELS app)

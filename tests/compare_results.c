@@ -1,8 +1,11 @@
-/* Compares the rank-count-independent numbers of several results files (SPEC.md check 5): the DataData
-   sums, the norms of the assembled vectors and the check values. Usage:
+/* Compares the rank-count-independent numbers of several results files (partition independence,
+   app/README.md): the DataData sums, the norms of the assembled vectors and the check values. Usage:
      compare_results exact|RELTOL FILE...
    exact: bitwise equal (run.deterministic); RELTOL: |a - b| <= RELTOL * max(|a|, |b|). Nodal sums, which
-   cancel to round-off, are compared against RELTOL times the vector's norm. */
+   cancel to round-off, are compared against RELTOL times the vector's norm.
+   Also: compare_results --fields FILE (every documented field is there); compare_results --roofline FILE [CSV]
+   (the roofline section is consistent, and the CSV's last row carries its percentages); compare_results
+   --no-roofline FILE (a run with run.roofline false reports no roofline figure). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -169,8 +172,133 @@ static int check_fields(const char *path) {
   return missing ? 1 : 0;
 }
 
+static yaml_node_t *load_doc(const char *path, yaml_document_t *doc) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return fprintf(stderr, "%s: cannot open\n", path), NULL;
+  yaml_parser_t parser;
+  yaml_parser_initialize(&parser);
+  yaml_parser_set_input_file(&parser, f);
+  int ok = yaml_parser_load(&parser, doc);
+  yaml_parser_delete(&parser);
+  fclose(f);
+  if (!ok) return fprintf(stderr, "%s: not YAML\n", path), NULL;
+  return yaml_document_get_root_node(doc);
+}
+
+static int near(double a, double b, double rel) {
+  return fabs(a - b) <= rel * fmax(fabs(a), fabs(b));
+}
+
+/* The last field of the header and of the last row of a CSV file, split at commas (no quoted commas). */
+static int csv_last(const char *path, char header[4096], char row[4096]) {
+  FILE *f = fopen(path, "r");
+  if (!f) return fprintf(stderr, "%s: cannot open\n", path), 1;
+  char line[4096];
+  header[0] = row[0] = '\0';
+  while (fgets(line, sizeof(line), f)) {
+    line[strcspn(line, "\n")] = '\0';
+    if (!header[0]) {
+      snprintf(header, 4096, "%s", line);
+    } else {
+      snprintf(row, 4096, "%s", line);
+    }
+  }
+  fclose(f);
+  return row[0] ? 0 : (fprintf(stderr, "%s: no row\n", path), 1);
+}
+
+/* Field i (0-based from the end) of a comma-separated line. */
+static const char *field_from_end(char *line, int i, char *buf, size_t n) {
+  for (int k = 0; k < i; k++) {
+    char *c = strrchr(line, ',');
+    if (!c) return NULL;
+    *c = '\0';
+  }
+  char *c = strrchr(line, ',');
+  snprintf(buf, n, "%s", c ? c + 1 : line);
+  return buf;
+}
+
+/* --roofline FILE [CSV]: the roofline section is there and holds together: positive rates; per memory phase
+   that ran, percent = 100 roofline / measured, finite and positive; the step's bytes and roofline the sums of
+   the memory phases'; halo and reduction on no memory roofline; the CSV's last two columns the step's and the
+   cell data's percent. --no-roofline FILE: measured false and nothing else. */
+static int check_roofline(const char *path, const char *csv, int want) {
+  yaml_document_t doc;
+  yaml_node_t *root = load_doc(path, &doc), *roof = root ? get(&doc, root, "roofline") : NULL;
+  if (!roof) return fprintf(stderr, "%s: no roofline section\n", path), 1;
+  int bad = 0;
+  yaml_node_t *m = get(&doc, roof, "measured");
+  int measured = m && m->type == YAML_SCALAR_NODE && strcmp((char *)m->data.scalar.value, "true") == 0;
+  if (measured != want) fprintf(stderr, "%s: roofline.measured is not %s\n", path, want ? "true" : "false"), bad++;
+  if (!want) {
+    int keys =
+        roof->type == YAML_MAPPING_NODE ? (int)(roof->data.mapping.pairs.top - roof->data.mapping.pairs.start) : 0;
+    if (keys != 1) fprintf(stderr, "%s: roofline has %d keys, expected measured only\n", path, keys), bad++;
+    printf("%s: %s\n", path, bad ? "roofline WRONG" : "no roofline figures, as asked");
+    yaml_document_delete(&doc);
+    return bad ? 1 : 0;
+  }
+  double bw = num(path_get(&doc, roof, "copy_gbytes_per_second.min"));
+  if (!(bw > 0 && isfinite(bw))) fprintf(stderr, "%s: copy bandwidth %g\n", path, bw), bad++;
+  static const char *const memory[] = {"celldata", "contract", "transfer", "assembly"};
+  double sum_bytes = 0, sum_roof = 0, pct[2] = {NAN, NAN};
+  for (int i = 0; i < 4; i++) {
+    char key[64];
+    snprintf(key, sizeof(key), "phases.%s", memory[i]);
+    yaml_node_t *ph = path_get(&doc, roof, key);
+    if (!ph) continue; /* transfer: device backends only */
+    double b = num(get(&doc, ph, "bytes_per_step")), r = num(get(&doc, ph, "roofline_seconds"));
+    double t = num(get(&doc, ph, "measured_seconds")), p = num(get(&doc, ph, "percent"));
+    sum_bytes += b, sum_roof += r;
+    if (t == 0 && b == 0) continue; /* transfer on the host: nothing crosses, nothing measured */
+    if (!(b > 0 && r > 0 && t > 0 && isfinite(p) && p > 0 && near(p, 100 * r / t, 1e-9)))
+      fprintf(stderr, "%s: roofline.%s: bytes %g roofline %g s measured %g s percent %g\n", path, key, b, r, t, p),
+          bad++;
+    if (i == 0) pct[1] = p;
+  }
+  yaml_node_t *step = path_get(&doc, roof, "phases.step");
+  double sb = num(get(&doc, step, "bytes_per_step")), sr = num(get(&doc, step, "roofline_seconds"));
+  double st = num(get(&doc, step, "measured_seconds"));
+  pct[0] = num(get(&doc, step, "percent"));
+  if (!near(sb, sum_bytes, 1e-12) || !near(sr, sum_roof, 1e-9))
+    fprintf(stderr, "%s: step bytes %g roofline %g, the phases sum to %g and %g\n", path, sb, sr, sum_bytes, sum_roof),
+        bad++;
+  if (!(isfinite(pct[0]) && pct[0] > 0 && near(pct[0], 100 * sr / st, 1e-9)))
+    fprintf(stderr, "%s: step percent %g, roofline %g s over measured %g s\n", path, pct[0], sr, st), bad++;
+  const char *const network[] = {"phases.halo", "phases.reduction"};
+  for (int i = 0; i < 2; i++) {
+    yaml_node_t *ph = path_get(&doc, roof, network[i]), *mb = ph ? get(&doc, ph, "memory_bound") : NULL;
+    if (!mb || strcmp((char *)mb->data.scalar.value, "false") != 0 || get(&doc, ph, "percent") ||
+        get(&doc, ph, "roofline_seconds"))
+      fprintf(stderr, "%s: roofline.%s should be on no memory roofline\n", path, network[i]), bad++;
+  }
+  yaml_document_delete(&doc);
+  if (csv) {
+    char header[4096], row[4096], a[64], b[64];
+    if (csv_last(csv, header, row)) return 1;
+    const char *h0 = field_from_end(header, 0, a, sizeof(a));
+    if (!h0 || strcmp(h0, "celldata_roofline_pct") != 0) fprintf(stderr, "%s: last column %s\n", csv, h0), bad++;
+    for (int i = 0; i < 2; i++) {
+      char copy[4096];
+      snprintf(copy, sizeof(copy), "%s", row);
+      const char *v = field_from_end(copy, 1 - i, b, sizeof(b));
+      double x = v ? strtod(v, NULL) : NAN;
+      if (!near(x, pct[i], 1e-5))
+        fprintf(stderr, "%s: column %d from the end is %s, the results file says %.9g\n", csv, 2 - i, v ? v : "-",
+                pct[i]),
+            bad++;
+    }
+  }
+  printf("%s: %s\n", path, bad ? "roofline WRONG" : "the roofline holds together");
+  return bad ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
   if (argc == 3 && strcmp(argv[1], "--fields") == 0) return check_fields(argv[2]);
+  if ((argc == 3 || argc == 4) && strcmp(argv[1], "--roofline") == 0)
+    return check_roofline(argv[2], argc == 4 ? argv[3] : NULL, 1);
+  if (argc == 3 && strcmp(argv[1], "--no-roofline") == 0) return check_roofline(argv[2], NULL, 0);
   if (argc < 4) return fprintf(stderr, "usage: compare_results exact|RELTOL FILE FILE... | --fields FILE\n"), 2;
   int exact = strcmp(argv[1], "exact") == 0;
   double tol = exact ? 0 : strtod(argv[1], NULL);

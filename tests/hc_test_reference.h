@@ -1,10 +1,10 @@
-/* An independent naive evaluation of the SPEC.md formulas, for checking every backend. */
+/* An independent naive evaluation of the formulas of kernels/README.md, for checking every backend. */
 #ifndef HC_TEST_REFERENCE_H
 #define HC_TEST_REFERENCE_H
 
 #include "kernels/hc_kernels.h"
 
-/* Evaluates k on cell-major arrays by the SPEC.md formula with explicit (c, l, r, p, i, j) loops in
+/* Evaluates k on cell-major arrays by the kernels/README.md formula with explicit (c, l, r, p, i, j) loops in
    long double: ref[e] is the exact-ish result (plus out0[e] when k->sum_into; out0 may be NULL
    otherwise) and bound[e] the sum of |terms| (plus |out0[e]|), which scales the tolerance. */
 void hc_test_reference(const hc_contract *k, const void *left, const void *right, const void *out0, double *ref,

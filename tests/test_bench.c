@@ -79,7 +79,7 @@ static void test_fma_kernel(void **state) {
   }
   double peak = 0;
   char how[320];
-  assert_int_equal(hc_peak_flops_serial(HC_DOUBLE, 0, &peak, how, sizeof(how)), HC_OK);
+  assert_int_equal(hc_peak_flops_serial(HC_DOUBLE, 0, 0.0, &peak, how, sizeof(how)), HC_OK);
   assert_true(peak > 1e8);
   assert_non_null(strstr(how, "measured"));
 }

@@ -27,7 +27,17 @@ done
 grep -q '^schema: hexcontract-bench/1' "$out/bench.yaml" || fail "bench.yaml has no schema line"
 grep -q '^status: passed' "$out/bench.yaml" || fail "bench.yaml does not say passed"
 grep -q 'copy bandwidth' "$out.log" || fail "no copy bandwidth on stdout"
-grep -q 'call overhead' "$out.log" || fail "no call-overhead case"
+grep -q 'small calls' "$out.log" || fail "no small-call (call-overhead) case"
+# The variants a CPU backend lacks: one line for the run, none per case.
+[ "$(grep -c 'not run in any case: flat,team,slice,adaptive,tile,tensorcore,cublas: variant is not available' "$out.log")" = 1 ] ||
+  fail "not one line for the variants the backend lacks"
+if grep -q 'skipped: variant is not available' "$out.log"; then fail "lacked variants listed per case"; fi
+grep -q '^  - {variant: tile, reason: .variant is not available on backend' "$out/bench.yaml" ||
+  grep -q '^- {variant: tile, reason: .variant is not available on backend' "$out/bench.yaml" ||
+  fail "bench.yaml does not list the variants not run"
+# The copy bandwidth measured again at the end, on stdout and in bench.yaml.
+grep -q '^copy bandwidth .* GB/s at the start, .* GB/s at the end' "$out.log" || fail "no end-of-run copy bandwidth"
+awk '/^  gbs_end:/ { ok = $2 > 0 } END { exit !ok }' "$out/bench.yaml" || fail "bench.yaml has no copy.gbs_end > 0"
 # Every row that ran: positive times and rates that follow from the cost model.
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
   $col["status"] == "ok" {
@@ -40,9 +50,24 @@ awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
     if (sqrt(($col["roofline_pct"] - 100 * $col["roofline_s"] / t) ^ 2) > 1e-3 * $col["roofline_pct"] + 1e-3) { print "% roofline: " $0; bad = 1 }
     rt = b / ($col["copy_gbs"] * 1e9); ft = fl / ($col["peak_gflops"] * 1e9); if (ft > rt) rt = ft
     if (sqrt(($col["roofline_s"] - rt) ^ 2) > 1e-4 * rt) { print "roofline time != max(bytes/bw, flops/peak): " $0; bad = 1 }
-    if ($col["C"] + 0 != 40 && $col["kind"] == "bench") { print "cells: " $0; bad = 1 }
+        if ($col["C"] + 0 != 40 && $col["kind"] == "bench") { print "cells: " $0; bad = 1 }
+    # The flag goes by the larger of the start and end copy bandwidths.
+    bw = $col["copy_gbs"]; if ($col["copy_gbs_end"] + 0 > bw + 0) bw = $col["copy_gbs_end"]
+    rt = b / (bw * 1e9); if (ft > rt) rt = ft
+    if (sqrt(($col["roofline_pct_larger_copy"] - 100 * rt / t) ^ 2) > 1e-3 * $col["roofline_pct_larger_copy"] + 1e-3) { print "% roofline at the larger copy bandwidth: " $0; bad = 1 }
+    above = ($col["kind"] == "bench" && $col["roofline_pct_larger_copy"] > 115) ? 1 : 0
+    if ($col["above_roofline"] + 0 != above) { print "above_roofline: " $0; bad = 1 }
+    # Small calls: overhead + work = the time, named "call overhead" only where the work is under half.
+    if ($col["kind"] == "overhead") {
+      w = $col["work_s"]; o = $col["overhead_s"]; d = $col["dominated_by"]
+      if (w < 0 || o < 0 || sqrt((w + o - t) ^ 2) > 1e-5 * t) { print "work + overhead != time: " $0; bad = 1 }
+      if ((d == "call overhead") != (w < 0.5 * t)) { print "dominated_by: " $0; bad = 1 }
+      if (d != "call overhead" && d != "compute" && d != "memory") { print "dominated_by: " $0; bad = 1 }
+      if ($col["kernel"] == "FieldFieldTensor" && d == "call overhead") { print "a FieldFieldTensor call of 1000 cells named a call overhead: " $0; bad = 1 }
+      small++
+    }
   }
-  END { if (n < 6) { print "only " n " rows ran"; bad = 1 } exit bad }' "$out/bench.csv" || fail "inconsistent numbers in bench.csv"
+    END { if (n < 6) { print "only " n " rows ran"; bad = 1 } if (small < 3) { print "only " small " small calls"; bad = 1 } exit bad }' "$out/bench.csv" || fail "inconsistent numbers in bench.csv"
 # The Intrepid2 column: present on every row that ran (but the call-overhead cases) exactly when compared.
 awk -F, -v want="$intrepid2" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
   $col["status"] == "ok" && $col["kind"] == "bench" {
@@ -75,4 +100,17 @@ cat "$out-perturbed.log"
 [ "$code" = 1 ] || fail "a perturbed result gave exit code $code, expected 1"
 grep -q 'FAILED' "$out-perturbed.log" || fail "no FAILED row for a perturbed result"
 grep -q '^status: failed' "$out-perturbed/bench.yaml" || fail "bench.yaml of a perturbed run does not say failed"
+# Cases that caches hold (40 cells) against a copy bandwidth of 0.3 GB, from memory: above 115% of the
+# roofline even at the larger of the two copy bandwidths, flagged (serial: no thread start-up in the times).
+if [ "$backend" = serial ]; then
+  "$exe" bench --backend serial --kernel DataData --shapes "8,8;27,27;64,64" --precision double --layout cell-major \
+    --cells 40 --memory-gb 0.3 --repeat 9 --out "$out-cached" > "$out-cached.log" 2>&1 || { cat "$out-cached.log"; fail "bench exited $?"; }
+  cat "$out-cached.log"
+  grep -q 'ABOVE-ROOF$' "$out-cached.log" || fail "no case flagged above the roofline"
+  grep -q '^[0-9]* rows* above 115% of the roofline even at the larger copy bandwidth' "$out-cached.log" ||
+    fail "no line on the rows above the roofline"
+  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next } $col["above_roofline"] == 1 { n++ } END { exit n < 1 }' \
+    "$out-cached/bench.csv" || fail "no row with above_roofline 1 in bench.csv"
+  grep -q '^    above_roofline: true' "$out-cached/bench.yaml" || fail "no above_roofline: true in bench.yaml"
+fi
 echo "test_bench.sh: ok"

@@ -266,36 +266,79 @@ static void test_affine_cells(void **state) {
 }
 
 /* Polynomial f of degree <= 2q-1 per direction integrates exactly on the undeformed box (the load vector
-   summed over l, and DataDataScalar with g = 1). */
+   summed over l, and DataDataScalar with g = 1), at any length scale and in both precisions: f is a
+   polynomial of the box's normalised coordinates, so neither its values nor its integral under- or
+   overflow on a box of 1e-5 or 1e6. */
 static void test_polynomial_exactness(void **state) {
   (void)state;
-  const double LX = 2.0, LY = 1.5, LZ = 1.2;
-  for (int p = 1; p <= 2; p++) {
-    hc_basis *b = NULL;
-    assert_int_equal(hc_basis_create(p, 0, &b), HC_OK);
-    const int q = b->q;
+  const double scales[3] = {1.0, 1e-5, 1e6};
+  for (int is = 0; is < 3; is++) {
+    const double LX = 2.0 * scales[is], LY = 1.5 * scales[is], LZ = 1.2 * scales[is];
+    for (int prec = 0; prec < 2; prec++) {
+      for (int p = 1; p <= 2; p++) {
+        hc_basis *b = NULL;
+        assert_int_equal(hc_basis_create(p, 0, &b), HC_OK);
+        const int q = b->q;
+        box m;
+        box_make(&m, 3, 2, 2, LX, LY, LZ, 0.0);
+        hc_celldata_desc desc;
+        desc_for(&desc, b, &m);
+        desc.precision = (hc_precision)prec;
+        desc.data.mode = HC_DATA_POLYNOMIAL;
+        const int deg[3] = {2 * q - 1, 2 * q - 2, 1};
+        for (int i = 0; i < 3; i++) desc.data.degree[i] = deg[i];
+        double exact = LX / (deg[0] + 1) * LY / (deg[1] + 1) * LZ / (deg[2] + 1);
+        const hc_kernel kernels[2] = {HC_DATAFIELD_SCALAR, HC_DATADATA_SCALAR};
+        for (int ik = 0; ik < 2; ik++) {
+          hc_contract k;
+          void *left, *right;
+          double *out, *mag;
+          assert_int_equal(fill(backend, &desc, kernels[ik], &k, &left, &right), HC_OK);
+          contract(&k, left, right, &out, &mag);
+          double got = sum(out, hc_contract_numel(&k, HC_ARRAY_OUT));
+          if (!(fabs(got - exact) < 1e3 * eps_of(desc.precision) * exact))
+            fail_msg("scale %g, %s, order %d: %.17g against %.17g", scales[is], hc_precision_name(desc.precision), p,
+                     got, exact);
+          free(out), free(mag), free(left), free(right);
+        }
+        box_free(&m);
+        hc_basis_destroy(&b);
+      }
+    }
+  }
+}
+
+/* The degenerate-cell threshold depends on the cell's shape, not its size or aspect ratio: perfect
+   boxes 1e6 : 1 : 1e-6 long, or uniformly tiny or huge, are valid; a cell skewed into a sliver is still
+   refused. */
+static void test_thin_cells(void **state) {
+  (void)state;
+  hc_basis *b = NULL;
+  assert_int_equal(hc_basis_create(2, 0, &b), HC_OK);
+  const double sizes[4][3] = {{1e6, 1.0, 1e-6}, {1e-6, 1e-6, 1e4}, {1e-9, 1e-9, 1e-9}, {1e9, 1e9, 1e9}};
+  for (int i = 0; i < 4; i++) {
     box m;
-    box_make(&m, 3, 2, 2, LX, LY, LZ, 0.0);
+    box_make(&m, 2, 1, 1, sizes[i][0], sizes[i][1], sizes[i][2], 0.0);
     hc_celldata_desc desc;
     desc_for(&desc, b, &m);
-    desc.data.mode = HC_DATA_POLYNOMIAL;
-    const int deg[3] = {2 * q - 1, 2 * q - 2, 1};
-    for (int i = 0; i < 3; i++) desc.data.degree[i] = deg[i];
-    double exact =
-        pow(LX, deg[0] + 1) / (deg[0] + 1) * pow(LY, deg[1] + 1) / (deg[1] + 1) * pow(LZ, deg[2] + 1) / (deg[2] + 1);
-    const hc_kernel kernels[2] = {HC_DATAFIELD_SCALAR, HC_DATADATA_SCALAR};
-    for (int ik = 0; ik < 2; ik++) {
-      hc_contract k;
-      void *left, *right;
-      double *out, *mag;
-      assert_int_equal(fill(backend, &desc, kernels[ik], &k, &left, &right), HC_OK);
-      contract(&k, left, right, &out, &mag);
-      assert_true(fabs(sum(out, hc_contract_numel(&k, HC_ARRAY_OUT)) - exact) < 1e-12 * exact);
-      free(out), free(mag), free(left), free(right);
-    }
+    double vol[2];
+    if (hc_celldata_volumes(&desc, vol) != HC_OK)
+      fail_msg("box %g x %g x %g: %s", sizes[i][0], sizes[i][1], sizes[i][2], hc_error_message());
+    assert_true(fabs(vol[0] + vol[1] - sizes[i][0] * sizes[i][1] * sizes[i][2]) <
+                1e-12 * sizes[i][0] * sizes[i][1] * sizes[i][2]);
+    /* cell 1's top face slid along x by 1e3 times the cell's length in x: a skewed but valid cell; by
+       1e11 times, a sliver whose det J is 1e-11 of its bounding box's: degenerate */
+    const double w = sizes[i][0] / 2;
+    double x_top[4];
+    for (int v = 4; v < 8; v++) x_top[v - 4] = m.X0[24 * 1 + 3 * v];
+    for (int v = 4; v < 8; v++) m.X0[24 * 1 + 3 * v] = x_top[v - 4] + 1e3 * w;
+    assert_int_equal(hc_celldata_volumes(&desc, vol), HC_OK);
+    for (int v = 4; v < 8; v++) m.X0[24 * 1 + 3 * v] = x_top[v - 4] + 1e11 * w;
+    assert_int_equal(hc_celldata_volumes(&desc, vol), HC_ERR_INPUT);
+    assert_non_null(strstr(hc_error_message(), "cell 1 is inverted or degenerate"));
     box_free(&m);
-    hc_basis_destroy(&b);
   }
+  hc_basis_destroy(&b);
 }
 
 /* Volume, mass-matrix sum and zero row sums of the contracted arrays, every precision and layout. */
@@ -365,7 +408,7 @@ static void test_contracted_checks(void **state) {
   }
 }
 
-/* Each contraction of the produced arrays is the integral SPEC.md section 2 names, recomputed here from
+/* Each contraction of the produced arrays is the integral kernels/README.md names, recomputed here from
    the host geometry and the data functions: e.g. FieldFieldTensor = sum_p w|J| grad phi_l . kappa grad phi_r. */
 static void test_formulas(void **state) {
   (void)state;
@@ -460,68 +503,73 @@ static void test_agreement_and_layouts(void **state) {
   (void)state;
   hc_basis *b = NULL;
   assert_int_equal(hc_basis_create(2, 0, &b), HC_OK);
-  box m;
-  box_make(&m, 5, 3, 3, 1.0, 1.0, 1.0, 0.15); /* 45 cells: blocks of cells with a remainder */
-  for (int prec = 0; prec < 2; prec++) {
-    for (int kern = 0; kern < HC_NUM_KERNELS; kern++) {
-      hc_celldata_desc desc;
-      desc_for(&desc, b, &m);
-      desc.t = 1.9;
-      desc.motion.A = 0.05;
-      desc.motion.omega = 1.0;
-      desc.precision = (hc_precision)prec;
-      hc_contract k;
-      void *arr[2][2][2]; /* [backend, serial][cell-major, cell-minor][left, right] */
-      for (int lay = 0; lay < 2; lay++) {
-        desc.layout = (hc_layout)lay;
-        assert_int_equal(fill(backend, &desc, (hc_kernel)kern, &k, &arr[0][lay][0], &arr[0][lay][1]), HC_OK);
-        assert_int_equal(fill(serial, &desc, (hc_kernel)kern, &k, &arr[1][lay][0], &arr[1][lay][1]), HC_OK);
-      }
-      for (int w = 0; w < 2; w++) {
-        hc_array which = w ? HC_ARRAY_RIGHT : HC_ARRAY_LEFT;
-        int64_t n = hc_contract_numel(&k, which);
-        size_t bytes = (size_t)n * hc_precision_size(desc.precision);
-        /* backend against serial, to a few units of the stored precision's rounding relative to the array's
-           magnitude (FMA contraction and the device's sin and cos move the last bits) */
-        const double tol = (backend->is_device ? 8.0 : 4.0) * eps_of(desc.precision);
+  /* 45 cells: one block of cells with a remainder; 429 cells: several blocks per thread, split over threads */
+  const int sizes[2][3] = {{5, 3, 3}, {13, 11, 3}};
+  for (int size = 0; size < 2; size++) {
+    box m;
+    box_make(&m, sizes[size][0], sizes[size][1], sizes[size][2], 1.0, 1.0, 1.0, 0.15);
+    for (int prec = 0; prec < 2; prec++) {
+      for (int kern = 0; kern < HC_NUM_KERNELS; kern++) {
+        hc_celldata_desc desc;
+        desc_for(&desc, b, &m);
+        desc.t = 1.9;
+        desc.motion.A = 0.05;
+        desc.motion.omega = 1.0;
+        desc.precision = (hc_precision)prec;
+        hc_contract k;
+        void *arr[2][2][2]; /* [backend, serial][cell-major, cell-minor][left, right] */
         for (int lay = 0; lay < 2; lay++) {
-          double *x = as_double(arr[0][lay][w], n, desc.precision), *y = as_double(arr[1][lay][w], n, desc.precision);
-          double amax = 0.0;
-          int64_t bad = 0;
-          for (int64_t i = 0; i < n; i++) amax = fmax(amax, fabs(y[i]));
-          for (int64_t i = 0; i < n; i++) {
-            if (!(fabs(x[i] - y[i]) <= tol * amax)) {
-              if (bad++ < 3)
-                print_error("%s %s %s %s entry %lld: %s %.17g, serial %.17g (magnitude %g)\n", hc_kernel_name(k.kernel),
-                            hc_precision_name(desc.precision), hc_layout_name((hc_layout)lay), w ? "right" : "left",
-                            (long long)i, backend_name, x[i], y[i], amax);
+          desc.layout = (hc_layout)lay;
+          assert_int_equal(fill(backend, &desc, (hc_kernel)kern, &k, &arr[0][lay][0], &arr[0][lay][1]), HC_OK);
+          assert_int_equal(fill(serial, &desc, (hc_kernel)kern, &k, &arr[1][lay][0], &arr[1][lay][1]), HC_OK);
+        }
+        for (int w = 0; w < 2; w++) {
+          hc_array which = w ? HC_ARRAY_RIGHT : HC_ARRAY_LEFT;
+          int64_t n = hc_contract_numel(&k, which);
+          size_t bytes = (size_t)n * hc_precision_size(desc.precision);
+          /* backend against serial, to a few units of the stored precision's rounding relative to the array's
+             magnitude (FMA contraction and the device's sin and cos move the last bits) */
+          const double tol = (backend->is_device ? 8.0 : 4.0) * eps_of(desc.precision);
+          for (int lay = 0; lay < 2; lay++) {
+            double *x = as_double(arr[0][lay][w], n, desc.precision), *y = as_double(arr[1][lay][w], n, desc.precision);
+            double amax = 0.0;
+            int64_t bad = 0;
+            for (int64_t i = 0; i < n; i++) amax = fmax(amax, fabs(y[i]));
+            for (int64_t i = 0; i < n; i++) {
+              if (!(fabs(x[i] - y[i]) <= tol * amax)) {
+                if (bad++ < 3)
+                  print_error("%s %s %s %s entry %lld: %s %.17g, serial %.17g (magnitude %g)\n",
+                              hc_kernel_name(k.kernel), hc_precision_name(desc.precision),
+                              hc_layout_name((hc_layout)lay), w ? "right" : "left", (long long)i, backend_name, x[i],
+                              y[i], amax);
+              }
             }
+            assert_int_equal(bad, 0);
+            free(x), free(y);
           }
-          assert_int_equal(bad, 0);
-          free(x), free(y);
+          /* cell-minor = transpose of cell-major */
+          void *t = malloc(bytes);
+          k.layout = HC_LAYOUT_CELL_MAJOR;
+          assert_int_equal(hc_layout_convert(&k, which, HC_LAYOUT_CELL_MAJOR, arr[0][0][w], HC_LAYOUT_CELL_MINOR, t),
+                           HC_OK);
+          if (!backend->is_device) {
+            assert_memory_equal(t, arr[0][1][w], bytes);
+          } else {
+            double *x = as_double(t, n, desc.precision), *y = as_double(arr[0][1][w], n, desc.precision);
+            double amax = 0.0;
+            for (int64_t i = 0; i < n; i++) amax = fmax(amax, fabs(y[i]));
+            for (int64_t i = 0; i < n; i++) assert_true(fabs(x[i] - y[i]) <= tol * amax);
+            free(x), free(y);
+          }
+          free(t);
         }
-        /* cell-minor = transpose of cell-major */
-        void *t = malloc(bytes);
-        k.layout = HC_LAYOUT_CELL_MAJOR;
-        assert_int_equal(hc_layout_convert(&k, which, HC_LAYOUT_CELL_MAJOR, arr[0][0][w], HC_LAYOUT_CELL_MINOR, t),
-                         HC_OK);
-        if (!backend->is_device) {
-          assert_memory_equal(t, arr[0][1][w], bytes);
-        } else {
-          double *x = as_double(t, n, desc.precision), *y = as_double(arr[0][1][w], n, desc.precision);
-          double amax = 0.0;
-          for (int64_t i = 0; i < n; i++) amax = fmax(amax, fabs(y[i]));
-          for (int64_t i = 0; i < n; i++) assert_true(fabs(x[i] - y[i]) <= tol * amax);
-          free(x), free(y);
-        }
-        free(t);
+        for (int i = 0; i < 2; i++)
+          for (int j = 0; j < 2; j++)
+            for (int l = 0; l < 2; l++) free(arr[i][j][l]);
       }
-      for (int i = 0; i < 2; i++)
-        for (int j = 0; j < 2; j++)
-          for (int l = 0; l < 2; l++) free(arr[i][j][l]);
     }
+    box_free(&m);
   }
-  box_free(&m);
   hc_basis_destroy(&b);
 }
 
@@ -711,6 +759,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_volume),
       cmocka_unit_test(test_affine_cells),
       cmocka_unit_test(test_polynomial_exactness),
+      cmocka_unit_test(test_thin_cells),
       cmocka_unit_test(test_contracted_checks),
       cmocka_unit_test(test_formulas),
       cmocka_unit_test(test_agreement_and_layouts),

@@ -170,7 +170,7 @@ static void test_names_and_cost(void **state) {
   assert_non_null(strstr(hc_error_message(), "FieldFieldTensr"));
   const hc_backend *b;
   assert_int_equal(hc_backend_find("vulkan", &b), HC_ERR_INPUT);
-  /* SPEC.md cost model for FieldFieldVector, double, C=10 L=8 R=4 P=27 D=3: K = 81. */
+  /* The cost model (kernels/README.md) for FieldFieldVector, double, C=10 L=8 R=4 P=27 D=3: K = 81. */
   hc_contract c;
   hc_contract_init(&c, HC_FIELDFIELD_VECTOR);
   c.C = 10, c.L = 8, c.R = 4, c.P = c.P_data = 27, c.D = 3;

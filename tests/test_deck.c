@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -88,12 +89,12 @@ static const bad_deck bad_decks[] = {
     {"unknown_group.yaml", "2:1", {"unknown key mesch", "did you mean mesh?"}},
     {"misplaced_key.yaml", "4:3", {"unknown key run.order", "did you mean mesh.order?"}},
     {"unknown_key_nosuggest.yaml", "3:3", {"unknown key mesh.colour", "cells, sizing, length, order"}},
-    {"wrong_type_int.yaml", "3:10", {"run.steps must be an integer >= 1", "got ten"}},
+    {"wrong_type_int.yaml", "3:10", {"run.steps must be an integer 1..2147483647", "got ten"}},
     {"wrong_type_bool.yaml", "3:18", {"run.deterministic must be true or false", "got 3"}},
     {"wrong_type_list.yaml", "3:10", {"mesh.cells must be a list of 3 integers", "got a mapping"}},
     {"wrong_type_quoted.yaml", "3:10", {"mesh.order must be an integer 1..4", "got the string \"2\""}},
     {"wrong_type_group.yaml", "2:7", {"mesh must be a mapping", "got 8"}},
-    {"wrong_type_device_ids.yaml", "3:19", {"gpu.device_ids[1] must be a device number >= 0", "got -1"}},
+    {"wrong_type_device_ids.yaml", "3:19", {"gpu.device_ids[1] must be a device number 0..2147483647", "got -1"}},
     {"wrong_cells_count.yaml", "3:10", {"mesh.cells must be a list of 3", "got a list of 2 items"}},
     {"out_of_range_order.yaml", "4:10", {"mesh.order must be an integer 1..4", "got 7"}},
     {"out_of_range_cells.yaml", "3:14", {"mesh.cells[1] must be an integer 1..1000000", "got 0"}},
@@ -101,7 +102,10 @@ static const bad_deck bad_decks[] = {
     {"out_of_range_dt.yaml", "3:7", {"run.dt must be a number > 0", "got 0"}},
     {"bad_backend.yaml", "3:12", {"run.backend must be serial, openmp, cuda or intrepid2", "did you mean openmp?"}},
     {"bad_kernel.yaml", "3:29", {"kernels.enabled[1] must be a kernel name", "did you mean FieldFieldTensor?"}},
-    {"duplicate_kernel.yaml", "5:7", {"kernels.enabled must list each kernel once", "DataDataScalar twice"}},
+    {"duplicate_kernel.yaml",
+     "5:7",
+     {"kernels.enabled must list each kernel once",
+      "DataDataScalar twice (kernels.enabled[1], and kernels.enabled[0] at line 4, column 7)"}},
     {"bad_variant_map.yaml", "4:23", {"kernels.variants.FieldFieldTensor must be one of auto", "did you mean tile?"}},
     {"duplicate_key.yaml", "5:3", {"duplicate key run.steps", "first given at line 3, column 3"}},
     {"duplicate_group.yaml", "6:1", {"duplicate key mesh", "first given at line 2, column 1"}},
@@ -109,6 +113,19 @@ static const bad_deck bad_decks[] = {
     {"malformed_indent.yaml", "4:3", {"malformed YAML", "block mapping"}},
     {"two_documents.yaml", "4:1", {"one YAML document", "second"}},
     {"not_a_mapping.yaml", "2:1", {"a deck must be a mapping of groups", "got a list of 2 items"}},
+    /* Numbers: decimals only, within the documented range, which the message states. */
+    {"hex_float.yaml", "3:7", {"run.dt must be a number > 0 and <= 1e9", "got 0x1p-3"}},
+    {"inf_length.yaml", "3:15", {"mesh.length[1] must be a number 1e-9..1e9", "got .inf"}},
+    {"octal_int.yaml", "3:10", {"run.steps must be an integer 1..2147483647", "got 010"}},
+    {"underflow_dt.yaml", "3:7", {"got 1e-400", "below a double's range"}},
+    {"big_steps.yaml", "3:10", {"run.steps must be an integer 1..2147483647", "got 3000000000"}},
+    /* Tags, nesting, and where the text itself is broken. */
+    {"tag_float.yaml", "3:7", {"YAML tags are not accepted", "got !!float"}},
+    {"tag_str.yaml", "3:8", {"YAML tags are not accepted", "got !!str"}},
+    {"tag_custom.yaml", "2:7", {"YAML tags are not accepted", "got !box"}},
+    {"deep_nesting.yaml", "3:40", {"nested more than 32 deep", "at most 4 levels"}},
+    {"bom_later.yaml", "4:1", {"byte-order mark (U+FEFF)", "only at the very start"}},
+    {"utf8_later.yaml", "5:17", {"malformed YAML", "byte 0xe9; a deck is UTF-8 text"}},
 };
 
 static void test_bad_decks(void **state) {
@@ -168,9 +185,48 @@ static void test_set_errors(void **state) {
       {"kernels.variants.FieldFieldTensr=tile", "did you mean FieldFieldTensor?"},
       {"kernels.variants.FieldFieldTensor=tilde", "kernels.variants.FieldFieldTensor must be one of auto"},
       {"output.dir=a: b", "output.dir must be a directory name"},
-      {"mesh.length=1,0,1", "mesh.length[1] must be a number > 0, got 0"},
-      {"run.dt=nan", "run.dt must be a number > 0, got nan"},
-      {"run.steps=99999999999999999999", "run.steps must be an integer >= 1"},
+      {"mesh.length=1,0,1", "mesh.length[1] must be a number 1e-9..1e9, got 0"},
+      {"run.dt=nan", "run.dt must be a number > 0 and <= 1e9, got nan"},
+      {"run.steps=99999999999999999999", "run.steps must be an integer 1..2147483647"},
+      /* Numbers: what strtod takes besides decimals is refused; ranges keep the geometry finite. */
+      {"run.dt=0x1p-3", "run.dt must be a number > 0 and <= 1e9, got 0x1p-3"},
+      {"run.dt=0X10", "got 0X10"},
+      {"run.dt=inf", "got inf"},
+      {"run.dt=.inf", "got .inf"},
+      {"run.dt=infinity", "got infinity"},
+      {"run.dt=NaN", "got NaN"},
+      {"run.dt=1e", "got 1e"},
+      {"run.dt=1.5f", "got 1.5f"},
+      {"run.dt=.", "got ."},
+      {"run.dt=1_000", "got 1_000"},
+      {"run.dt=1e-320", "below a double's range"},
+      {"run.dt=1e309", "above a double's range"},
+      {"run.dt=1e300", "run.dt must be a number > 0 and <= 1e9, got 1e300"},
+      {"mesh.shear.omega=-infinity", "mesh.shear.omega must be a number -1e9..1e9"},
+      {"mesh.shear.omega=2e9", "mesh.shear.omega must be a number -1e9..1e9, got 2e9"},
+      {"mesh.shear.amplitude=1e300", "mesh.shear.amplitude must be a number 0..1e9, got 1e300"},
+      {"mesh.length=1e10", "mesh.length must be a number 1e-9..1e9, got 1e10"},
+      {"mesh.length=1,1e-10,1", "mesh.length[1] must be a number 1e-9..1e9, got 1e-10"},
+      {"run.steps=010", "run.steps must be an integer 1..2147483647, got 010"},
+      {"run.steps=0x10", "got 0x10"},
+      {"run.warmup=-1", "run.warmup must be an integer 0..2147483647, got -1"},
+      {"checks.samples=2147483648", "checks.samples must be an integer 0..2147483647"},
+      {"checks.tolerance_factor=1e300", "checks.tolerance_factor must be a number > 0 and <= 1e12, got 1e300"},
+      {"mesh.seed=-1", "mesh.seed must be an integer 0..9223372036854775807, got -1"},
+      {"mesh.seed=9223372036854775808", "mesh.seed must be an integer 0..9223372036854775807"},
+      {"gpu.device_ids=1,2147483648", "gpu.device_ids[1] must be a device number 0..2147483647"},
+      /* Tags are refused, also where quoting would be allowed; and nesting is bounded. */
+      {"run.dt=!!float 1", "YAML tags are not accepted, got !!float"},
+      {"output.dir=!!str out", "YAML tags are not accepted, got !!str"},
+      {"mesh.cells=!!seq [1, 2, 3]", "YAML tags are not accepted, got !!seq"},
+      {"kernels.variants=!m {}", "YAML tags are not accepted, got !m"},
+      {"mesh.cells=[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]", "nested more than 32 deep"},
+      {"output.dir=a\xef\xbb\xbf"
+       "b",
+       "byte-order mark"},
+      /* A repeated kernel is named, with where it was first listed. */
+      {"kernels.enabled=FieldFieldScalar,DataDataScalar,FieldFieldScalar",
+       "FieldFieldScalar twice (kernels.enabled[2], and kernels.enabled[0]"},
   };
   char prefix[256];
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -189,6 +245,52 @@ static void test_set_errors(void **state) {
   hc_deck_init(&deck);
   assert_int_equal(hc_deck_apply_set(&deck, "mesh.order=7"), HC_ERR_INPUT);
   assert_string_equal(hc_error_message(), "--set mesh.order=7: mesh.order must be an integer 1..4, got 7");
+}
+
+/* The decimal forms inputs/README.md documents are read, at any nesting the deck needs; nesting past the
+   bound is refused in time that does not grow with the depth (libyaml's own time grows with its square). */
+static void test_numbers_and_nesting(void **state) {
+  (void)state;
+  static const struct {
+    const char *set;
+    double value;
+  } ok[] = {{"run.dt=.5", 0.5},        {"run.dt=5.", 5.0},     {"run.dt=+1e-3", 1e-3},
+            {"run.dt=1E3", 1e3},       {"run.dt=2.5e+2", 250}, {"mesh.shear.omega=-2.5e+3", -2.5e3},
+            {"run.dt=0.000001", 1e-6}, {"run.dt=1e9", 1e9},    {"mesh.shear.omega=-1e9", -1e9}};
+  for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+    hc_deck deck;
+    hc_deck_init(&deck);
+    if (hc_deck_apply_set(&deck, ok[i].set)) fail_msg("%s: %s", ok[i].set, hc_error_message());
+    double got = strncmp(ok[i].set, "run.dt", 6) ? deck.mesh.shear_omega : deck.run.dt;
+    assert_true(got == ok[i].value);
+  }
+  hc_deck deck;
+  hc_deck_init(&deck);
+  assert_int_equal(hc_deck_apply_set(&deck, "mesh.seed=9223372036854775807"), HC_OK);
+  assert_true(deck.mesh.seed == INT64_MAX);
+  assert_int_equal(hc_deck_apply_set(&deck, "run.steps=2147483647"), HC_OK);
+  /* 30 levels of lists under mesh.cells (32 with the root and mesh): a type error, not a nesting one. */
+  char text[4096];
+  int n = snprintf(text, sizeof(text), "mesh:\n  cells: ");
+  for (int d = 0; d < 30; d++) text[n++] = '[';
+  for (int d = 0; d < 30; d++) text[n++] = ']';
+  text[n++] = '\n';
+  assert_int_equal(hc_deck_parse_string("deep.yaml", text, (size_t)n, &deck), HC_ERR_INPUT);
+  assert_message_has("deep.yaml:2:11: mesh.cells must be an integer 1..1000000, got a list of 1 item");
+  /* A million levels: refused at the 33rd, at once. */
+  const int depth = 1000000;
+  char *deep = malloc(2 * (size_t)depth + 64);
+  assert_non_null(deep);
+  n = sprintf(deep, "mesh:\n  cells: ");
+  memset(deep + n, '[', (size_t)depth);
+  memset(deep + n + depth, ']', (size_t)depth);
+  n += 2 * depth;
+  clock_t t0 = clock();
+  assert_int_equal(hc_deck_parse_string("deeper.yaml", deep, (size_t)n, &deck), HC_ERR_INPUT);
+  double seconds = (double)(clock() - t0) / CLOCKS_PER_SEC;
+  free(deep);
+  assert_message_has("deeper.yaml:2:40: lists and mappings are nested more than 32 deep");
+  if (seconds > 1.0) fail_msg("refusing a deck nested %d deep took %.2f s", depth, seconds);
 }
 
 static void test_set_overrides(void **state) {
@@ -335,13 +437,13 @@ static void test_roundtrip(void **state) {
   static const char *const sets[] = {
       "mesh.cells=3,1000000,7",
       "mesh.sizing=per-rank",
-      "mesh.length=0.1,0.3333333333333333,1e-300",
+      "mesh.length=0.1,0.3333333333333333,1.2345678901234567e-9",
       "mesh.order=4",
       "mesh.quadrature=10",
       "mesh.jitter=0.16666",
       "mesh.seed=9007199254740993",
       "mesh.shear.amplitude=0.0123456789012345678",
-      "mesh.shear.omega=-2.5e+30",
+      "mesh.shear.omega=-987654321.98765432",
       "run.steps=2147483647",
       "run.warmup=0",
       "run.dt=1e-7",
@@ -350,6 +452,7 @@ static void test_roundtrip(void **state) {
       "run.layout=cell-minor",
       "run.deterministic=true",
       "run.progress=0",
+      "run.roofline=false",
       "kernels.enabled=FieldFieldTensor,DataDataScalar",
       "kernels.variant=adaptive",
       "kernels.variants.FieldFieldVector=tensorcore",
@@ -384,7 +487,7 @@ static void test_roundtrip(void **state) {
   assert_same_values(&deck, &back);
   assert_string_equal(back.output.dir, "  spaced : dir # not a comment");
   assert_string_equal(back.output.results, "123");
-  assert_true(back.mesh.length[2] == 1e-300);
+  assert_true(back.mesh.length[2] == 1.2345678901234567e-9);
   /* Written again, the deck reads back the same once more (a fixed point). */
   hc_deck again;
   write_and_read(&back, "again.yaml", &again);
@@ -460,9 +563,11 @@ int main(int argc, char **argv) {
   inputs_dir = argv[1];
   decks_dir = argv[2];
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_shipped_decks), cmocka_unit_test(test_defaults),   cmocka_unit_test(test_bad_decks),
-      cmocka_unit_test(test_missing_file),  cmocka_unit_test(test_set_errors), cmocka_unit_test(test_set_overrides),
-      cmocka_unit_test(test_where),         cmocka_unit_test(test_roundtrip),  cmocka_unit_test(test_write_embedded),
+      cmocka_unit_test(test_shipped_decks), cmocka_unit_test(test_defaults),
+      cmocka_unit_test(test_bad_decks),     cmocka_unit_test(test_missing_file),
+      cmocka_unit_test(test_set_errors),    cmocka_unit_test(test_numbers_and_nesting),
+      cmocka_unit_test(test_set_overrides), cmocka_unit_test(test_where),
+      cmocka_unit_test(test_roundtrip),     cmocka_unit_test(test_write_embedded),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -14,7 +14,7 @@ except ImportError:
     print("skipped: NumPy is not installed for", sys.executable)
     sys.exit(77)
 
-# SPEC.md section 1, written as einsum subscripts over the left and right arrays.
+# The formulas of kernels/README.md, written as einsum subscripts over the left and right arrays.
 KERNELS = {
     "DataDataScalar": "cp,cp->c",
     "DataDataVector": "cpi,cpi->c",

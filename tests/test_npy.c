@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -126,6 +128,29 @@ static void test_malformed(void **state) {
   expect_error("struct.npy", "structured");
   write_raw("v9.npy", 9, "{'descr': '<f8', 'fortran_order': False, 'shape': (6,), }", d, sizeof(d));
   expect_error("v9.npy", "version 9.0");
+  /* Only 1.0, 2.0 and 3.0 exist: other minor versions, 0.x and 4.0 are refused, naming the version. */
+  static const int versions[][2] = {{1, 1}, {2, 5}, {3, 255}, {0, 0}, {4, 0}};
+  for (size_t i = 0; i < sizeof(versions) / sizeof(versions[0]); i++) {
+    char name[32], want[80];
+    snprintf(name, sizeof(name), "v%d_%d.npy", versions[i][0], versions[i][1]);
+    write_raw(name, versions[i][0] == 1 ? 1 : 2, "{'descr': '<f8', 'fortran_order': False, 'shape': (6,), }", d,
+              sizeof(d));
+    FILE *v = fopen(path_of(name), "r+b");
+    assert_non_null(v);
+    fseek(v, 6, SEEK_SET);
+    fputc(versions[i][0], v);
+    fputc(versions[i][1], v);
+    fclose(v);
+    snprintf(want, sizeof(want), "version %d.%d (expected 1.0, 2.0 or 3.0)", versions[i][0], versions[i][1]);
+    expect_error(name, want);
+  }
+  /* Not a regular file: refused, and a FIFO without a writer does not block the reader. */
+  char fifo[512];
+  snprintf(fifo, sizeof(fifo), "%s", path_of("fifo.npy"));
+  unlink(fifo);
+  assert_int_equal(mkfifo(fifo, 0600), 0);
+  expect_error("fifo.npy", "is a FIFO (named pipe), not a regular file");
+  unlink(fifo);
   FILE *f = fopen(path_of("text.npy"), "wb");
   fputs("hello, not numpy\n", f);
   fclose(f);

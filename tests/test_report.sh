@@ -2,7 +2,7 @@
 # Checks hexcontract report and run_scripts/scaling.sh end to end. Usage:
 #   test_report.sh CASE HEXCONTRACT SOURCE_DIR WORK_DIR
 # CASE: weak | strong (fixture sweeps: files written, efficiency computed right), mixed, cells, schema,
-# duplicate, empty, missing_dir, no_gnuplot, scaling_weak, scaling_fails.
+# duplicate, empty, missing_dir, no_gnuplot, scaling_weak, scaling_fails, bad_times, out_created.
 set -u
 case_name=$1
 exe=$2
@@ -66,6 +66,8 @@ case "$case_name" in
     if grep -q "(differs)" "$work/out/report.md"; then fail "the halo model disagrees with the decomposition"; fi
     ls "$work/out" | grep -q '\.tmp' && fail "temporary files were left behind"
     check_efficiency "$case_name" "$data/$case_name"
+    # These files predate the roofline section: its column says n/a.
+    grep -q "^| 2 | .* | n/a | [0-9]*/[0-9]* passed |$" "$work/out/report.md" || fail "report.md: no n/a roofline for 2 ranks"
     ;;
   mixed)
     cp "$data/weak/run_np1.yaml" "$data/mixed/serial_np2.yaml" "$work/in/"
@@ -115,6 +117,18 @@ case "$case_name" in
       [ -s "$work/out/$f" ] || fail "$f was not written"
     done
     grep -q "^| 2 | " "$work/out/report.md" || fail "report.md has no 2-rank row"
+    # The step's % of roofline of each run (roofline.phases.step.percent) in report.md and report.csv.
+    for np in 1 2; do
+      want=$(sed -n '/^roofline:/,/^[a-z]/p' "$work/out/run_np$np.yaml" | grep -m1 "^    step: " |
+        sed 's/.*percent: \([^,}]*\).*/\1/')
+      [ -n "$want" ] || fail "run_np$np.yaml has no roofline.phases.step.percent"
+      pct=$(awk -v w="$want" 'BEGIN { printf("%.1f%%", w) }')
+      grep -q "^| $np | .* | $pct | [0-9]*/[0-9]* passed |$" "$work/out/report.md" ||
+        fail "report.md: no $pct of roofline for $np ranks"
+      got=$(grep "^\"run_np$np.yaml\"," "$work/out/report.csv" | awk -F, '{ print $NF }')
+      awk -v g="$got" -v w="$want" 'BEGIN { d = g - w; if (d < 0) d = -d; exit (g > 0 && d <= 1e-5 * w) ? 0 : 1 }' ||
+        fail "report.csv: step_roofline_pct $got, the results file says $want"
+    done
     run 0 "Usage: run_scripts/scaling.sh weak\|strong" "$src/run_scripts/scaling.sh" --help
     run 2 "already holds results files" "$src/run_scripts/scaling.sh" weak --ranks 1 --exe "$exe" --out "$work/out"
     ;;
@@ -125,6 +139,36 @@ case "$case_name" in
     printf '%s\n' "$out" | grep -q "mesh.order must be an integer 1..4, got 7" || fail "the run's error is not shown"
     printf '%s\n' "$out" | grep -q "run 2/2" && fail "the sweep went on after a failing run"
     run 2 "'x' is not a positive integer" "$src/run_scripts/scaling.sh" weak --ranks "1 x" --exe "$exe"
+    ;;
+    bad_times)
+    # A time or rate that the report divides by must be finite and > 0 (phases >= 0): each refused with
+    # exit 2, naming the file, line:column and key, and no report written.
+    for edit in "s/^  seconds_per_step: .*/  seconds_per_step: 0/;seconds_per_step" \
+      "s/^  cell_steps_per_second: .*/  cell_steps_per_second: -5.0/;cell_steps_per_second" \
+      "s/^  total_seconds: .*/  total_seconds: .inf/;timers.total_seconds" \
+      "s/^  timed_steps: .*/  timed_steps: 0/;timers.timed_steps" \
+            "s/^  step: {min: \([^,]*\), avg: [^,]*,/  step: {min: \1, avg: .nan,/;timers.step.avg" \
+      "s/^  halo: {min: [^,]*,/  halo: {min: -1.0e-06,/;timers.halo.min"; do
+      script=${edit%;*}
+      key=${edit##*;}
+      rm -rf "$work/in" "$work/out"
+      mkdir -p "$work/in"
+      cp "$data/weak/run_np1.yaml" "$work/in/"
+      sed "$script" "$data/weak/run_np2.yaml" > "$work/in/run_np2.yaml"
+      cmp -s "$data/weak/run_np2.yaml" "$work/in/run_np2.yaml" && fail "the edit '$script' changed nothing"
+      run 2 "run_np2.yaml:[0-9]+:[0-9]+: [a-z_.]*$key must be " "$exe" report "$work/in" --out "$work/out"
+      [ ! -e "$work/out" ] || fail "a refused sweep created its --out directory"
+    done
+    # A phase that took no time (transfer on a CPU backend) is fine.
+    run 0 "weak scaling, 3 runs" "$exe" report "$data/weak" --out "$work/ok"
+    ;;
+  out_created)
+    # report --out creates its directory as bench --out does; a parent that is missing or a file is refused.
+    run 0 "weak scaling, 3 runs" "$exe" report "$data/weak" --out "$work/new"
+    [ -s "$work/new/report.md" ] || fail "report.md was not written into the new --out directory"
+    run 2 "option --out: cannot create directory '.*missing/new'" "$exe" report "$data/weak" --out "$work/missing/new"
+    touch "$work/file"
+    run 2 "--out .*file: '.*file' exists and is a regular file, not a directory" "$exe" report "$data/weak" --out "$work/file"
     ;;
   *)
     fail "unknown case"

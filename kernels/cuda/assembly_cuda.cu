@@ -1,7 +1,8 @@
 // Assembly on the GPU: element outputs gathered and scattered into nodal vectors with atomic adds
-// (SPEC.md section 2: DataField outputs summed into a nodal vector, FieldField outputs applied element
-// by element, y = sum_c P_c^T A_c P_c u). One thread per (cell, row); in the cell-minor layout
-// neighbouring threads take neighbouring cells, so the element reads coalesce.
+// (kernels/README.md, section Assembly: DataField outputs summed into a nodal vector, FieldField outputs applied
+// element by element, y = sum_c P_c^T A_c P_c u). One thread per (cell, row); in the cell-minor layout neighbouring
+// threads take neighbouring cells, so the element reads coalesce. Also the gather
+// and scatter of shared nodes for the halo exchange, and w = a x + y for the nodal interpolant of a step.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -97,7 +98,20 @@ __global__ void __launch_bounds__(kThreads)
     x[idx[i]] = buf[i];
 }
 
+__global__ void __launch_bounds__(kThreads)
+    waxpy(int64_t n, double a, const double *__restrict__ x, const double *__restrict__ y, double *__restrict__ w) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
+    w[i] = a * x[i] + y[i];
+}
+
 }  // namespace
+
+extern "C" int hc_cuda_waxpy(int64_t n, double a, const double *d_x, const double *d_y, double *d_w) {
+  if (n <= 0) return HC_OK;
+  waxpy<<<hc_cuda_grid((n + kThreads - 1) / kThreads), kThreads, 0, hc_cuda_stream()>>>(n, a, d_x, d_y, d_w);
+  HC_CALL_CUDA_LAUNCH(cudaGetLastError(), "waxpy");
+  return HC_OK;
+}
 
 extern "C" int hc_cuda_gather(const double *d_x, const int32_t *d_idx, int64_t n, double *d_buf) {
   if (n <= 0) return HC_OK;

@@ -28,4 +28,8 @@ const hc_backend hc_backend_cuda = {
     .peak_flops = hc_cuda_peak_flops,
     .timer_start = hc_cuda_timer_start,
     .timer_stop = hc_cuda_timer_stop,
+    .version = hc_cuda_version,
+    .range_push = hc_cuda_range_push,
+    .range_pop = hc_cuda_range_pop,
+    .waxpy = hc_cuda_waxpy,
 };

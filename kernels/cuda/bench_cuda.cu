@@ -47,8 +47,8 @@ extern "C" int hc_cuda_mem_copy(void *d_dst, const void *d_src, size_t bytes) {
   return HC_OK;
 }
 
-extern "C" int hc_cuda_peak_flops(hc_precision precision, int tensor_cores, double *flops_per_s, char *how,
-                                  size_t size) {
+extern "C" int hc_cuda_peak_flops(hc_precision precision, int tensor_cores, double budget_s, double *flops_per_s,
+                                  char *how, size_t size) {
   const cudaDeviceProp *props = nullptr;
   int device = 0, clock_khz = 0;
   *flops_per_s = 0;

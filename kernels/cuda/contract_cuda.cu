@@ -22,9 +22,10 @@ int hc_cuda_ready(void) {
   if (!checked) {
     int count = 0;
     cudaError_t err = cudaGetDeviceCount(&count);
-    if (err != cudaSuccess || count == 0) {
-      snprintf(message, sizeof(message), "no usable CUDA device (%s)",
-               err != cudaSuccess ? cudaGetErrorString(err) : "the driver reports none");
+    if (err != cudaSuccess || count <= 0) {
+      char why[384];
+      hc_cuda_no_device_reason(err, why, sizeof(why));
+      snprintf(message, sizeof(message), "no usable CUDA device: %s", why);
       status = HC_ERR_RESOURCE;
     }
     checked = 1;

@@ -37,6 +37,13 @@ int hc_cuda_device_count(int *count);
 int hc_cuda_device_select(int device);
 int hc_cuda_device_name(char *buf, size_t size);
 int hc_cuda_device_memory(size_t *free_bytes, size_t *total_bytes);
+/* "CUDA runtime R, driver D, N devices" (cudaRuntimeGetVersion, cudaDriverGetVersion, cudaGetDeviceCount);
+   without a driver or a device it says so and still returns HC_OK. */
+int hc_cuda_version(char *buf, size_t size);
+
+/* NVTX ranges (a push opens a range named name on this thread, a pop closes the innermost one). */
+void hc_cuda_range_push(const char *name);
+void hc_cuda_range_pop(void);
 
 /* Assembly on the device (kernels/cuda/assembly_cuda.cu), on the backend's stream. */
 int hc_assemble_vector_cuda(const hc_contract *k, const void *d_out, const int32_t *d_cell_nodes, double *d_y);
@@ -45,6 +52,8 @@ int hc_assemble_apply_cuda(const hc_contract *k, const void *d_A, const int32_t 
 int hc_cuda_mem_zero(void *d_ptr, size_t bytes);
 int hc_cuda_gather(const double *d_x, const int32_t *d_idx, int64_t n, double *d_buf);
 int hc_cuda_scatter(const double *d_buf, const int32_t *d_idx, int64_t n, double *d_x);
+/* d_w[i] = a d_x[i] + d_y[i], i < n. */
+int hc_cuda_waxpy(int64_t n, double a, const double *d_x, const double *d_y, double *d_w);
 
 #ifdef __cplusplus
 }

@@ -16,7 +16,8 @@ extern "C" {
 int hc_cuda_mem_copy(void *d_dst, const void *d_src, size_t bytes);
 
 /* Multiprocessors x boost clock x FMA per clock per multiprocessor (hc_gpu_fma_per_clock) x 2. */
-int hc_cuda_peak_flops(hc_precision precision, int tensor_cores, double *flops_per_s, char *how, size_t size);
+int hc_cuda_peak_flops(hc_precision precision, int tensor_cores, double budget_s, double *flops_per_s, char *how,
+                       size_t size);
 
 /* CUDA events recorded on the backend's stream; timer_stop waits for the stop event. */
 int hc_cuda_timer_start(void);

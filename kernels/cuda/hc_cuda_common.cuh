@@ -22,6 +22,12 @@ cudaStream_t hc_cuda_stream(void);
 // Properties of the current device, read once; HC_ERR_RESOURCE when there is no usable device.
 int hc_cuda_device_props(const cudaDeviceProp **props);
 
+// Why this process has no usable CUDA device, for a message "no usable CUDA device: <why>": err is what
+// cudaGetDeviceCount returned (cudaSuccess with a count of 0: the driver sees no GPU). Tells a machine
+// without an NVIDIA driver (libcuda.so.1 not loadable) from a driver older than the runtime, and from a
+// driver that sees no GPU (naming CUDA_VISIBLE_DEVICES when it is set).
+void hc_cuda_no_device_reason(cudaError_t err, char *buf, size_t size);
+
 // Grid size for a grid-stride loop over `work` blocks' worth of items.
 inline unsigned hc_cuda_grid(int64_t blocks) {
   const int64_t cap = int64_t(1) << 20;

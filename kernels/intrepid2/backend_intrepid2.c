@@ -24,4 +24,5 @@ const hc_backend hc_backend_intrepid2 = {
     .chosen_variant = NULL,
     .mem_copy = hc_host_copy,
     .peak_flops = hc_peak_flops_serial,
+    .version = hc_intrepid2_version,
 };

@@ -4,7 +4,9 @@
    which is no LayoutLeft for ranks above 2 ([L][P][D][C] is not the transpose of [C][L][P][D]), so
    it is wrapped as a LayoutStride view. Neither copies. */
 #include <Intrepid2_ArrayTools.hpp>
+#include <Trilinos_version.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <type_traits>
@@ -118,5 +120,11 @@ extern "C" int hc_contract_intrepid2(const hc_contract *k, const void *left, con
   } catch (const std::exception &e) {
     return HC_ERROR(HC_ERR_RUNTIME, "Intrepid2 %s: %s", hc_kernel_name(k->kernel), e.what());
   }
+  return HC_OK;
+}
+
+extern "C" int hc_intrepid2_version(char *buf, size_t size) {
+  std::snprintf(buf, size, "Trilinos %s, Kokkos %d.%d.%d (Serial)", TRILINOS_VERSION_STRING, KOKKOS_VERSION / 10000,
+                KOKKOS_VERSION / 100 % 100, KOKKOS_VERSION % 100);
   return HC_OK;
 }

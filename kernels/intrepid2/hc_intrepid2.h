@@ -13,6 +13,9 @@ extern "C" {
    arrays (no copies, either layout); initialises Kokkos on first use and finalises it at exit. */
 int hc_contract_intrepid2(const hc_contract *k, const void *left, const void *right, void *out);
 
+/* "Trilinos 13.2, Kokkos 3.4.1 (Serial)": the versions this backend was compiled against. */
+int hc_intrepid2_version(char *buf, size_t size);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,8 +1,9 @@
-/* The OpenMP backend's copy kernel and peak-rate measurement for hexcontract bench. */
+/* The OpenMP backend's copy kernel and peak-rate measurement for hexcontract bench, and its version. */
 #define _POSIX_C_SOURCE 200809L
 #include "kernels/openmp/bench_openmp.h"
 
 #include <omp.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "kernels/hc_roofline.h"
@@ -41,6 +42,27 @@ static int hc_fma_run_openmp(hc_isa isa, hc_precision precision, int64_t iters, 
   return HC_OK;
 }
 
-int hc_peak_flops_openmp(hc_precision precision, int tensor_cores, double *flops_per_s, char *how, size_t size) {
-  return hc_host_peak_flops(hc_fma_run_openmp, omp_get_max_threads(), precision, flops_per_s, how, size);
+int hc_peak_flops_openmp(hc_precision precision, int tensor_cores, double budget_s, double *flops_per_s, char *how,
+                         size_t size) {
+  return hc_host_peak_flops(hc_fma_run_openmp, omp_get_max_threads(), precision, budget_s, flops_per_s, how, size);
+}
+
+int hc_openmp_version(char *buf, size_t size) {
+  /* _OPENMP is the release date of the specification the compiler implements. */
+  static const struct {
+    long date;
+    const char *version;
+  } specs[] = {{202411, "6.0"}, {202111, "5.2"}, {202011, "5.1"}, {201811, "5.0"},
+               {201511, "4.5"}, {201307, "4.0"}, {201107, "3.1"}, {200805, "3.0"}};
+  const char *version = "before 3.0";
+  for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
+    if ((long)_OPENMP >= specs[i].date) {
+      version = specs[i].version;
+      break;
+    }
+  }
+  const int threads = omp_get_max_threads();
+  HC_CHECK(buf && size > 0, HC_ERR_INPUT, "OpenMP version: no buffer");
+  snprintf(buf, size, "OpenMP %s (_OPENMP %ld), %d thread%s", version, (long)_OPENMP, threads, threads == 1 ? "" : "s");
+  return HC_OK;
 }

@@ -1,4 +1,5 @@
-/* The OpenMP backend's members for hexcontract bench: its copy kernel and its measured peak flop rate. */
+/* The OpenMP backend's members for hexcontract bench (its copy kernel and its measured peak flop rate) and for
+   hexcontract --version. */
 #ifndef HC_BENCH_OPENMP_H
 #define HC_BENCH_OPENMP_H
 
@@ -12,6 +13,11 @@ int hc_mem_copy_openmp(void *dst, const void *src, size_t bytes);
 
 /* The cores' peak rate in precision: the register-blocked FMA kernel (kernels/hc_roofline.h) on every
    OpenMP thread at once. tensor_cores is ignored (a CPU has none). */
-int hc_peak_flops_openmp(hc_precision precision, int tensor_cores, double *flops_per_s, char *how, size_t size);
+int hc_peak_flops_openmp(hc_precision precision, int tensor_cores, double budget_s, double *flops_per_s, char *how,
+                         size_t size);
+
+/* "OpenMP 4.5 (_OPENMP 201511), N threads": the version the backend was compiled for and omp_get_max_threads(),
+   the threads a parallel region of the calling thread gets. */
+int hc_openmp_version(char *buf, size_t size);
 
 #endif

@@ -1,93 +1,234 @@
 /* The OpenMP cell data for one precision: included once per precision by celldata_openmp.c with HC_REAL
-   and HC_FN(name). Threads take blocks of HC_OMP_CD_CB cells; each entry of the arrays is written for the
-   cells of a block in turn, contiguous in cell-minor arrays and one stream per cell in cell-major ones.
-   The point-wise maths is that of the serial reference (hc_pointwise.h). */
+   and HC_FN(name). Entries are computed in double (hc_cd_grad, hc_cd_left) and rounded when they are
+   buffered. */
+
+/* A writer of one contiguous run of an array: entries are formed in buf and go out with streaming stores
+   in whole 64-byte lines of dst, the rest carried over to the next flush. */
+typedef struct HC_FN(hc_cd_writer) {
+  HC_REAL *dst; /* where buf[0] goes */
+  HC_REAL *buf; /* [cap] */
+  int64_t n, cap;
+} HC_FN(hc_cd_writer);
+
+/* Writes out the entries of w up to the last line boundary of dst (all of them when last). */
+static void HC_FN(hc_cd_flush)(HC_FN(hc_cd_writer) * w, int last) {
+  int64_t k = w->n;
+  if (!last) {
+    const uintptr_t end = (uintptr_t)(w->dst + w->n) & ~(uintptr_t)(HC_STREAM_LINE - 1);
+    k = end > (uintptr_t)w->dst ? (int64_t)((end - (uintptr_t)w->dst) / sizeof(HC_REAL)) : 0;
+  }
+  hc_stream_copy(w->dst, w->buf, (size_t)k * sizeof(HC_REAL));
+  memmove(w->buf, w->buf + k, (size_t)(w->n - k) * sizeof(HC_REAL));
+  w->dst += k;
+  w->n -= k;
+}
+
+/* Room for m more entries (m + a line's worth at most cap): where to form them. */
+static HC_REAL *HC_FN(hc_cd_reserve)(HC_FN(hc_cd_writer) * w, int64_t m) {
+  if (w->n + m > w->cap) HC_FN(hc_cd_flush)(w, 0);
+  return w->buf + w->n;
+}
+
+/* Cell-major: field f's entries of one cell (pts[0..P-1]) in its left array (ol) and, for FieldField, in its
+   right array (orr, else NULL), in memory order, the gradients once per point. Inlined with a constant rank,
+   so that the loops over i and j unroll. */
+static HC_ALWAYS_INLINE void HC_FN(hc_cd_major_field)(int rank, int64_t f, const hc_basis *b, const hc_cd_point *pts,
+                                                      HC_REAL *restrict ol, HC_REAL *restrict orr) {
+  const int64_t P = b->P;
+  const int Di = rank >= 1 ? 3 : 1, Dj = rank == 2 ? 3 : 1, Dij = Di * Dj;
+  for (int64_t p = 0; p < P; p++) {
+    const hc_cd_point *pt = &pts[p];
+    const double phi = b->phi[f * P + p], *gr = &b->grad[3 * (f * P + p)];
+    double g[3] = {0.0, 0.0, 0.0};
+    if (rank > 0)
+      for (int m = 0; m < 3; m++) g[m] = hc_cd_grad(pt->J[m], pt->J[3 + m], pt->J[6 + m], gr);
+    for (int i = 0; i < Di; i++)
+      for (int j = 0; j < Dj; j++)
+        ol[p * Dij + i * Dj + j] = (HC_REAL)hc_cd_left(rank, phi, g[i], pt->dl[i * Dj + j], pt->wdet);
+    if (orr)
+      for (int i = 0; i < Di; i++)
+        for (int j = 0; j < Dj; j++) orr[p * Dij + i * Dj + j] = (HC_REAL)(rank == 0 ? phi : g[rank == 2 ? j : i]);
+  }
+}
+
+/* Cell-major: cells [c0, c1), whose entries are one contiguous run of each array, formed cell by cell in
+   memory order, the gradients of each basis function at each point once. s: P points. Returns the lowest
+   inverted or degenerate cell, or -1. */
+static int64_t HC_FN(hc_cd_major)(const hc_cd_shape *shape, hc_kernel kernel, int64_t c0, int64_t c1, hc_cd_point *pts,
+                                  HC_FN(hc_cd_writer) * wl, HC_FN(hc_cd_writer) * wr) {
+  const hc_celldata_desc *desc = shape->desc;
+  const hc_basis *b = desc->basis;
+  const int64_t P = b->P;
+  const hc_family fam = hc_kernel_family(kernel);
+  const int rank = (int)hc_kernel_rank(kernel);
+  const int Di = rank >= 1 ? 3 : 1, Dj = rank == 2 ? 3 : 1, Dij = Di * Dj;
+  const int64_t chunk = P * Dij; /* entries of one field */
+  const int64_t Lf = fam == HC_FAMILY_DATADATA ? 1 : b->L;
+  const int field = fam != HC_FAMILY_DATADATA, ff = fam == HC_FAMILY_FIELDFIELD;
+  int64_t bad = -1;
+  for (int64_t c = c0; c < c1; c++) {
+    double xv[8][3];
+    hc_pw_cell_vertices(&desc->motion, desc->t, desc->X0 + 24 * c, xv);
+    const double det_floor = hc_pw_det_floor(xv);
+    for (int64_t p = 0; p < P; p++)
+      if (!hc_cd_point_eval(shape, kernel, xv, det_floor, p, &pts[p]) && bad < 0) bad = c;
+    /* left, and FieldField's right, field by field */
+    for (int64_t f = 0; f < Lf; f++) {
+      HC_REAL *ol = HC_FN(hc_cd_reserve)(wl, chunk), *orr = ff ? HC_FN(hc_cd_reserve)(wr, chunk) : NULL;
+      if (!field) {
+        for (int64_t p = 0; p < P; p++)
+          for (int ij = 0; ij < Dij; ij++) ol[p * Dij + ij] = (HC_REAL)pts[p].dl[ij];
+      } else if (rank == 0) {
+        HC_FN(hc_cd_major_field)(0, f, b, pts, ol, orr);
+      } else if (rank == 1) {
+        HC_FN(hc_cd_major_field)(1, f, b, pts, ol, orr);
+      } else {
+        HC_FN(hc_cd_major_field)(2, f, b, pts, ol, orr);
+      }
+      wl->n += chunk;
+      if (ff) wr->n += chunk;
+    }
+    /* DataData's and DataField's right: a value per point */
+    if (!ff) {
+      HC_REAL *orr = HC_FN(hc_cd_reserve)(wr, chunk);
+      for (int64_t p = 0; p < P; p++)
+        for (int ij = 0; ij < Dij; ij++) orr[p * Dij + ij] = (HC_REAL)pts[p].dr[ij];
+      wr->n += chunk;
+    }
+  }
+  return bad;
+}
+
+/* Cell-minor: writes row (nc entries) to entry q of the cells at dst: dst + q C. */
+static inline void HC_FN(hc_cd_row_out)(HC_REAL *dst, int64_t q, int64_t C, const HC_REAL *row, int64_t nc) {
+  hc_stream_copy(dst + q * C, row, (size_t)nc * sizeof(HC_REAL));
+}
+
+/* Cell-minor: the entries of the points [p0, p0 + np) of a block of nc cells, whose per-point values are
+   s[pl nc + cb], a row (one entry of every cell) at a time; the gradients once per field and point.
+   row: [4][HC_OMP_CD_CB] scratch. */
+static void HC_FN(hc_cd_minor_rows)(const hc_cd_shape *shape, hc_kernel kernel, int64_t p0, int64_t np,
+                                    const hc_cd_points *s, int64_t nc, HC_REAL *left, HC_REAL *right, HC_REAL *row) {
+  const hc_basis *b = shape->desc->basis;
+  const int64_t C = shape->desc->C, P = b->P;
+  const hc_family fam = hc_kernel_family(kernel);
+  const int rank = (int)hc_kernel_rank(kernel);
+  const int Di = rank >= 1 ? 3 : 1, Dj = rank == 2 ? 3 : 1, Dij = Di * Dj;
+  const int64_t Lf = fam == HC_FAMILY_DATADATA ? 1 : b->L;
+  const int field = fam != HC_FAMILY_DATADATA, ff = fam == HC_FAMILY_FIELDFIELD;
+  HC_REAL *gq[3] = {row + HC_OMP_CD_CB, row + 2 * HC_OMP_CD_CB, row + 3 * HC_OMP_CD_CB}; /* rounded gradients */
+  double g[3][HC_OMP_CD_CB];
+  for (int64_t f = 0; f < Lf; f++) {
+    for (int64_t pl = 0; pl < np; pl++) {
+      const int64_t fp = f * P + p0 + pl, n0 = pl * nc;
+      const double phi = field ? b->phi[fp] : 0.0, *gr = &b->grad[3 * fp];
+      if (field && rank > 0) {
+        for (int m = 0; m < 3; m++) {
+          for (int64_t cb = 0; cb < nc; cb++)
+            g[m][cb] = hc_cd_grad(s->J[m][n0 + cb], s->J[3 + m][n0 + cb], s->J[6 + m][n0 + cb], gr);
+          for (int64_t cb = 0; cb < nc; cb++) gq[m][cb] = (HC_REAL)g[m][cb];
+        }
+      }
+      for (int i = 0; i < Di; i++) {
+        for (int j = 0; j < Dj; j++) {
+          const double *dl = s->dl[i * Dj + j] + n0, *w = s->wdet + n0;
+          if (field)
+            for (int64_t cb = 0; cb < nc; cb++) row[cb] = (HC_REAL)hc_cd_left(rank, phi, g[i][cb], dl[cb], w[cb]);
+          else
+            for (int64_t cb = 0; cb < nc; cb++) row[cb] = (HC_REAL)dl[cb];
+          HC_FN(hc_cd_row_out)(left + (fp * Di + i) * Dj * C, j, C, row, nc);
+          if (ff && rank > 0) HC_FN(hc_cd_row_out)(right + (fp * Di + i) * Dj * C, j, C, gq[rank == 2 ? j : i], nc);
+        }
+      }
+      if (ff && rank == 0) {
+        for (int64_t cb = 0; cb < nc; cb++) row[cb] = (HC_REAL)phi;
+        HC_FN(hc_cd_row_out)(right, fp, C, row, nc);
+      }
+    }
+  }
+  if (!ff) {
+    for (int64_t pl = 0; pl < np; pl++) {
+      for (int ij = 0; ij < Dij; ij++) {
+        for (int64_t cb = 0; cb < nc; cb++) row[cb] = (HC_REAL)s->dr[ij][pl * nc + cb];
+        HC_FN(hc_cd_row_out)(right, (p0 + pl) * Dij + ij, C, row, nc);
+      }
+    }
+  }
+}
+
+/* Cell-minor: cells [c0, c1) in blocks of HC_OMP_CD_CB cells and HC_OMP_CD_PB points. row: [4][HC_OMP_CD_CB].
+   Returns the lowest inverted or degenerate cell, or -1. */
+static int64_t HC_FN(hc_cd_minor)(const hc_cd_shape *shape, hc_kernel kernel, int64_t c0, int64_t c1, hc_cd_points *s,
+                                  HC_REAL *left, HC_REAL *right, HC_REAL *row) {
+  const hc_celldata_desc *desc = shape->desc;
+  const int64_t P = desc->basis->P;
+  int64_t bad = -1;
+  for (int64_t cb0 = c0; cb0 < c1; cb0 += HC_OMP_CD_CB) {
+    const int64_t nc = c1 - cb0 < HC_OMP_CD_CB ? c1 - cb0 : HC_OMP_CD_CB;
+    double xv[HC_OMP_CD_CB][8][3], det_floor[HC_OMP_CD_CB];
+    for (int64_t cb = 0; cb < nc; cb++) {
+      hc_pw_cell_vertices(&desc->motion, desc->t, desc->X0 + 24 * (cb0 + cb), xv[cb]);
+      det_floor[cb] = hc_pw_det_floor(xv[cb]);
+    }
+    for (int64_t p0 = 0; p0 < P; p0 += HC_OMP_CD_PB) {
+      const int64_t np = P - p0 < HC_OMP_CD_PB ? P - p0 : HC_OMP_CD_PB;
+      for (int64_t pl = 0; pl < np; pl++) {
+        for (int64_t cb = 0; cb < nc; cb++) {
+          hc_cd_point pt;
+          if (!hc_cd_point_eval(shape, kernel, xv[cb], det_floor[cb], p0 + pl, &pt) && (bad < 0 || cb0 + cb < bad))
+            bad = cb0 + cb;
+          hc_cd_points_put(s, pl * nc + cb, kernel, &pt);
+        }
+      }
+      HC_FN(hc_cd_minor_rows)(shape, kernel, p0, np, s, nc, left + cb0, right + cb0, row);
+    }
+  }
+  return bad;
+}
 
 /* Fills left and right for every cell of desc. Returns the lowest inverted or degenerate cell, or -1;
  *failed is set when a thread could not allocate its scratch. */
-static int64_t HC_FN(hc_celldata_omp)(const hc_celldata_desc *desc, hc_kernel kernel, HC_REAL *restrict left,
+static int64_t HC_FN(hc_celldata_omp)(const hc_cd_shape *shape, hc_kernel kernel, HC_REAL *restrict left,
                                       HC_REAL *restrict right, int *failed) {
-  const hc_basis *b = desc->basis;
-  const int64_t C = desc->C, P = b->P, CB = HC_OMP_CD_CB;
+  const hc_celldata_desc *desc = shape->desc;
+  const int64_t C = desc->C, P = desc->basis->P;
+  const int64_t npts = HC_OMP_CD_CB * HC_OMP_CD_PB > P ? HC_OMP_CD_CB * HC_OMP_CD_PB : P;
+  const int64_t cap = 4 * 9 * P + HC_STREAM_LINE; /* writer buffers: several fields' entries */
   const hc_family fam = hc_kernel_family(kernel);
   const int rank = (int)hc_kernel_rank(kernel);
-  const int Di = rank >= 1 ? 3 : 1, Dj = rank == 2 ? 3 : 1;
-  const int64_t Lf = fam == HC_FAMILY_DATADATA ? 1 : b->L;      /* fields of left */
-  const int64_t Rf = fam == HC_FAMILY_FIELDFIELD ? b->L : 1;    /* fields of right */
-  const int64_t lin = Lf * P * Di * Dj, rin = Rf * P * Di * Dj; /* entries per cell */
-  const int cm = desc->layout == HC_LAYOUT_CELL_MAJOR;
-  const int64_t nblk = (C + CB - 1) / CB;
+  const int64_t Dij = rank == 0 ? 1 : rank == 1 ? 3 : 9;
+  const int64_t lin = (fam == HC_FAMILY_DATADATA ? 1 : desc->basis->L) * P * Dij;
+  const int64_t rin = (fam == HC_FAMILY_FIELDFIELD ? desc->basis->L : 1) * P * Dij;
   int64_t bad = C;
   int fail = 0;
 #pragma omp parallel reduction(min : bad) reduction(max : fail)
   {
-    /* geom, data: [CB][P] per thread */
-    hc_point_geom *geom = malloc(sizeof(*geom) * CB * P);
-    hc_point_data *data = malloc(sizeof(*data) * CB * P);
-#pragma omp for schedule(static)
-    for (int64_t blk = 0; blk < nblk; blk++) {
-      if (!geom || !data) {
-        fail = 1;
-        continue;
+    /* Each thread a contiguous run of cells, in whole blocks of HC_OMP_CD_CB. */
+    const int64_t nt = omp_get_num_threads(), t = omp_get_thread_num();
+    const int64_t nblk = (C + HC_OMP_CD_CB - 1) / HC_OMP_CD_CB;
+    int64_t c0 = (nblk * t / nt) * HC_OMP_CD_CB, c1 = (nblk * (t + 1) / nt) * HC_OMP_CD_CB;
+    if (c1 > C) c1 = C;
+    hc_cd_points s;
+    HC_REAL *mem = malloc(sizeof(*mem) * (size_t)(2 * cap + 4 * HC_OMP_CD_CB));
+    hc_cd_point *pts = malloc(sizeof(*pts) * (size_t)P);
+    if (hc_cd_points_create(npts, &s) != HC_OK || !mem || !pts) {
+      fail = 1;
+    } else if (c0 < c1) {
+      int64_t b = -1;
+      if (desc->layout == HC_LAYOUT_CELL_MAJOR) {
+        HC_FN(hc_cd_writer) wl = {left + c0 * lin, mem, 0, cap}, wr = {right + c0 * rin, mem + cap, 0, cap};
+        b = HC_FN(hc_cd_major)(shape, kernel, c0, c1, pts, &wl, &wr);
+        HC_FN(hc_cd_flush)(&wl, 1);
+        HC_FN(hc_cd_flush)(&wr, 1);
+      } else {
+        b = HC_FN(hc_cd_minor)(shape, kernel, c0, c1, &s, left, right, mem + 2 * cap);
       }
-      const int64_t c0 = blk * CB, nc = C - c0 < CB ? C - c0 : CB;
-      for (int64_t cb = 0; cb < nc; cb++) {
-        double xv[8][3];
-        hc_pw_cell_vertices(&desc->motion, desc->t, desc->X0 + 24 * (c0 + cb), xv);
-        const double det_floor = hc_pw_det_floor(xv);
-        for (int64_t p = 0; p < P; p++) {
-          hc_point_geom *g = &geom[cb * P + p];
-          if (!hc_pw_geometry(xv, &b->qpts[3 * p], b->qwts[p], det_floor, g) && c0 + cb < bad) bad = c0 + cb;
-          hc_pw_data(&desc->data, kernel, g->x, desc->t, &data[cb * P + p]);
-        }
-      }
-      double grad[HC_OMP_CD_CB][3];
-      /* left: [Lf][P][Di][Dj] per cell */
-      int64_t q = 0;
-      for (int64_t l = 0; l < Lf; l++) {
-        for (int64_t p = 0; p < P; p++) {
-          const double phi = fam != HC_FAMILY_DATADATA ? b->phi[l * P + p] : 0.0;
-          for (int64_t cb = 0; cb < nc; cb++) {
-            if (fam != HC_FAMILY_DATADATA) hc_pw_phys_grad(geom[cb * P + p].Jinv, &b->grad[3 * (l * P + p)], grad[cb]);
-          }
-          for (int i = 0; i < Di; i++) {
-            for (int j = 0; j < Dj; j++, q++) {
-              for (int64_t cb = 0; cb < nc; cb++) {
-                const hc_point_geom *g = &geom[cb * P + p];
-                const hc_point_data *d = &data[cb * P + p];
-                double v = fam == HC_FAMILY_DATADATA ? hc_pw_datadata_left(rank, d, g->wdet, i, j)
-                                                     : hc_pw_field_left(rank, phi, grad[cb], d, g->wdet, i, j);
-                left[cm ? (c0 + cb) * lin + q : q * C + c0 + cb] = (HC_REAL)v;
-              }
-            }
-          }
-        }
-      }
-      /* right: [Rf][P][Di][Dj] per cell */
-      q = 0;
-      for (int64_t r = 0; r < Rf; r++) {
-        for (int64_t p = 0; p < P; p++) {
-          const double phi = fam == HC_FAMILY_FIELDFIELD ? b->phi[r * P + p] : 0.0;
-          for (int64_t cb = 0; cb < nc; cb++) {
-            if (fam == HC_FAMILY_FIELDFIELD)
-              hc_pw_phys_grad(geom[cb * P + p].Jinv, &b->grad[3 * (r * P + p)], grad[cb]);
-          }
-          for (int i = 0; i < Di; i++) {
-            for (int j = 0; j < Dj; j++, q++) {
-              for (int64_t cb = 0; cb < nc; cb++) {
-                const hc_point_data *d = &data[cb * P + p];
-                double v = fam == HC_FAMILY_FIELDFIELD  ? hc_pw_fieldfield_right(rank, phi, grad[cb], i, j)
-                           : fam == HC_FAMILY_DATAFIELD ? hc_pw_datafield_right(rank, d, i, j)
-                                                        : hc_pw_datadata_right(rank, d, i, j);
-                right[cm ? (c0 + cb) * rin + q : q * C + c0 + cb] = (HC_REAL)v;
-              }
-            }
-          }
-        }
-      }
+      if (b >= 0) bad = b;
+      hc_stream_fence();
     }
-    free(geom);
-    free(data);
+    free(s.mem);
+    free(mem);
+    free(pts);
   }
   *failed = fail;
   return bad < C ? bad : -1;

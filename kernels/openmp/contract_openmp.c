@@ -129,4 +129,5 @@ const hc_backend hc_backend_openmp = {
     .chosen_variant = NULL,
     .mem_copy = hc_mem_copy_openmp,
     .peak_flops = hc_peak_flops_openmp,
+    .version = hc_openmp_version,
 };

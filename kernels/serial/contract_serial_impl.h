@@ -1,6 +1,6 @@
 /* The serial reference contractions for one precision: included once per precision by
    contract_serial.c with HC_REAL (the scalar type) and HC_FN(name) (the name with a suffix).
-   Plain loops over the SPEC.md formulas; never tuned. Each array is addressed as (c, q) with q
+   Plain loops over the formulas of kernels/README.md; never tuned. Each array is addressed as (c, q) with q
    the flattened inner index, at c * cs + q * qs: cell-major cs = inner extent, qs = 1;
    cell-minor cs = 1, qs = C. */
 

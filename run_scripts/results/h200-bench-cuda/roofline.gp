@@ -3,7 +3,7 @@ if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) { set terminal pngcairo size 1200,
 set output 'roofline.png.tmp'
 set title "hexcontract bench, cuda backend: NVIDIA H200 (device 0, PCI 0000:00:06.0, UUID GPU-98734cef-474c-9d85-9407-61f211c78365) (2026-11-22T02:24:55Z)" noenhanced
 set logscale xy
-set xlabel 'arithmetic intensity (flop/byte, SPEC.md cost model)'
+set xlabel 'arithmetic intensity (flop/byte, cost model of kernels/README.md)'
 set ylabel 'GFLOP/s (best variant per case)'
 set grid
 set key left top

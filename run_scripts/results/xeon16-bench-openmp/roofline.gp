@@ -3,7 +3,7 @@ if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) { set terminal pngcairo size 1200,
 set output 'roofline.png.tmp'
 set title "hexcontract bench, openmp backend: Intel(R) Xeon(R) Processor, 16 threads (2026-11-22T03:12:12Z)" noenhanced
 set logscale xy
-set xlabel 'arithmetic intensity (flop/byte, SPEC.md cost model)'
+set xlabel 'arithmetic intensity (flop/byte, cost model of kernels/README.md)'
 set ylabel 'GFLOP/s (best variant per case)'
 set grid
 set key left top

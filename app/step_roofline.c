@@ -1,0 +1,52 @@
+/* The compulsory bytes of each phase of a step and their roofline times (README.md, section The step's roofline). */
+#include "app/hc_step_roofline.h"
+
+#include <string.h>
+
+#include "kernels/hc_roofline.h"
+
+void hc_step_bytes_of(const hc_step_problem *p, hc_step_bytes *b) {
+  memset(b, 0, sizeof(*b));
+  const double N = (double)p->num_nodes;
+  int any = 0, vectors = 0;
+  for (int kid = 0; kid < HC_NUM_KERNELS; kid++) {
+    if (!p->enabled[kid]) continue;
+    const hc_contract *k = &p->k[kid];
+    const double s = (double)hc_precision_size(k->precision), C = (double)k->C;
+    const hc_family fam = hc_kernel_family((hc_kernel)kid);
+    const double out = s * (double)hc_contract_numel(k, HC_ARRAY_OUT);
+    any = 1;
+    b->bytes[HC_PHASE_CELLDATA] +=
+        s * (double)(hc_contract_numel(k, HC_ARRAY_LEFT) + hc_contract_numel(k, HC_ARRAY_RIGHT));
+    hc_contract_cost(k, &b->kernel_flops[kid], &b->kernel_bytes[kid]);
+    b->bytes[HC_PHASE_CONTRACT] += b->kernel_bytes[kid];
+    if (fam == HC_FAMILY_DATADATA) {
+      if (p->device_assembly) b->d2h += s * C;
+    } else {
+      vectors++;
+      b->bytes[HC_PHASE_ASSEMBLY] += out + 4.0 * C * k->L + 2.0 * 8.0 * N + (fam == HC_FAMILY_FIELDFIELD ? 8.0 * N : 0);
+    }
+    if (p->is_device && !p->device_assembly) b->d2h += out;
+  }
+  if (any) b->bytes[HC_PHASE_CELLDATA] += (double)p->k[0].C * 8 * 3 * 8;
+  if (p->u_upload) b->h2d += 8.0 * N;
+  b->bytes[HC_PHASE_TRANSFER] = b->h2d + b->d2h;
+  b->bytes[HC_PHASE_HALO] = (double)vectors * (double)p->halo_bytes_per_vector;
+  b->bytes[HC_PHASE_REDUCTION] = p->reduction_bytes;
+  b->bytes[HC_PHASE_STEP] = b->bytes[HC_PHASE_CELLDATA] + b->bytes[HC_PHASE_CONTRACT] + b->bytes[HC_PHASE_TRANSFER] +
+                            b->bytes[HC_PHASE_ASSEMBLY];
+}
+
+static double hc_over(double bytes, double rate) {
+  return rate > 0 ? bytes / rate : 0;
+}
+
+void hc_step_roofline(const hc_step_bytes *b, const hc_step_rates *r, double t[HC_NUM_PHASES]) {
+  memset(t, 0, sizeof(double) * HC_NUM_PHASES);
+  t[HC_PHASE_CELLDATA] = hc_over(b->bytes[HC_PHASE_CELLDATA], r->copy);
+  for (int kid = 0; kid < HC_NUM_KERNELS; kid++)
+    t[HC_PHASE_CONTRACT] += hc_roofline_time(b->kernel_flops[kid], b->kernel_bytes[kid], r->copy, r->peak[kid]);
+  t[HC_PHASE_TRANSFER] = hc_over(b->h2d, r->h2d) + hc_over(b->d2h, r->d2h);
+  t[HC_PHASE_ASSEMBLY] = hc_over(b->bytes[HC_PHASE_ASSEMBLY], r->copy);
+  t[HC_PHASE_STEP] = t[HC_PHASE_CELLDATA] + t[HC_PHASE_CONTRACT] + t[HC_PHASE_TRANSFER] + t[HC_PHASE_ASSEMBLY];
+}

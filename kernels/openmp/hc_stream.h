@@ -1,0 +1,54 @@
+/* Streaming (non-temporal) stores for the OpenMP backend's writers of large arrays. A plain store of a
+   line that is not in cache first reads it from memory (read for ownership), so writing an array costs
+   twice its bytes; non-temporal stores of whole 64-byte lines skip that read. On processors without
+   them (no SSE2) these are plain copies. */
+#ifndef HC_STREAM_H
+#define HC_STREAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#define HC_STREAM_NT 1
+#else
+#define HC_STREAM_NT 0
+#endif
+
+/* The line size that streaming stores fill whole. */
+#define HC_STREAM_LINE 64
+
+/* Copies bytes from src (any alignment) to dst: the whole 64-byte lines of dst with non-temporal stores,
+   the partial lines at either end with plain ones. Call hc_stream_fence before other threads read dst. */
+static inline void hc_stream_copy(void *dst, const void *src, size_t bytes) {
+  char *d = (char *)dst;
+  const char *s = (const char *)src;
+  if (HC_STREAM_NT) {
+    size_t head = (size_t)(-(uintptr_t)d & (HC_STREAM_LINE - 1));
+    if (head > bytes) head = bytes;
+    memcpy(d, s, head);
+    d += head, s += head, bytes -= head;
+#if HC_STREAM_NT
+    for (; bytes >= HC_STREAM_LINE; bytes -= HC_STREAM_LINE, d += HC_STREAM_LINE, s += HC_STREAM_LINE) {
+      const __m128i a = _mm_loadu_si128((const __m128i *)s), b = _mm_loadu_si128((const __m128i *)(s + 16));
+      const __m128i c = _mm_loadu_si128((const __m128i *)(s + 32)), e = _mm_loadu_si128((const __m128i *)(s + 48));
+      _mm_stream_si128((__m128i *)d, a);
+      _mm_stream_si128((__m128i *)(d + 16), b);
+      _mm_stream_si128((__m128i *)(d + 32), c);
+      _mm_stream_si128((__m128i *)(d + 48), e);
+    }
+#endif
+  }
+  memcpy(d, s, bytes);
+}
+
+/* Orders this thread's streaming stores before its later stores (and so before a barrier that other
+   threads then read behind). */
+static inline void hc_stream_fence(void) {
+#if HC_STREAM_NT
+  _mm_sfence();
+#endif
+}
+
+#endif

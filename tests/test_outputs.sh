@@ -1,0 +1,142 @@
+#!/bin/sh
+# Output and input paths of every subcommand: checked before any work, regular files only, never blocking,
+# no two outputs (nor an output and the deck) the same file. Usage:
+#   test_outputs.sh CASE HEXCONTRACT MPIEXEC SOURCE_DIR WORK_DIR
+# Each case runs in WORK_DIR/CASE; see the case list below. The CTest timeout (short) catches a command
+# that blocks on a FIFO or runs its whole workload before finding a bad output.
+set -u
+case_name=$1
+exe=$2
+mpiexec=$3
+src=$4
+work=$5/$case_name
+backend=${HC_TEST_RUN_BACKEND:-serial}
+rm -rf "$work"
+mkdir -p "$work"
+cd "$work" || exit 1
+
+fail() {
+  echo "test_outputs.sh $case_name: FAILED: $*"
+  exit 1
+}
+
+# run CODE REGEX CMD...: CMD must exit with CODE and print something matching REGEX.
+run() {
+  want=$1
+  regex=$2
+  shift 2
+  out=$("$@" 2>&1)
+  got=$?
+  echo "$out"
+  [ "$got" = "$want" ] || fail "exit code $got, expected $want: $*"
+  printf '%s\n' "$out" | grep -Eq -- "$regex" || fail "the output does not match '$regex': $*"
+}
+
+# A small run; a long one where the test shows that nothing ran before the refusal.
+small="--set run.backend=$backend --set mesh.cells=4,3,3 --set run.steps=1 --set output.summary=false"
+long="--set run.backend=$backend --set mesh.cells=6,5,4 --set run.steps=100000000 --set output.summary=false"
+printf 'run:\n  steps: 1\n' >deck.yaml
+
+case $case_name in
+  early)
+    # A CSV in a missing directory: refused before the 1e8 steps, not after them.
+    run 2 "--set output.csv=nodir/x.csv: the CSV file: cannot write 'nodir/x.csv': directory 'nodir' does not exist" \
+      "$exe" $long --set output.csv=nodir/x.csv
+    [ ! -e hexcontract-results.yaml ] || fail "a results file was written"
+    ;;
+  early_mpi)
+    # The same on 3 ranks: rank 0 decides, every rank exits 2 together.
+    run 2 "the CSV file: cannot write" "$mpiexec" -n 3 "$exe" $long --set output.csv=nodir/x.csv
+    ;;
+  dir)
+    # output.dir is created when missing (not its parents); a file in its place is refused.
+    run 0 "" "$exe" $small --set output.dir=new
+    [ -f new/hexcontract-results.yaml ] || fail "output.dir was not created"
+    run 2 "cannot create directory 'a/b'" "$exe" $long --set output.dir=a/b
+    : >plain
+    run 2 "'plain' exists and is a regular file, not a directory" "$exe" $long --set output.dir=plain
+    ;;
+  fifo)
+    # FIFOs as the CSV, the results file and the deck: refused at once, left as they are.
+    mkfifo f.csv f.yaml d.yaml
+    run 2 "f.csv' is a FIFO \(named pipe\), not a regular file" "$exe" $long --set output.csv=f.csv
+    run 2 "f.yaml' is a FIFO \(named pipe\), not a regular file" "$exe" $long --set output.results=f.yaml
+    run 2 "d.yaml: the deck is a FIFO \(named pipe\), not a regular file" "$exe" d.yaml $small
+    [ -p f.csv ] && [ -p f.yaml ] || fail "a FIFO was replaced"
+    ;;
+  link)
+    # The results file through a symbolic link is refused (the link and its target stay); the CSV is
+    # appended to the file its link points to (documented), the link stays; a dangling link is refused.
+    echo keep >target.yaml
+    ln -s target.yaml results.yaml
+    run 2 "results.yaml' is a symbolic link" "$exe" $long --set output.results=results.yaml
+    [ -L results.yaml ] && [ "$(cat target.yaml)" = keep ] || fail "the link or its target changed"
+    ln -s rows.csv sweep.csv
+    : >rows.csv
+    run 0 "" "$exe" $small --set output.csv=sweep.csv
+    run 0 "" "$exe" $small --set output.csv=sweep.csv
+    [ -L sweep.csv ] || fail "the CSV link was replaced"
+    [ "$(wc -l <rows.csv)" = 3 ] || fail "rows.csv should hold a header and 2 rows: $(cat rows.csv)"
+    ln -s nowhere/x.csv dangling.csv
+    run 2 "dangling.csv' is a symbolic link to a file that cannot be used" "$exe" $long --set output.csv=dangling.csv
+    ;;
+  csv_dir)
+    # A directory as the CSV: bad input (exit 2), not out of memory (exit 3).
+    mkdir d
+    run 2 "the CSV file: 'd' is a directory, not a regular file" "$exe" $long --set output.csv=d
+    ;;
+  same_file)
+    # Two outputs naming one file, however spelt, or by a hard link; an output naming the deck.
+    run 2 "the results file '\./out\.yaml' and the CSV file '$work/out\.yaml' are the same file" \
+      "$exe" $long --set output.results=out.yaml --set output.csv="$work/out.yaml"
+    : >one.yaml
+    ln one.yaml two.csv
+    run 2 "are the same file" "$exe" $long --set output.results=one.yaml --set output.csv=two.csv
+    cp deck.yaml keep.yaml
+    run 2 "deck.yaml:.*the results file '\./deck\.yaml' is the deck 'deck\.yaml' itself" \
+      "$exe" deck.yaml $long --set output.results=deck.yaml
+    run 2 "the CSV file 'deck\.yaml' is the deck" "$exe" deck.yaml $long --set output.csv=deck.yaml
+    cmp deck.yaml keep.yaml || fail "the deck was changed"
+    run 2 "the --dump file '\./dump_DataDataScalar_out\.npy' and the results file" \
+      "$exe" $long --dump 1 --set output.results=dump_DataDataScalar_out.npy
+    ;;
+  bench)
+    # bench --out: a FIFO among its files, or a file in place of the directory, refused before the cases.
+    mkdir out
+    mkfifo out/bench.csv
+    run 2 "option --out out: 'out/bench.csv' is a FIFO" "$exe" bench --backend serial --cells 10 --shapes 8,8 \
+      --kernel DataDataScalar --out out
+    [ -p out/bench.csv ] || fail "the FIFO was replaced"
+    : >file
+    run 2 "option --out file: 'file' exists and is a regular file, not a directory" "$exe" bench --backend serial \
+      --cells 10 --shapes 8,8 --kernel DataDataScalar --out file
+    ;;
+  report)
+    # report --out: a FIFO in place of report.gp.log (gnuplot's log) or report.md; a missing directory is
+    # created (once the sweep is accepted), but not a missing parent.
+    mkdir out
+    mkfifo out/report.gp.log
+    run 2 "--out out: 'out/report.gp.log' is a FIFO" "$exe" report "$src/tests/data/results/weak" --out out
+    run 0 "wrote nodir/report.md" "$exe" report "$src/tests/data/results/weak" --out nodir
+    [ -f nodir/report.md ] || fail "report --out nodir wrote no nodir/report.md"
+    run 2 "option --out: cannot create directory 'nodir2/sub'" "$exe" report "$src/tests/data/results/weak" \
+      --out nodir2/sub
+    ;;
+  contract)
+    # contract: a FIFO as input or output, and an output that is one of its inputs.
+    run 0 "" "$exe" $small --dump 2 --set kernels.enabled=DataDataScalar
+    mkfifo in.npy out.npy
+    run 2 "in.npy: the array is a FIFO" "$exe" contract --kernel DataDataScalar --left in.npy \
+      --right dump_DataDataScalar_right.npy --out o.npy
+    run 2 "option --out out.npy: 'out.npy' is a FIFO" "$exe" contract --kernel DataDataScalar \
+      --left dump_DataDataScalar_left.npy --right dump_DataDataScalar_right.npy --out out.npy
+    cp dump_DataDataScalar_left.npy keep.npy
+    run 2 "it is also an input" "$exe" contract --kernel DataDataScalar --left dump_DataDataScalar_left.npy \
+      --right dump_DataDataScalar_right.npy --out ./dump_DataDataScalar_left.npy
+    cmp keep.npy dump_DataDataScalar_left.npy || fail "the input was replaced"
+    ;;
+  *)
+    fail "unknown case"
+    ;;
+esac
+echo "test_outputs.sh $case_name: ok"

@@ -1,0 +1,144 @@
+/* Unit tests of the step's roofline (app/step_roofline.c): the compulsory bytes of each phase of a step
+   against numbers worked out by hand for 2 x 1 x 1 cells of order 1, and the roofline times. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+/* cmocka after the standard headers it needs */
+#include <cmocka.h>
+#include <string.h>
+
+#include "app/hc_step_roofline.h"
+
+/* The run's problem of kernel on 2 cells of order 1 (L = 8) with q = 2 (P = 8), D = 3. */
+static void problem_of(hc_kernel kernel, hc_precision precision, hc_contract *k) {
+  hc_contract_init(k, kernel);
+  hc_family fam = hc_kernel_family(kernel);
+  k->C = 2;
+  k->L = fam == HC_FAMILY_DATADATA ? 1 : 8;
+  k->R = fam == HC_FAMILY_FIELDFIELD ? 8 : 1;
+  k->P = k->P_data = 8;
+  k->D = hc_kernel_rank(kernel) > 0 ? 3 : 1;
+  k->precision = precision;
+}
+
+typedef struct {
+  hc_contract k[HC_NUM_KERNELS];
+  int enabled[HC_NUM_KERNELS];
+  hc_step_problem p;
+} fixture;
+
+/* 2 x 1 x 1 cells of order 1: 3 x 2 x 2 = 12 nodes; the given kernels enabled. */
+static void fixture_init(fixture *f, hc_precision precision, int n, const hc_kernel *kernels) {
+  memset(f, 0, sizeof(*f));
+  for (int kid = 0; kid < HC_NUM_KERNELS; kid++) problem_of((hc_kernel)kid, precision, &f->k[kid]);
+  for (int i = 0; i < n; i++) f->enabled[kernels[i]] = 1;
+  f->p.k = f->k;
+  f->p.enabled = f->enabled;
+  f->p.num_nodes = 12;
+  f->p.halo_bytes_per_vector = 40;
+  f->p.reduction_bytes = 24;
+}
+
+/* The step of FieldFieldScalar alone in double on the host. */
+static void host_fieldfield(fixture *f, hc_step_bytes *b) {
+  const hc_kernel kernels[] = {HC_FIELDFIELD_SCALAR};
+  fixture_init(f, HC_DOUBLE, 1, kernels);
+  hc_step_bytes_of(&f->p, b);
+}
+
+/* FieldFieldScalar in double on the host:
+   celldata: left (2,8,8) + right (2,8,8) = 256 doubles = 2048 B, vertices 2 * 8 * 3 * 8 = 384 B: 2432;
+   contract: 8 * (2*8*8 + 2*8*8 + 2*8*8) = 3072 B, 2 * 2*8*8*8 = 2048 flops;
+   assembly: outputs 128 doubles = 1024 B, map 4 * 2 * 8 = 64 B, y read and written 2 * 8 * 12 = 192 B,
+   u read 8 * 12 = 96 B: 1376; no transfer; halo 40 B (one vector); reduction 24 B. */
+static void test_host_fieldfield(void **state) {
+  (void)state;
+  fixture f;
+  hc_step_bytes b;
+  host_fieldfield(&f, &b);
+  assert_true(b.bytes[HC_PHASE_CELLDATA] == 2432);
+  assert_true(b.bytes[HC_PHASE_CONTRACT] == 3072);
+  assert_true(b.kernel_bytes[HC_FIELDFIELD_SCALAR] == 3072 && b.kernel_flops[HC_FIELDFIELD_SCALAR] == 2048);
+  assert_true(b.bytes[HC_PHASE_ASSEMBLY] == 1376);
+  assert_true(b.bytes[HC_PHASE_TRANSFER] == 0 && b.h2d == 0 && b.d2h == 0);
+  assert_true(b.bytes[HC_PHASE_HALO] == 40);
+  assert_true(b.bytes[HC_PHASE_REDUCTION] == 24);
+  assert_true(b.bytes[HC_PHASE_STEP] == 2432 + 3072 + 1376);
+
+  /* A device backend that does not assemble: the output crosses, 1024 B. */
+  f.p.is_device = 1;
+  hc_step_bytes_of(&f.p, &b);
+  assert_true(b.d2h == 1024 && b.h2d == 0 && b.bytes[HC_PHASE_TRANSFER] == 1024);
+}
+
+/* FieldFieldScalar and DataDataScalar in float on a device that assembles, u uploaded:
+   celldata: FFS 256 floats = 1024 B, DDS left (2,8) + right (2,8) = 32 floats = 128 B, vertices 384 B: 1536;
+   contract: FFS 4 * 384 = 1536 B, DDS 4 * (2*2*8 + 2) = 136 B: 1672;
+   assembly: FFS only: 128 floats = 512 B + 64 + 192 + 96 = 864;
+   transfer: d2h the DDS output, 2 floats = 8 B; h2d u, 96 B. */
+static void test_device_assembly(void **state) {
+  (void)state;
+  fixture f;
+  const hc_kernel kernels[] = {HC_FIELDFIELD_SCALAR, HC_DATADATA_SCALAR};
+  fixture_init(&f, HC_FLOAT, 2, kernels);
+  f.p.is_device = f.p.device_assembly = f.p.u_upload = 1;
+  hc_step_bytes b;
+  hc_step_bytes_of(&f.p, &b);
+  assert_true(b.bytes[HC_PHASE_CELLDATA] == 1536);
+  assert_true(b.bytes[HC_PHASE_CONTRACT] == 1672);
+  assert_true(b.kernel_bytes[HC_DATADATA_SCALAR] == 136 && b.kernel_flops[HC_DATADATA_SCALAR] == 32);
+  assert_true(b.bytes[HC_PHASE_ASSEMBLY] == 864);
+  assert_true(b.d2h == 8 && b.h2d == 96 && b.bytes[HC_PHASE_TRANSFER] == 104);
+  assert_true(b.bytes[HC_PHASE_HALO] == 40);
+  assert_true(b.bytes[HC_PHASE_STEP] == 1536 + 1672 + 104 + 864);
+  /* u computed on the device: it no longer crosses. */
+  f.p.u_upload = 0;
+  hc_step_bytes_of(&f.p, &b);
+  assert_true(b.h2d == 0 && b.bytes[HC_PHASE_TRANSFER] == 8);
+}
+
+/* Roofline times of the host FieldFieldScalar step at 1024 B/s: celldata 2432 / 1024 = 2.375 s, assembly
+   1376 / 1024 = 1.34375 s; the contraction max(3072 / 1024, 2048 / peak): 3 s memory-bound with no peak or
+   peak 1024, 4 s compute-bound at peak 512. Halo and reduction are on no memory roofline. Transfers at their
+   own rates. */
+static void test_roofline_times(void **state) {
+  (void)state;
+  fixture f;
+  hc_step_bytes b;
+  host_fieldfield(&f, &b);
+  hc_step_rates r;
+  memset(&r, 0, sizeof(r));
+  r.copy = 1024;
+  double t[HC_NUM_PHASES];
+  hc_step_roofline(&b, &r, t);
+  assert_true(t[HC_PHASE_CELLDATA] == 2.375 && t[HC_PHASE_ASSEMBLY] == 1.34375);
+  assert_true(t[HC_PHASE_CONTRACT] == 3.0 && t[HC_PHASE_TRANSFER] == 0);
+  assert_true(t[HC_PHASE_HALO] == 0 && t[HC_PHASE_REDUCTION] == 0);
+  assert_true(t[HC_PHASE_STEP] == 2.375 + 3.0 + 1.34375);
+  r.peak[HC_FIELDFIELD_SCALAR] = 1024;
+  hc_step_roofline(&b, &r, t);
+  assert_true(t[HC_PHASE_CONTRACT] == 3.0);
+  r.peak[HC_FIELDFIELD_SCALAR] = 512;
+  hc_step_roofline(&b, &r, t);
+  assert_true(t[HC_PHASE_CONTRACT] == 4.0);
+  assert_true(t[HC_PHASE_STEP] == 2.375 + 4.0 + 1.34375);
+
+  /* Device without assembly: 1024 B down at 256 B/s is 4 s. */
+  f.p.is_device = 1;
+  hc_step_bytes_of(&f.p, &b);
+  r.d2h = 256;
+  r.h2d = 1;
+  hc_step_roofline(&b, &r, t);
+  assert_true(t[HC_PHASE_TRANSFER] == 4.0);
+  assert_true(t[HC_PHASE_STEP] == 2.375 + 4.0 + 4.0 + 1.34375);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_host_fieldfield),
+      cmocka_unit_test(test_device_assembly),
+      cmocka_unit_test(test_roofline_times),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
