@@ -69,7 +69,7 @@ typedef struct {
 /* One self-check (app/README.md, section Checks) with its numbers. */
 typedef struct {
   char name[48];                     /* "volume", "mass_sum", "zero_row_sum:FieldFieldVector", ... */
-  char what[128];                    /* what it compares */
+  char what[160];                    /* what it compares */
   int step;                          /* step it was last evaluated at */
   double value, expected, tolerance; /* |value - expected| <= tolerance passes */
   int passed;

@@ -1023,8 +1023,9 @@ static int hc_run_checks(hc_run *run, int step) {
     }
     double w[2] = {worst_err, worst_tol};
     HC_CALL(hc_run_worst(run, worst_ratio, w, NULL));
-    char what[128];
-    snprintf(what, sizeof(what), "largest |backend - serial reference| over %lld sampled cells per rank", (long long)S);
+    char what[160];
+    snprintf(what, sizeof(what), "largest |backend - serial reference| over %lld sampled cells per rank%s",
+             (long long)S, strcmp(be->name, "serial") == 0 ? " (the backend is serial: serial against serial)" : "");
     hc_run_check(run, "device_vs_host", what, step, w[0], 0.0, w[1]);
   }
   return HC_OK;

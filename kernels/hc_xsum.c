@@ -2,6 +2,7 @@
 #include "kernels/hc_xsum.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 void hc_xsum_init(hc_xsum *x) {
@@ -57,6 +58,14 @@ void hc_xsum_merge(hc_xsum *x, const hc_xsum *y) {
   hc_xsum_normalize(x);
 }
 
+/* Bit k of the normalised, non-negative digits (bit 0 is 2^-1074); the top limb may hold more than 32 bits. */
+static int hc_xsum_bit(const hc_xsum *t, int64_t k) {
+  int64_t i = k / 32;
+  if (i >= HC_XSUM_LIMBS - 1) i = HC_XSUM_LIMBS - 1;
+  int64_t b = k - 32 * i;
+  return b < 63 && (((uint64_t)t->limb[i] >> b) & 1u);
+}
+
 double hc_xsum_value(const hc_xsum *x) {
   if (x->nonfinite) return NAN;
   hc_xsum t = *x;
@@ -67,8 +76,21 @@ double hc_xsum_value(const hc_xsum *x) {
     for (int i = 0; i < HC_XSUM_LIMBS; i++) t.limb[i] = -t.limb[i];
     hc_xsum_normalize(&t);
   }
-  /* Sum the digits from the most significant down in long double: the result depends only on the digits. */
-  long double s = 0;
-  for (int i = HC_XSUM_LIMBS - 1; i >= 0; i--) s += ldexpl((long double)t.limb[i], 32 * i - 1074);
-  return neg ? -(double)s : (double)s;
+  /* The highest set bit B of the magnitude M = sum_k bit(k) 2^k, the value being M * 2^-1074. */
+  int64_t B = -1;
+  for (int64_t k = 32 * (HC_XSUM_LIMBS - 1) + 62; k >= 0 && B < 0; k--)
+    if (hc_xsum_bit(&t, k)) B = k;
+  if (B < 0) return 0.0;
+  /* Round M to 53 significant bits, to nearest with ties to even (below 2^53 units, M is exact: a subnormal
+     or the first binade of normals). The result depends on the exact value only. */
+  int64_t lo = B > 52 ? B - 52 : 0;
+  uint64_t m = 0;
+  for (int64_t k = B; k >= lo; k--) m = (m << 1) | (uint64_t)hc_xsum_bit(&t, k);
+  if (lo > 0) {
+    int half = hc_xsum_bit(&t, lo - 1), sticky = 0;
+    for (int64_t k = lo - 2; k >= 0 && !sticky; k--) sticky = hc_xsum_bit(&t, k);
+    if (half && (sticky || (m & 1u))) m++; /* m may become 2^53: still exact in a double */
+  }
+  double v = ldexp((double)m, (int)(lo - 1074)); /* overflows to infinity past DBL_MAX, as rounding does */
+  return neg ? -v : v;
 }

@@ -25,7 +25,8 @@ void hc_xsum_add(hc_xsum *x, double v);
 void hc_xsum_normalize(hc_xsum *x);
 /* Adds another accumulator (both normalised first by the caller or not: any state works). */
 void hc_xsum_merge(hc_xsum *x, const hc_xsum *y);
-/* The sum rounded to a double: a function of the exact value only, so equal sums give equal bits. */
+/* The exact sum rounded to the nearest double (ties to even; infinity past DBL_MAX, NaN if a term was not
+   finite): a function of the exact value only, so equal sums give equal bits. */
 double hc_xsum_value(const hc_xsum *x);
 
 #ifdef __cplusplus

@@ -1,5 +1,5 @@
 /* Compares the rank-count-independent numbers of several results files (partition independence,
-   app/README.md): the DataData sums, the norms of the assembled vectors and the check values. Usage:
+   app/README.md): the DataData sums, the norms of the assembled vectors and the check values, matched by name. Usage:
      compare_results exact|RELTOL FILE...
    exact: bitwise equal (run.deterministic); RELTOL: |a - b| <= RELTOL * max(|a|, |b|). Nodal sums, which
    cancel to round-off, are compared against RELTOL times the vector's norm.
@@ -55,6 +55,7 @@ static int load(const char *path, entry *e, int *n) {
     for (yaml_node_pair_t *p = values->data.mapping.pairs.start; p < values->data.mapping.pairs.top; p++) {
       yaml_node_t *k = yaml_document_get_node(&doc, p->key), *v = yaml_document_get_node(&doc, p->value);
       const char *kn = (const char *)k->data.scalar.value;
+      if (*n > MAX_VALUES - 3) return fprintf(stderr, "%s: more than %d values\n", path, MAX_VALUES - 3), 1;
       if (v->type != YAML_MAPPING_NODE) continue;
       yaml_node_t *sum = get(&doc, v, "sum"), *ns = get(&doc, v, "nodal_sum"), *nn = get(&doc, v, "nodal_norm");
       if (sum) {
@@ -77,6 +78,7 @@ static int load(const char *path, entry *e, int *n) {
       const char *kn = (const char *)k->data.scalar.value;
       /* Only the checks that are global sums; largest-row checks are maxima of round-off. */
       if (strcmp(kn, "volume") && strcmp(kn, "mass_sum") && strcmp(kn, "exactness")) continue;
+      if (*n >= MAX_VALUES) return fprintf(stderr, "%s: more than %d values\n", path, MAX_VALUES), 1;
       snprintf(e[*n].name, 128, "checks.%s.value", kn);
       e[*n].value = num(get(&doc, v, "value")), e[*n].scale = 0, e[*n].nodal = 0, (*n)++;
     }
@@ -308,16 +310,29 @@ int main(int argc, char **argv) {
   if (nref == 0) return fprintf(stderr, "%s: no values\n", argv[2]), 1;
   for (int f = 3; f < argc; f++) {
     if (load(argv[f], cur, &ncur)) return 1;
-    if (ncur != nref) {
-      fprintf(stderr, "%s has %d values, %s has %d\n", argv[f], ncur, argv[2], nref);
-      return 1;
-    }
+    /* Values are matched by name, not by their place in the file: each of the reference's must be there once,
+       and no other. */
+    int used[MAX_VALUES] = {0};
     for (int i = 0; i < nref; i++) {
-      double a = ref[i].value, b = cur[i].value;
+      int j = 0;
+      while (j < ncur && strcmp(cur[j].name, ref[i].name) != 0) j++;
+      if (j == ncur) {
+        fprintf(stderr, "%s has no %s (%s has)\n", argv[f], ref[i].name, argv[2]);
+        bad++;
+        continue;
+      }
+      used[j] = 1;
+      double a = ref[i].value, b = cur[j].value;
       double scale = ref[i].scale > 0 ? ref[i].scale : fmax(fabs(a), fabs(b));
       int ok = exact && !ref[i].nodal ? memcmp(&a, &b, sizeof(a)) == 0 : fabs(a - b) <= (exact ? 1e-12 : tol) * scale;
       if (!ok || isnan(a) || isnan(b)) {
-        fprintf(stderr, "%s: %s = %.17g but %s has %.17g\n", argv[f], cur[i].name, b, argv[2], a);
+        fprintf(stderr, "%s: %s = %.17g but %s has %.17g\n", argv[f], cur[j].name, b, argv[2], a);
+        bad++;
+      }
+    }
+    for (int j = 0; j < ncur; j++) {
+      if (!used[j]) {
+        fprintf(stderr, "%s has %s, which %s has not\n", argv[f], cur[j].name, argv[2]);
         bad++;
       }
     }

@@ -66,7 +66,9 @@ set(HC_FUZZ_DIR ${CMAKE_CURRENT_SOURCE_DIR}/fuzz)
 foreach(target deck npy)
   hc_add_test_executable(fuzz_replay_${target} SOURCES ${HC_FUZZ_DIR}/fuzz_replay.c ${HC_FUZZ_DIR}/fuzz_${target}.c
                          LIBS hc_io)
-  hc_add_test(fuzz_replay_${target} COMMAND fuzz_replay_${target} ${HC_FUZZ_DIR}/corpus/${target} LABELS reliability
+  # Each input is accepted or refused as tests/fuzz/TARGET.expect says, not merely survived.
+  hc_add_test(fuzz_replay_${target} COMMAND fuzz_replay_${target} --expect ${HC_FUZZ_DIR}/${target}.expect
+              ${HC_FUZZ_DIR}/corpus/${target} LABELS reliability
               TIMEOUT 120)
   if(HC_ENABLE_FUZZ)
     add_executable(fuzz_${target} ${HC_FUZZ_DIR}/fuzz_${target}.c)

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "kernels/hc_celldata.h"
+#include "tests/hc_test_data_ref.h"
 
 static const char *backend_name = "serial";
 static const hc_backend *backend, *serial;
@@ -409,7 +410,8 @@ static void test_contracted_checks(void **state) {
 }
 
 /* Each contraction of the produced arrays is the integral kernels/README.md names, recomputed here from
-   the host geometry and the data functions: e.g. FieldFieldTensor = sum_p w|J| grad phi_l . kappa grad phi_r. */
+   the host geometry and the data functions as written out in tests/hc_test_data_ref.h (not the code's own):
+   e.g. FieldFieldTensor = sum_p w|J| grad phi_l . kappa grad phi_r. */
 static void test_formulas(void **state) {
   (void)state;
   hc_basis *b = NULL;
@@ -442,32 +444,33 @@ static void test_formulas(void **state) {
         double ref = 0.0;
         for (int64_t p = 0; p < P; p++) {
           const hc_point_geom *g = &geom[c * P + p];
-          const double *x = g->x, t = desc.t, *gl = &grad[3 * (l * P + p)];
+          const double *gl = &grad[3 * (l * P + p)];
+          const ref_at a = ref_point(g->x, m.LX, m.LY, m.LZ, desc.t);
           const double phil = fam == HC_FAMILY_DATADATA ? 0.0 : b->phi[l * P + p];
           double v = 0.0, F[3], u[3], kap[3][3], S[3][3], sig[3][3], eps[3][3];
           switch (kernel) {
             case HC_DATADATA_SCALAR:
-              v = hc_data_f(&desc.data, x, t) * hc_data_g(&desc.data, x, t);
+              v = ref_f(a) * ref_g(a);
               break;
             case HC_DATADATA_VECTOR:
-              hc_data_u(&desc.data, x, t, u);
+              ref_u(a, u);
               v = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
               break;
             case HC_DATADATA_TENSOR:
-              hc_data_sigma_eps(&desc.data, x, t, sig, eps);
+              ref_sigma_eps(a, sig, eps);
               for (int i = 0; i < 3; i++)
                 for (int j = 0; j < 3; j++) v += sig[i][j] * eps[i][j];
               break;
             case HC_DATAFIELD_SCALAR:
-              v = phil * hc_data_f(&desc.data, x, t);
+              v = phil * ref_f(a);
               break;
             case HC_DATAFIELD_VECTOR:
-              hc_data_F(&desc.data, x, t, F);
+              ref_F(a, F);
               v = gl[0] * F[0] + gl[1] * F[1] + gl[2] * F[2];
               break;
             case HC_DATAFIELD_TENSOR:
-              hc_data_kappa(&desc.data, x, t, kap);
-              hc_data_s(&desc.data, x, t, S);
+              ref_kappa(a, kap);
+              ref_s(a, S);
               for (int i = 0; i < 3; i++)
                 for (int j = 0; j < 3; j++) v += kap[i][j] * gl[i] * S[i][j];
               break;
@@ -478,7 +481,7 @@ static void test_formulas(void **state) {
               for (int i = 0; i < 3; i++) v += gl[i] * grad[3 * (r * P + p) + i];
               break;
             default:
-              hc_data_kappa(&desc.data, x, t, kap);
+              ref_kappa(a, kap);
               for (int i = 0; i < 3; i++)
                 for (int j = 0; j < 3; j++) v += gl[i] * kap[i][j] * grad[3 * (r * P + p) + j];
               break;

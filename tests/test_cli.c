@@ -152,6 +152,8 @@ static void test_bad_input(void **state) {
   k.C = 4, k.L = 3, k.R = 2, k.P = k.P_data = 5;
   void *l, *r, *o;
   write_inputs(&k, 9, &l, &r, &o);
+  /* The end of this test asserts that no run wrote cli_bad_out.npy: one left by an earlier run must go first. */
+  remove("cli_bad_out.npy");
   const char *io = "--left cli_left.npy --right cli_right.npy --out cli_bad_out.npy";
   expect_exit(2, "unknown kernel 'FieldFieldTensr'", "contract --kernel FieldFieldTensr %s", io);
   expect_exit(2, "shapes do not fit FieldFieldVector", "contract --kernel FieldFieldVector %s", io);

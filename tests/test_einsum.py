@@ -11,7 +11,7 @@ import tempfile
 try:
     import numpy as np
 except ImportError:
-    print("skipped: NumPy is not installed for", sys.executable)
+    print("SKIPPED: NumPy is not installed for %s: the comparison with numpy.einsum did not run" % sys.executable)
     sys.exit(77)
 
 # The formulas of kernels/README.md, written as einsum subscripts over the left and right arrays.

@@ -8,6 +8,9 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* 1 when the last input was accepted: the deck parsed and every override applied (read by fuzz_replay.c). */
+int hc_fuzz_accepted;
+
 /* The input is a deck, then optionally overrides: from the first line that starts with "--set " on, each such
    line is one override (the text after "--set "), applied in order on top of the deck as read. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -22,16 +25,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   hc_deck deck;
   hc_deck_init(&deck);
   int err = hc_deck_parse_string("fuzz.yaml", text, deck_len, &deck);
+  hc_fuzz_accepted = err == HC_OK;
   if (err) hc_deck_init(&deck); /* a deck that failed is partly filled: go on from the defaults */
   char *set = malloc(size + 1);
-  if (!set) return 0;
+  if (!set) {
+    hc_fuzz_accepted = 0;
+    return 0;
+  }
   for (size_t i = deck_len; i < size;) {
     size_t end = i;
     while (end < size && text[end] != '\n') end++;
     if (end - i >= 6 && memcmp(text + i, "--set ", 6) == 0) {
       memcpy(set, text + i + 6, end - i - 6);
       set[end - i - 6] = '\0';
-      hc_deck_apply_set(&deck, set);
+      if (hc_deck_apply_set(&deck, set) != HC_OK) hc_fuzz_accepted = 0;
     }
     i = end + 1;
   }

@@ -10,8 +10,12 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* 1 when the last input was accepted as an array (read by fuzz_replay.c). */
+int hc_fuzz_accepted;
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  if (size == 0) return 0; /* fmemopen needs at least one byte */
+  hc_fuzz_accepted = 0;
+  if (size == 0) return 0; /* fmemopen needs at least one byte: an empty file is refused */
   char *buf = malloc(size);
   if (!buf) return 0;
   memcpy(buf, data, size);
@@ -22,6 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   hc_npy_array arr;
   if (hc_npy_read_stream(f, "fuzz.npy", &arr) == HC_OK) {
+    hc_fuzz_accepted = 1;
     /* An accepted array holds exactly numel scalars of its shape: touch every byte. */
     int64_t numel = 1;
     for (int i = 0; i < arr.ndim; i++) numel *= arr.dims[i];

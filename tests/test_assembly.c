@@ -1,0 +1,173 @@
+/* Unit tests of the host assembly (kernels/hc_assembly.h) against a plain loop over the cells: DataField outputs
+   summed into a nodal vector and FieldField outputs applied element by element, y = sum_c P_c^T A_c P_c u, on
+   structured blocks of order 1 to 3, both layouts and precisions. Entries are small integers, so that every sum
+   is exact whatever its order and the comparison is bitwise. Also the colouring: every cell once, and no two
+   cells of a colour sharing a node. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "kernels/hc_assembly.h"
+
+/* A block of NX x NY x NZ cells of order p starting at global cell (i0, j0, k0): cell_index [C][3] and
+   cell_nodes [C][L], nodes numbered lexicographically in the block's (p NX + 1) x (p NY + 1) x (p NZ + 1)
+   grid, the cell's nodes in the order i fastest, then j, then k. */
+typedef struct {
+  int64_t C, N;
+  int L;
+  int64_t *cell_index;
+  int32_t *cell_nodes;
+} block;
+
+static void block_make(block *b, int NX, int NY, int NZ, int p, int i0, int j0, int k0) {
+  const int n = p + 1, GX = p * NX + 1, GY = p * NY + 1, GZ = p * NZ + 1;
+  b->C = (int64_t)NX * NY * NZ;
+  b->N = (int64_t)GX * GY * GZ;
+  b->L = n * n * n;
+  b->cell_index = malloc(sizeof(*b->cell_index) * 3 * b->C);
+  b->cell_nodes = malloc(sizeof(*b->cell_nodes) * b->L * b->C);
+  for (int k = 0; k < NZ; k++) {
+    for (int j = 0; j < NY; j++) {
+      for (int i = 0; i < NX; i++) {
+        const int64_t c = i + (int64_t)NX * (j + (int64_t)NY * k);
+        b->cell_index[3 * c] = i0 + i, b->cell_index[3 * c + 1] = j0 + j, b->cell_index[3 * c + 2] = k0 + k;
+        for (int c3 = 0; c3 < n; c3++)
+          for (int b2 = 0; b2 < n; b2++)
+            for (int a1 = 0; a1 < n; a1++)
+              b->cell_nodes[c * b->L + a1 + n * (b2 + n * c3)] =
+                  (int32_t)((p * i + a1) + GX * ((p * j + b2) + GY * (p * k + c3)));
+      }
+    }
+  }
+  (void)GZ;
+}
+
+static void block_free(block *b) {
+  free(b->cell_index);
+  free(b->cell_nodes);
+}
+
+static uint64_t seed = 7;
+
+/* An integer in [-8, 8]. */
+static double small_int(void) {
+  seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+  return (double)((int)((seed >> 33) % 17) - 8);
+}
+
+/* Entry (c, q) of an array with `inner` entries per cell, in the layout's order. */
+static int64_t at(hc_layout layout, int64_t C, int64_t inner, int64_t c, int64_t q) {
+  return layout == HC_LAYOUT_CELL_MAJOR ? c * inner + q : q * C + c;
+}
+
+/* n small integers of prec (a new array), and the same as doubles in *as_double (new). */
+static void *fill(int64_t n, hc_precision prec, double **as_double) {
+  void *a = malloc(hc_precision_size(prec) * (size_t)n);
+  *as_double = malloc(sizeof(double) * (size_t)n);
+  for (int64_t i = 0; i < n; i++) {
+    double v = small_int();
+    (*as_double)[i] = v;
+    if (prec == HC_FLOAT) {
+      ((float *)a)[i] = (float)v;
+    } else {
+      ((double *)a)[i] = v;
+    }
+  }
+  return a;
+}
+
+static void test_coloring(void **state) {
+  (void)state;
+  block b;
+  block_make(&b, 5, 4, 3, 2, 1, 0, 3); /* odd starting indices: colours follow the global index */
+  hc_coloring *col = NULL;
+  assert_int_equal(hc_coloring_create(b.C, b.cell_index, &col), HC_OK);
+  assert_int_equal(col->start[0], 0);
+  assert_int_equal(col->start[8], b.C);
+  int *seen = calloc((size_t)b.C, sizeof(*seen)), *owner = malloc(sizeof(*owner) * (size_t)b.N);
+  for (int k = 0; k < 8; k++) {
+    for (int64_t n = 0; n < b.N; n++) owner[n] = -1;
+    for (int64_t i = col->start[k]; i < col->start[k + 1]; i++) {
+      const int64_t c = col->cells[i];
+      assert_true(c >= 0 && c < b.C);
+      seen[c]++;
+      for (int l = 0; l < b.L; l++) {
+        const int32_t node = b.cell_nodes[c * b.L + l];
+        /* no other cell of this colour touches the node */
+        assert_true(owner[node] == -1 || owner[node] == (int)c);
+        owner[node] = (int)c;
+      }
+    }
+  }
+  for (int64_t c = 0; c < b.C; c++) assert_int_equal(seen[c], 1);
+  free(seen), free(owner);
+  assert_int_equal(hc_coloring_destroy(&col), HC_OK);
+  assert_null(col);
+  block_free(&b);
+}
+
+/* hc_assemble_vector and hc_assemble_apply against the plain loops, every order 1..3, layout and precision. */
+static void test_against_plain_loops(void **state) {
+  (void)state;
+  for (int p = 1; p <= 3; p++) {
+    block b;
+    block_make(&b, 3, 2, 4 - p, p, 0, 1, 0);
+    hc_coloring *col = NULL;
+    assert_int_equal(hc_coloring_create(b.C, b.cell_index, &col), HC_OK);
+    const int L = b.L;
+    for (int prec = 0; prec < 2; prec++) {
+      for (int lay = 0; lay < 2; lay++) {
+        const hc_layout layout = (hc_layout)lay;
+        const hc_precision precision = (hc_precision)prec;
+        double *outd, *Ad, *u = malloc(sizeof(*u) * b.N);
+        void *out = fill(b.C * L, precision, &outd), *A = fill(b.C * L * L, precision, &Ad);
+        for (int64_t n = 0; n < b.N; n++) u[n] = small_int();
+        double *y = calloc((size_t)b.N, sizeof(*y)), *want = calloc((size_t)b.N, sizeof(*want));
+        double *ya = calloc((size_t)b.N, sizeof(*ya)), *wanta = calloc((size_t)b.N, sizeof(*wanta));
+        /* y starts non-zero: assembly adds into it */
+        for (int64_t n = 0; n < b.N; n++) y[n] = want[n] = (double)(n % 5);
+        assert_int_equal(hc_assemble_vector(col, L, layout, precision, out, b.cell_nodes, y), HC_OK);
+        for (int64_t c = 0; c < b.C; c++)
+          for (int l = 0; l < L; l++) want[b.cell_nodes[c * L + l]] += outd[at(layout, b.C, L, c, l)];
+        assert_memory_equal(y, want, sizeof(*y) * b.N);
+        memset(y, 0, sizeof(*y) * b.N), memset(want, 0, sizeof(*want) * b.N);
+        assert_int_equal(hc_assemble_apply(col, L, layout, precision, A, b.cell_nodes, u, y, ya), HC_OK);
+        for (int64_t c = 0; c < b.C; c++) {
+          for (int l = 0; l < L; l++) {
+            for (int r = 0; r < L; r++) {
+              const double t = Ad[at(layout, b.C, (int64_t)L * L, c, (int64_t)l * L + r)] * u[b.cell_nodes[c * L + r]];
+              want[b.cell_nodes[c * L + l]] += t;
+              wanta[b.cell_nodes[c * L + l]] += fabs(t);
+            }
+          }
+        }
+        if (memcmp(y, want, sizeof(*y) * b.N) != 0)
+          print_error("apply differs: p=%d prec=%d layout=%d\n", p, prec, lay);
+        assert_memory_equal(y, want, sizeof(*y) * b.N);
+        assert_memory_equal(ya, wanta, sizeof(*ya) * b.N);
+        /* without abs_y */
+        memset(y, 0, sizeof(*y) * b.N);
+        assert_int_equal(hc_assemble_apply(col, L, layout, precision, A, b.cell_nodes, u, y, NULL), HC_OK);
+        assert_memory_equal(y, want, sizeof(*y) * b.N);
+        free(out), free(outd), free(A), free(Ad), free(u), free(y), free(want), free(ya), free(wanta);
+      }
+    }
+    assert_int_equal(hc_coloring_destroy(&col), HC_OK);
+    block_free(&b);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_coloring),
+      cmocka_unit_test(test_against_plain_loops),
+  };
+  return cmocka_run_group_tests_name("assembly", tests, NULL, NULL);
+}
