@@ -1,6 +1,6 @@
-/* The smooth data functions of the workload (kernels/README.md, section What each contraction receives), written out a second time from the formulas
-   documented in kernels/hc_pointwise.h, plainly and without calling it: the tests' independent reference.
-   Arguments: the point x, the box lengths LX, LY, LZ and the time t; s = (x/LX, y/LY, z/LZ). */
+/* The smooth data functions of the workload (kernels/README.md, section What each contraction receives), written out a
+   second time from the formulas documented in kernels/hc_pointwise.h, plainly and without calling it: the tests'
+   independent reference. Arguments: the point x, the box lengths LX, LY, LZ and the time t; s = (x/LX, y/LY, z/LZ). */
 #ifndef HC_TEST_DATA_REF_H
 #define HC_TEST_DATA_REF_H
 

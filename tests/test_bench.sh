@@ -71,7 +71,6 @@ awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
       if (w < 0 || o < 0 || sqrt((w + o - t) ^ 2) > 1e-5 * t) { print "work + overhead != time: " $0; bad = 1 }
       if ((d == "call overhead") != (w < 0.5 * t)) { print "dominated_by: " $0; bad = 1 }
       if (d != "call overhead" && d != "compute" && d != "memory") { print "dominated_by: " $0; bad = 1 }
-      if ($col["kernel"] == "FieldFieldTensor" && d == "call overhead") { print "a FieldFieldTensor call of 1000 cells named a call overhead: " $0; bad = 1 }
       small++
     }
   }

@@ -15,22 +15,8 @@ rm -rf "$work"
 mkdir -p "$work"
 cd "$work" || exit 1
 
-fail() {
-  echo "test_outputs.sh $case_name: FAILED: $*"
-  exit 1
-}
-
-# run CODE REGEX CMD...: CMD must exit with CODE and print something matching REGEX.
-run() {
-  want=$1
-  regex=$2
-  shift 2
-  out=$("$@" 2>&1)
-  got=$?
-  echo "$out"
-  [ "$got" = "$want" ] || fail "exit code $got, expected $want: $*"
-  printf '%s\n' "$out" | grep -Eq -- "$regex" || fail "the output does not match '$regex': $*"
-}
+hc_test_name="test_outputs.sh $case_name"
+. "$src/tests/lib.sh"
 
 # A small run; a long one where the test shows that nothing ran before the refusal.
 small="--set run.backend=$backend --set mesh.cells=4,3,3 --set run.steps=1 --set output.summary=false"

@@ -12,22 +12,8 @@ data=$src/tests/data/results
 rm -rf "$work"
 mkdir -p "$work/in" "$work/out"
 
-fail() {
-  echo "test_report.sh $case_name: FAILED: $*"
-  exit 1
-}
-
-# run CODE REGEX CMD...: CMD must exit with CODE and print something matching REGEX.
-run() {
-  want=$1
-  regex=$2
-  shift 2
-  out=$("$@" 2>&1)
-  got=$?
-  echo "$out"
-  [ "$got" = "$want" ] || fail "exit code $got, expected $want: $*"
-  printf '%s\n' "$out" | grep -Eq -- "$regex" || fail "the output does not match '$regex': $*"
-}
+hc_test_name="test_report.sh $case_name"
+. "$src/tests/lib.sh"
 
 # The value of a top-level-indented key in a results file: "  seconds_per_step: 0.0123" -> 0.0123.
 value() { grep -m1 "^  $2: " "$1" | sed "s/^  $2: //"; }
