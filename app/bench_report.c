@@ -39,14 +39,14 @@ void hc_bench_print_summary(const hc_bench *bench) {
       printf(" (%.0f on tensor cores)", bench->peak[p][1] * 1e-9);
   }
   printf(")\n");
-  printf("  %-16s %4s %4s %-6s %-10s %9s %-16s %10s %8s %9s %7s %7s %8s\n", "kernel", "L", "P", "prec", "layout", "C",
-         "best", "ms", "GB/s", "GFLOP/s", "%roof", "bound", "xcublas");
+  printf("  %-16s %4s %4s %-6s %-10s %9s %-16s %10s %8s %9s %7s %7s %8s%s\n", "kernel", "L", "P", "prec", "layout", "C",
+         "best", "ms", "GB/s", "GFLOP/s", "%roof", "bound", "xcublas", bench->intrepid2 ? "  xintrepid2/core" : "");
   int flagged = 0;
   for (int i = 0; i < bench->ncases; i++) {
     const hc_bench_case *bc = &bench->cases[i];
     if (bc->overhead) continue;
     const hc_contract *k = &bc->k;
-    char best[40] = "-", vs[16] = "-";
+    char best[40] = "-", vs[16] = "-", vi2[24] = "";
     const hc_bench_row *r = bc->best >= 0 ? &bc->rows[bc->best] : NULL;
     if (r) {
       snprintf(best, sizeof(best), "%s", hc_variant_name(r->variant));
@@ -54,14 +54,17 @@ void hc_bench_print_summary(const hc_bench *bench) {
         snprintf(best, sizeof(best), "auto->%s", hc_variant_name(r->chosen));
       if (r->vs_cublas > 0) snprintf(vs, sizeof(vs), "%.2f", r->vs_cublas);
     }
+    if (bench->intrepid2) snprintf(vi2, sizeof(vi2), "  %16s", "-");
+    if (r && r->vs_intrepid2 > 0) snprintf(vi2, sizeof(vi2), "  %16.2f", r->vs_intrepid2);
     int failed = 0;
     for (int j = 0; j < bc->nrows; j++) failed |= bc->rows[j].status == HC_BENCH_FAILED;
+    failed |= bc->intrepid2_status == HC_BENCH_FAILED;
     flagged += r && r->above_roof;
-    printf("  %-16s %4d %4d %-6s %-10s %9lld %-16s %10.4f %8.1f %9.1f %6.1f%% %7s %8s%s%s\n", hc_kernel_name(k->kernel),
-           k->L, k->P, hc_precision_name(k->precision), hc_layout_name(k->layout), (long long)k->C, best,
-           r ? 1e3 * r->median_s : 0.0, r ? r->gbs : 0.0, r ? r->gflops : 0.0, r ? r->roofline_pct : 0.0,
-           r ? hc_bound_name(bench, bc, r->peak) : "-", vs, r && r->above_roof ? "  ABOVE-ROOF" : "",
-           failed ? "  FAILED" : "");
+    printf("  %-16s %4d %4d %-6s %-10s %9lld %-16s %10.4f %8.1f %9.1f %6.1f%% %7s %8s%s%s%s\n",
+           hc_kernel_name(k->kernel), k->L, k->P, hc_precision_name(k->precision), hc_layout_name(k->layout),
+           (long long)k->C, best, r ? 1e3 * r->median_s : 0.0, r ? r->gbs : 0.0, r ? r->gflops : 0.0,
+           r ? r->roofline_pct : 0.0, r ? hc_bound_name(bench, bc, r->peak) : "-", vs, vi2,
+           r && r->above_roof ? "  ABOVE-ROOF" : "", failed ? "  FAILED" : "");
   }
   printf(
       "copy bandwidth %.1f GB/s at the start, %.1f GB/s at the end (best of %d calls; median %.1f GB/s); %%roof "
@@ -139,6 +142,11 @@ static int hc_yaml_row(hc_yaml_writer *w, const hc_bench *bench, const hc_bench_
   } else {
     HC_CALL(hc_yaml_writer_null(w, "vs_cublas"));
   }
+  if (r->vs_intrepid2 > 0) {
+    HC_CALL(hc_yaml_writer_double(w, "vs_intrepid2_per_core", r->vs_intrepid2));
+  } else {
+    HC_CALL(hc_yaml_writer_null(w, "vs_intrepid2_per_core"));
+  }
   HC_CALL(hc_yaml_writer_double(w, "max_abs_diff", r->max_err));
   HC_CALL(hc_yaml_writer_double(w, "tolerance", r->tol));
   HC_CALL(hc_yaml_writer_int64(w, "entries_outside_tolerance", r->bad));
@@ -165,6 +173,15 @@ static int hc_yaml_case(hc_yaml_writer *w, const hc_bench *bench, const hc_bench
     HC_CALL(hc_yaml_writer_null(w, "best"));
   }
   if (bc->have_cublas) HC_CALL(hc_yaml_writer_string(w, "cublas_layout", hc_layout_name(bc->cublas_layout)));
+  if (bc->intrepid2_status != HC_BENCH_SKIPPED) {
+    HC_CALL(hc_yaml_writer_begin_mapping(w, "intrepid2", HC_YAML_BLOCK));
+    HC_CALL(hc_yaml_writer_string(w, "status", hc_status_name(bc->intrepid2_status)));
+    if (bc->intrepid2_status == HC_BENCH_FAILED) HC_CALL(hc_yaml_writer_string(w, "reason", bc->intrepid2_reason));
+    HC_CALL(hc_yaml_writer_int64(w, "calls", bc->intrepid2_calls));
+    HC_CALL(hc_yaml_writer_double(w, "median_s", bc->intrepid2_s));
+    HC_CALL(hc_yaml_writer_double(w, "max_abs_diff", bc->intrepid2_err));
+    HC_CALL(hc_yaml_writer_end_mapping(w));
+  }
   HC_CALL(hc_yaml_writer_begin_sequence(w, "variants", HC_YAML_BLOCK));
   for (int j = 0; j < bc->nrows; j++) HC_CALL(hc_yaml_row(w, bench, bc, &bc->rows[j]));
   HC_CALL(hc_yaml_writer_end_sequence(w));
@@ -181,6 +198,11 @@ static int hc_yaml_body(hc_yaml_writer *w, const hc_bench *bench) {
   HC_CALL(hc_results_write_build(w));
   HC_CALL(hc_yaml_writer_string(w, "backend", bench->b->name));
   HC_CALL(hc_yaml_writer_string(w, "device", bench->device));
+  if (!bench->b->is_device) HC_CALL(hc_yaml_writer_int64(w, "threads", bench->threads));
+  HC_CALL(hc_yaml_writer_string(w, "intrepid2",
+                                bench->intrepid2 ? "Trilinos Intrepid2 (one core) timed on each case's arrays; "
+                                                   "vs_intrepid2_per_core = its time / (the variant's x threads)"
+                                                 : "not compared"));
   HC_CALL(hc_yaml_writer_begin_mapping(w, "options", HC_YAML_BLOCK));
   HC_CALL(hc_yaml_writer_double(w, "memory_gb", o->memory_gb));
   HC_CALL(hc_yaml_writer_double(w, "budget_gb", bench->budget_bytes * 1e-9));
@@ -277,7 +299,8 @@ int hc_bench_write_csv(const hc_bench *bench, const char *path) {
   fprintf(f,
           "kind,kernel,C,L,R,P,D,precision,layout,variant,chosen_variant,status,calls,median_s,min_s,bytes,flops,"
           "intensity,gbs,gflops,peak_gflops,copy_gbs,roofline_s,roofline_pct,vs_cublas,best,max_abs_diff,tolerance,"
-          "copy_gbs_end,roofline_pct_larger_copy,above_roofline,dominated_by,work_s,overhead_s,reason\n");
+          "copy_gbs_end,roofline_pct_larger_copy,above_roofline,dominated_by,work_s,overhead_s,threads,intrepid2_s,"
+          "vs_intrepid2_per_core,reason\n");
   for (int i = 0; i < bench->ncases; i++) {
     const hc_bench_case *bc = &bench->cases[i];
     const hc_contract *k = &bc->k;
@@ -298,6 +321,11 @@ int hc_bench_write_csv(const hc_bench *bench, const char *path) {
       } else {
         fputs(",,", f);
       }
+      fprintf(f, "%d,", bench->threads);
+      if (bc->intrepid2_status == HC_BENCH_RAN) fprintf(f, "%.6e", bc->intrepid2_s);
+      fputc(',', f);
+      if (r->vs_intrepid2 > 0) fprintf(f, "%.6g", r->vs_intrepid2);
+      fputc(',', f);
       hc_csv_text(f, r->reason);
       fputc('\n', f);
     }

@@ -45,7 +45,7 @@ static void hc_bench_usage(FILE *out) {
           "result, and writes DIR/bench.yaml, DIR/bench.csv and the roofline plot DIR/roofline.png.\n"
           "\n"
           "Options:\n"
-          "  --backend B           serial, openmp or cuda (default %s)\n"
+          "  --backend B           serial, openmp, cuda or intrepid2 (default %s)\n"
           "  --kernel K[,K..]      kernels by name, or DataData, DataField, FieldField, all (default all)\n"
           "  --variant V[,V..]     variants (default all; those the backend does not run are listed as skipped)\n"
           "  --precision P         double, float or both (default both)\n"
@@ -58,6 +58,8 @@ static void hc_bench_usage(FILE *out) {
           "  --repeat N            timed calls per variant after a warm-up (default 10; fewer, at least 3,\n"
           "                        when a call takes long)\n"
           "  --out DIR             output directory, created if missing (default ./bench-results)\n"
+          "  --no-intrepid2        on a CPU backend, do not also time Trilinos Intrepid2 on each case's arrays\n"
+          "                        (when the intrepid2 backend is built; one core, so it takes long at 2 GB)\n"
           "  -h, --help            print this help\n"
           "\n"
           "Exit codes: 0 ran and every result agreed; 1 a result disagreed (FAILED) or a runtime error;\n"
@@ -187,7 +189,8 @@ static int hc_bench_parse(int argc, char **argv, hc_bench_options *o, int *help)
     OPT_MEMORY,
     OPT_REPEAT,
     OPT_OUT,
-    OPT_CELLS
+    OPT_CELLS,
+    OPT_NO_INTREPID2
   };
   static const struct option longopts[] = {{"backend", required_argument, NULL, OPT_BACKEND},
                                            {"kernel", required_argument, NULL, OPT_KERNEL},
@@ -199,6 +202,7 @@ static int hc_bench_parse(int argc, char **argv, hc_bench_options *o, int *help)
                                            {"repeat", required_argument, NULL, OPT_REPEAT},
                                            {"out", required_argument, NULL, OPT_OUT},
                                            {"cells", required_argument, NULL, OPT_CELLS},
+                                           {"no-intrepid2", no_argument, NULL, OPT_NO_INTREPID2},
                                            {"help", no_argument, NULL, 'h'},
                                            {NULL, 0, NULL, 0}};
   memset(o, 0, sizeof(*o));
@@ -259,6 +263,9 @@ static int hc_bench_parse(int argc, char **argv, hc_bench_options *o, int *help)
         break;
       case OPT_CELLS:
         HC_CALL(hc_bench_parse_int("--cells", optarg, 1, 1000000000, &o->cells));
+        break;
+      case OPT_NO_INTREPID2:
+        o->no_intrepid2 = 1;
         break;
       case 'h':
         *help = 1;
@@ -421,11 +428,9 @@ static void hc_bench_extract(const hc_contract *k, const void *h_out, const int6
   }
 }
 
-/* Adds 1 to the first output entry of a variant named in HC_BENCH_TEST_PERTURB (tests only: shows that a
-   wrong result is reported as FAILED). */
-static void hc_bench_test_perturb(const hc_contract *k, void *h_out) {
-  const char *name = getenv("HC_BENCH_TEST_PERTURB");
-  if (!name || strcmp(name, hc_variant_name(k->variant)) != 0) return;
+void hc_bench_test_perturb(const hc_contract *k, const char *name, void *h_out) {
+  const char *perturb = getenv("HC_BENCH_TEST_PERTURB");
+  if (!perturb || strcmp(perturb, name) != 0) return;
   if (k->precision == HC_FLOAT) {
     ((float *)h_out)[0] += 1.0f;
   } else {
@@ -492,7 +497,7 @@ static int hc_bench_variant(hc_bench *bench, hc_bench_case *bc, hc_bench_pool *p
     hc_error_clear();
     return HC_OK;
   }
-  hc_bench_test_perturb(&k, buf->cur);
+  hc_bench_test_perturb(&k, hc_variant_name(k.variant), buf->cur);
 
   /* Checks: the sampled cells against serial, then every entry against the reference. */
   const int64_t K = hc_contract_K(&k), inner = hc_contract_inner(&k, HC_ARRAY_OUT);
@@ -589,8 +594,9 @@ static void hc_bench_print_row(const hc_bench_case *bc, const hc_bench_row *r) {
     printf("      %-16s FAILED: %s\n", name, r->reason);
     return;
   }
-  char vs[32] = "";
+  char vs[64] = "";
   if (r->vs_cublas > 0) snprintf(vs, sizeof(vs), "%6.2fx cublas", r->vs_cublas);
+  if (r->vs_intrepid2 > 0) snprintf(vs + strlen(vs), sizeof(vs) - strlen(vs), "%6.2fx intrepid2/core", r->vs_intrepid2);
   if (bc->overhead) {
     printf("      %-16s %10.2f us/call (min %.2f)  %9.2f GB/s %10.2f GFLOP/s  %s%s%s\n", name, 1e6 * r->median_s,
            1e6 * r->min_s, r->gbs, r->gflops, vs, r->status == HC_BENCH_FAILED ? "  FAILED: " : "",
@@ -654,6 +660,9 @@ static int hc_bench_case_run(hc_bench *bench, hc_bench_case *bc, hc_bench_pool *
     row->variant = var;
     HC_CALL(hc_bench_variant(bench, bc, pool, off, buf, cells, ns, &have_ref, row));
   }
+  HC_CALL(hc_bench_intrepid2_case(bench, bc, (char *)pool->h_pool + off[0], (char *)pool->h_pool + off[1], buf->cur,
+                                  buf->ref, have_ref));
+  hc_bench_intrepid2_ratios(bench, bc);
   /* Ratios to cuBLAS and the best variant. */
   const hc_bench_row *cub = NULL;
   for (int r = 0; r < bc->nrows; r++) {
@@ -880,8 +889,8 @@ static void hc_bench_budget(hc_bench *bench) {
   bench->budget_bytes = budget;
 }
 
-/* What the CPU backends run on: the CPU's model and the threads. */
-static void hc_bench_cpu_name(const hc_backend *b, char *buf, size_t n) {
+/* What the CPU backends run on: the CPU's model and the threads; returns the threads. */
+static int hc_bench_cpu_name(const hc_backend *b, char *buf, size_t n) {
   char model[160];
   hc_host_cpu_model(model, sizeof(model));
   int threads = 1;
@@ -889,6 +898,7 @@ static void hc_bench_cpu_name(const hc_backend *b, char *buf, size_t n) {
   if (strcmp(b->name, "openmp") == 0) threads = omp_get_max_threads();
 #endif
   snprintf(buf, n, "%s, %d thread%s", model, threads, threads == 1 ? "" : "s");
+  return threads;
 }
 
 /* Once every case ran and the copy bandwidth was measured again: each row that ran, at the larger of the
@@ -948,8 +958,9 @@ static int hc_bench_run(hc_bench *bench) {
       hc_error_clear();
     }
   } else {
-    hc_bench_cpu_name(b, bench->device, sizeof(bench->device));
+    bench->threads = hc_bench_cpu_name(b, bench->device, sizeof(bench->device));
   }
+  hc_bench_intrepid2_setup(bench);
   HC_CALL(hc_bench_check_out(bench->opt.out));
   hc_bench_budget(bench);
   HC_CALL(hc_bench_plan(bench, &pool_bytes, &max_out));
@@ -1021,6 +1032,9 @@ static int hc_bench_run(hc_bench *bench) {
   printf(
       "  per variant: median time per call (min), GB/s and GFLOP/s (kernels/README.md cost model) of the median,\n"
       "  %% of the roofline max(bytes / copy bandwidth, flops / peak) and cuBLAS's time over the variant's\n");
+  if (bench->intrepid2)
+    printf("  and Trilinos Intrepid2 (one core) on the same arrays: its time over the variant's times %d thread%s\n",
+           bench->threads, bench->threads == 1 ? "" : "s");
   hc_bench_print_lacked(bench);
   fflush(stdout);
 

@@ -35,7 +35,7 @@ static void hc_contract_usage(FILE *out) {
           "  --left FILE        left array, .npy (required)\n"
           "  --right FILE       right array, .npy (required)\n"
           "  --out FILE         output array, .npy, written atomically (required)\n"
-          "  --backend NAME     serial, openmp or cuda (default openmp when built, else serial)\n"
+          "  --backend NAME     serial, openmp, cuda or intrepid2 (default openmp when built, else serial)\n"
           "  --variant NAME     kernel algorithm: auto (default); the cuda backend also has flat, team,\n"
           "                     slice, adaptive, tile, tensorcore and cublas\n"
           "  --layout NAME      layout used inside the computation: cell-major (default) or cell-minor;\n"

@@ -75,7 +75,7 @@ static int hc_demo_case(const hc_backend *b, const hc_contract *k, const void *h
   *failed |= !ok;
   hc_timing t;
   HC_CALL_GOTO(hc_measure_contract(b, k, d_left, d_right, d_out, 5, &t), cleanup);
-  printf("  %-17s %-7s %-10s %10.4f %9.2f %9.2f   %.1e (tol %.0e) %s\n", hc_kernel_name(k->kernel), b->name,
+  printf("  %-17s %-9s %-10s %10.4f %9.2f %9.2f   %.1e (tol %.0e) %s\n", hc_kernel_name(k->kernel), b->name,
          hc_layout_name(k->layout), 1e3 * t.median_s, t.gbs, t.gflops, err, tol, ok ? "ok" : "FAILED");
 cleanup:
   if (d_left) b->mem_free(d_left);
@@ -99,7 +99,7 @@ int hc_cmd_demo(int argc, char **argv) {
         "A device backend with no device present is reported as skipped.\n"
         "\n"
         "Options:\n"
-        "  --backend NAME   serial, openmp or cuda (default: every backend built in but serial)\n"
+        "  --backend NAME   serial, openmp, cuda or intrepid2 (default: every backend built in but serial)\n"
         "  --cells N        cells per array, 1 to 10000000 (default 2000)\n"
         "  -h, --help       print this help\n"
         "\n"
@@ -108,7 +108,7 @@ int hc_cmd_demo(int argc, char **argv) {
         "could run (a device backend without a device).\n");
     return HC_OK;
   }
-  const hc_backend *serial, *backends[3];
+  const hc_backend *serial, *backends[4];
   int nb = 0;
   HC_CALL(hc_backend_find("serial", &serial));
   if (only) {
@@ -122,10 +122,10 @@ int hc_cmd_demo(int argc, char **argv) {
     hc_error_clear();
   }
   printf("hexcontract demo: nine contractions, C=%ld cells, L=R=P=27, D=3, double; errors relative to K\n", cells);
-  printf("  %-17s %-7s %-10s %10s %9s %9s   %s\n", "kernel", "backend", "layout", "ms/call", "GB/s", "GFLOP/s",
+  printf("  %-17s %-9s %-10s %10s %9s %9s   %s\n", "kernel", "backend", "layout", "ms/call", "GB/s", "GFLOP/s",
          "max error vs serial");
   void *h_left = NULL, *h_right = NULL, *ref = NULL, *h_out = NULL;
-  int skipped[3] = {0, 0, 0};
+  int skipped[4] = {0, 0, 0, 0};
   for (int kid = 0; kid < HC_NUM_KERNELS && !ierr; kid++) {
     hc_contract k;
     hc_contract_init(&k, (hc_kernel)kid);

@@ -31,6 +31,7 @@ typedef struct {
   int repeat;       /* timed calls per variant (fewer when one call takes long) */
   const char *out;  /* output directory */
   int64_t cells;    /* > 0: every case has this many cells instead of filling the budget */
+  int no_intrepid2; /* --no-intrepid2: a CPU backend's cases are not also timed with Intrepid2 */
 } hc_bench_options;
 
 typedef enum { HC_BENCH_RAN = 0, HC_BENCH_SKIPPED = 1, HC_BENCH_FAILED = 2 } hc_bench_status;
@@ -55,6 +56,7 @@ typedef struct {
    time of the work) and the work (the rest of median_s). */
   double one_cell_s, overhead_s, work_s;
   double vs_cublas;    /* cublas's median time over this one (> 1: faster than cublas); 0: no cublas */
+  double vs_intrepid2; /* Intrepid2's median time over this one's times the threads (per core); 0: none */
   double max_err, tol; /* largest difference from the reference (or serial on the sampled cells) */
   int64_t bad;         /* entries outside the tolerance */
 } hc_bench_row;
@@ -69,11 +71,18 @@ typedef struct {
   int best;                /* index of the fastest variant that ran and agreed (auto only if alone); -1 */
   hc_layout cublas_layout; /* the layout cublas ran in for vs_cublas (cell-major; also for cell-minor cases) */
   int have_cublas;
+  /* Intrepid2 (the intrepid2 backend) on the same input arrays, for vs_intrepid2 (CPU backends). */
+  hc_bench_status intrepid2_status;
+  char intrepid2_reason[HC_BENCH_REASON_LEN];
+  int intrepid2_calls;
+  double intrepid2_s, intrepid2_err; /* median seconds per call; largest difference from the reference */
 } hc_bench_case;
 
 typedef struct {
   hc_bench_options opt;
   const hc_backend *b;
+  const hc_backend *intrepid2; /* timed beside a CPU backend's cases; NULL: not built, asked off or on a device */
+  int threads;                 /* CPU threads the backend computes with (1 but for openmp; 0 on a device) */
   char device[256];
   double budget_bytes;              /* the memory budget after the caps */
   char budget_note[256];            /* why it was capped ("" if not) */
@@ -105,6 +114,19 @@ double hc_bench_copy_gbs_larger(const hc_bench *bench);
 /* What dominates a small-call case's time per call: "call overhead" when its work (row->work_s) is less
    than HC_BENCH_WORK_SHARE of it, else "compute" or "memory", the roof that bounds that work. */
 const char *hc_bench_small_call_bound(const hc_bench *bench, const hc_bench_case *bc, const hc_bench_row *r);
+
+/* Adds 1 to the first output entry when HC_BENCH_TEST_PERTURB names `name` (tests only: shows that a wrong
+   result is reported as FAILED). */
+void hc_bench_test_perturb(const hc_contract *k, const char *name, void *h_out);
+
+/* Intrepid2 beside a CPU backend (bench_intrepid2.c). hc_bench_intrepid2_setup finds the intrepid2 backend
+   when it applies; hc_bench_intrepid2_case runs it on a case's input arrays (host memory) into h_out, checks
+   it against h_ref (the case's reference output, when have_ref) and times it; a disagreement or a runtime
+   error counts as a failure of the bench. hc_bench_intrepid2_ratios fills the rows' vs_intrepid2. */
+void hc_bench_intrepid2_setup(hc_bench *bench);
+int hc_bench_intrepid2_case(hc_bench *bench, hc_bench_case *bc, const void *left, const void *right, void *h_out,
+                            const void *h_ref, int have_ref);
+void hc_bench_intrepid2_ratios(const hc_bench *bench, hc_bench_case *bc);
 
 /* Report writers (bench_report.c). Each writes its file atomically in bench->opt.out. */
 void hc_bench_print_summary(const hc_bench *bench);

@@ -338,6 +338,7 @@ int hc_results_write_build(hc_yaml_writer *w) {
   HC_CALL(hc_yaml_writer_string(w, "c_flags", HC_C_FLAGS));
   HC_CALL(hc_yaml_writer_bool(w, "openmp", HC_HAVE_OPENMP));
   HC_CALL(hc_yaml_writer_bool(w, "cuda", HC_HAVE_CUDA));
+  HC_CALL(hc_yaml_writer_bool(w, "intrepid2", HC_HAVE_INTREPID2));
   if (HC_HAVE_CUDA) {
     HC_CALL(hc_yaml_writer_string(w, "cuda_compiler", HC_CUDA_COMPILER));
     HC_CALL(hc_yaml_writer_string(w, "cuda_architectures", HC_CUDA_ARCHITECTURES));

@@ -105,7 +105,7 @@ static const hc_deck_key_info hc_deck_keys[HC_DECK_NUM_KEYS] = {
     [HC_DECK_RUN_DT] = {"run.dt", HC_DECK_DOUBLE, HC_FIELD(run, dt), 0, HC_DECK_MAX_RATE, 1, 0, NULL,
                         "a number > 0 and <= 1e9", NULL},
     [HC_DECK_RUN_BACKEND] = {"run.backend", HC_DECK_STRING, HC_FIELD(run, backend), 0, 0, 0, 0, hc_deck_backend_choice,
-                             "serial, openmp or cuda", NULL},
+                             "serial, openmp, cuda or intrepid2", NULL},
     [HC_DECK_RUN_PRECISION] = {"run.precision", HC_DECK_ENUM, HC_FIELD(run, precision), 0, 0, 0, 0,
                                hc_deck_precision_choice, "double or float", NULL},
     [HC_DECK_RUN_LAYOUT] = {"run.layout", HC_DECK_ENUM, HC_FIELD(run, layout), 0, 0, 0, 0, hc_deck_layout_choice,

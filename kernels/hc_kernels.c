@@ -296,11 +296,11 @@ int hc_layout_convert(const hc_contract *k, hc_array which, hc_layout src_layout
   return HC_OK;
 }
 
-const char *const hc_backend_names[] = {"serial", "openmp", "cuda"};
-const int hc_num_backend_names = 3;
+const char *const hc_backend_names[] = {"serial", "openmp", "cuda", "intrepid2"};
+const int hc_num_backend_names = 4;
 
 int hc_backend_find(const char *name, const hc_backend **backend) {
-  const hc_backend *table[3] = {
+  const hc_backend *table[4] = {
     &hc_backend_serial,
 #if HC_HAVE_OPENMP
     &hc_backend_openmp,
@@ -312,17 +312,23 @@ int hc_backend_find(const char *name, const hc_backend **backend) {
 #else
     NULL,
 #endif
+#if HC_HAVE_INTREPID2
+    &hc_backend_intrepid2,
+#else
+    NULL,
+#endif
   };
+  static const char *const options[4] = {"", "OPENMP", "CUDA", "INTREPID2"};
   for (int i = 0; i < hc_num_backend_names; i++) {
     if (name && strcmp(name, hc_backend_names[i]) == 0) {
       HC_CHECK(table[i], HC_ERR_NOT_BUILT,
-               "backend '%s' is not built into this binary (reconfigure with -DHC_ENABLE_%s=ON)", name,
-               i == 1 ? "OPENMP" : "CUDA");
+               "backend '%s' is not built into this binary (reconfigure with -DHC_ENABLE_%s=ON)", name, options[i]);
       *backend = table[i];
       return HC_OK;
     }
   }
-  return HC_ERROR(HC_ERR_INPUT, "unknown backend '%s' (expected serial, openmp or cuda)", name ? name : "(null)");
+  return HC_ERROR(HC_ERR_INPUT, "unknown backend '%s' (expected serial, openmp, cuda or intrepid2)",
+                  name ? name : "(null)");
 }
 
 int hc_contract_apply(const hc_backend *backend, const hc_contract *k, const void *left, const void *right, void *out) {

@@ -189,7 +189,7 @@ typedef struct hc_backend {
   int (*waxpy)(int64_t n, double a, const double *x, const double *y, double *w);
 } hc_backend;
 
-/* Names of every backend hexcontract knows, built or not: "serial", "openmp", "cuda". */
+/* Names of every backend hexcontract knows, built or not: "serial", "openmp", "cuda", "intrepid2". */
 extern const char *const hc_backend_names[];
 extern const int hc_num_backend_names;
 
@@ -204,6 +204,7 @@ int hc_contract_apply(const hc_backend *backend, const hc_contract *k, const voi
 extern const hc_backend hc_backend_serial;
 extern const hc_backend hc_backend_openmp;
 extern const hc_backend hc_backend_cuda;
+extern const hc_backend hc_backend_intrepid2;
 
 #ifdef __cplusplus
 }

@@ -16,7 +16,7 @@ run in the output directory, stops at the first failing run, and ends with `hexc
 Options:
   --ranks "1 2 4 8 16" rank counts, in any order (default "1 2 4")
   --deck FILE          the deck (default inputs/weak.yaml or inputs/strong.yaml)
-  --backend NAME       serial, openmp or cuda (--set run.backend=NAME; default: the deck's)
+  --backend NAME       serial, openmp, cuda or intrepid2 (--set run.backend=NAME; default: the deck's)
   --threads N          OpenMP threads per rank (OMP_NUM_THREADS); default: $OMP_NUM_THREADS, else 1
   --launcher "CMD"     how to start N ranks: CMD is followed by "-np N" unless it holds {np}, which
                        is replaced by N, e.g. --launcher "srun -n {np} --gpus-per-task=1"; {nodes} is

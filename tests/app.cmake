@@ -12,8 +12,8 @@ file(MAKE_DIRECTORY ${HC_APP_DIR})
 # A small, quick problem for the tests.
 set(HC_SMALL --set mesh.cells=6,5,4 --set run.steps=2 --set output.dir=${HC_APP_DIR})
 
-foreach(backend serial openmp)
-  if(backend STREQUAL "openmp" AND NOT HC_HAVE_OPENMP)
+foreach(backend serial openmp intrepid2)
+  if((backend STREQUAL "openmp" AND NOT HC_HAVE_OPENMP) OR (backend STREQUAL "intrepid2" AND NOT HC_HAVE_INTREPID2))
     continue()
   endif()
   # Every check ok, and a results file written by this run (deleted first) that says passed; on serial the

@@ -4,12 +4,12 @@ hc_add_test(bench_unit COMMAND test_bench LABELS unit)
 
 set(HC_BENCH_DIR ${CMAKE_CURRENT_BINARY_DIR}/bench)
 file(MAKE_DIRECTORY ${HC_BENCH_DIR})
-foreach(backend serial openmp)
-  if(backend STREQUAL "openmp" AND NOT HC_HAVE_OPENMP)
+foreach(backend serial openmp intrepid2)
+  if((backend STREQUAL "openmp" AND NOT HC_HAVE_OPENMP) OR (backend STREQUAL "intrepid2" AND NOT HC_HAVE_INTREPID2))
     continue()
   endif()
   hc_add_test(bench_${backend} COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_bench.sh $<TARGET_FILE:hexcontract>
-              ${backend} ${HC_BENCH_DIR}/${backend} LABELS app)
+              ${backend} ${HC_BENCH_DIR}/${backend} ${HC_HAVE_INTREPID2} LABELS app)
 endforeach()
 
 set(HC_BENCH_EXPECT ${CMAKE_CURRENT_SOURCE_DIR}/expect.sh)
@@ -37,6 +37,10 @@ hc_add_test(bench_bad_out COMMAND ${HC_BENCH_EXPECT} 2 "option --out /nonexisten
             ${HC_BENCH_EXE} bench --backend serial --cells 10 --memory-gb 0.001 --shapes 8,8 --kernel DataDataScalar
             --out /nonexistent/dir/x LABELS app)
 hc_add_test(bench_bad_backend COMMAND ${HC_BENCH_EXPECT} 2 "frob" -- ${HC_BENCH_EXE} bench --backend frob LABELS app)
+if(NOT HC_HAVE_INTREPID2)
+  hc_add_test(bench_intrepid2_not_built COMMAND ${HC_BENCH_EXPECT} 2 "not built into this binary" -- ${HC_BENCH_EXE}
+              bench --backend intrepid2 LABELS app)
+endif()
 if(NOT HC_HAVE_CUDA)
   hc_add_test(bench_cuda_not_built COMMAND ${HC_BENCH_EXPECT} 2 "not built into this binary" -- ${HC_BENCH_EXE} bench
               --backend cuda LABELS app)

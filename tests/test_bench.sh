@@ -2,12 +2,18 @@
 # hexcontract bench end to end on a CPU backend, quick: it runs, writes bench.yaml and bench.csv, its
 # numbers are positive and consistent (GB/s = bytes / median time, GFLOP/s = flops / median time,
 # % of roofline = roofline time / median time), and a perturbed result is reported as FAILED (exit 1).
-# Usage: test_bench.sh HEXCONTRACT BACKEND OUTDIR
+# With INTREPID2=1 (the intrepid2 backend is built) a CPU backend other than intrepid2 is also timed against
+# Trilinos Intrepid2: every row that ran has vs_intrepid2_per_core = intrepid2_s / (median_s x threads), a
+# perturbed Intrepid2 result is FAILED, and --no-intrepid2 leaves the column empty.
+# Usage: test_bench.sh HEXCONTRACT BACKEND OUTDIR [INTREPID2]
 set -u
 exe=$1
 backend=$2
 out=$3
-rm -rf "$out" "$out-perturbed" "$out.log" "$out-perturbed.log"
+intrepid2=${4:-0}
+[ "$backend" = intrepid2 ] && intrepid2=0
+rm -rf "$out" "$out-perturbed" "$out.log" "$out-perturbed.log" "$out-no-intrepid2" "$out-no-intrepid2.log" \
+  "$out-i2-perturbed" "$out-i2-perturbed.log"
 fail() {
   echo "test_bench.sh: $*"
   exit 1
@@ -69,6 +75,30 @@ awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
     }
   }
     END { if (n < 6) { print "only " n " rows ran"; bad = 1 } if (small < 3) { print "only " small " small calls"; bad = 1 } exit bad }' "$out/bench.csv" || fail "inconsistent numbers in bench.csv"
+# The Intrepid2 column: present on every row that ran (but the call-overhead cases) exactly when compared.
+awk -F, -v want="$intrepid2" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+  $col["status"] == "ok" && $col["kind"] == "bench" {
+    n++
+    v = $col["vs_intrepid2_per_core"]; ti = $col["intrepid2_s"]; th = $col["threads"]
+    if (!want && (v != "" || ti != "")) { print "an Intrepid2 ratio where none was asked for: " $0; bad = 1 }
+    if (want && (v <= 0 || ti <= 0 || th < 1)) { print "no Intrepid2 ratio: " $0; bad = 1 }
+    if (want && sqrt((v - ti / ($col["median_s"] * th)) ^ 2) > 1e-3 * v + 1e-4) { print "vs_intrepid2_per_core != intrepid2_s / (median_s x threads): " $0; bad = 1 }
+  }
+  END { if (n < 6) { print "only " n " rows ran"; bad = 1 } exit bad }' "$out/bench.csv" || fail "the Intrepid2 column of bench.csv"
+if [ "$intrepid2" = 1 ]; then
+  tiny="--backend $backend --shapes 8,8 --kernel DataFieldScalar --precision double --cells 40 --memory-gb 0.01 --repeat 3"
+  grep -q 'Trilinos Intrepid2 on the same arrays' "$out.log" || fail "no Intrepid2 line on stdout"
+  grep -q 'xintrepid2/core' "$out.log" || fail "no Intrepid2 column in the summary"
+  # shellcheck disable=SC2086
+  "$exe" bench $tiny --no-intrepid2 --out "$out-no-intrepid2" > "$out-no-intrepid2.log" 2>&1 || fail "--no-intrepid2 exited $?"
+  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next } $col["vs_intrepid2_per_core"] != "" { exit 1 }' \
+    "$out-no-intrepid2/bench.csv" || fail "--no-intrepid2 still compared with Intrepid2"
+  # shellcheck disable=SC2086
+  HC_BENCH_TEST_PERTURB=intrepid2 "$exe" bench $tiny --out "$out-i2-perturbed" > "$out-i2-perturbed.log" 2>&1
+  code=$?
+  [ "$code" = 1 ] || fail "a perturbed Intrepid2 result gave exit code $code, expected 1"
+  grep -q 'intrepid2 *FAILED: Intrepid2 disagrees' "$out-i2-perturbed.log" || fail "no FAILED line for Intrepid2"
+fi
 # A result made wrong on purpose is caught: FAILED, exit code 1, status failed.
 # shellcheck disable=SC2086
 HC_BENCH_TEST_PERTURB=auto "$exe" bench $quick --out "$out-perturbed" > "$out-perturbed.log" 2>&1

@@ -1,12 +1,13 @@
 #!/bin/sh
 # hexcontract --version: the build, the backends built in (each with its runtime's version), the CUDA runtime and
 # driver (or that there is no driver or device), and the MPI library, whose version must be the one mpirun
-# reports. Usage: test_version.sh HEXCONTRACT HAVE_OPENMP HAVE_CUDA VERSION
+# reports. Usage: test_version.sh HEXCONTRACT HAVE_OPENMP HAVE_CUDA VERSION [HAVE_INTREPID2]
 set -u
 exe=$1
 have_openmp=$2
 have_cuda=$3
 version=$4
+have_intrepid2=${5:-0}
 fail=0
 out=$("$exe" --version 2>&1)
 rc=$?
@@ -21,6 +22,7 @@ has "^hexcontract $version \(git [^,]+, [A-Za-z]+ build, .+\)\$"
 backends="serial"
 [ "$have_openmp" = 1 ] && backends="$backends openmp"
 [ "$have_cuda" = 1 ] && backends="$backends cuda"
+[ "$have_intrepid2" = 1 ] && backends="$backends intrepid2"
 has "^backends: $backends\$"
 has "^  serial  "
 if [ "$have_openmp" = 1 ]; then
@@ -33,6 +35,11 @@ if [ "$have_cuda" = 1 ]; then
   has "^CUDA compiler: NVIDIA [0-9.]+, architectures .+\$"
 else
   has "^  cuda    not built into this binary\$"
+fi
+if [ "$have_intrepid2" = 1 ]; then
+  has "^  intrepid2 .*; Trilinos [0-9]+\.[0-9]+, Kokkos [0-9]+\.[0-9]+\.[0-9]+ \(Serial\)\$"
+else
+  has "^  intrepid2 not built into this binary\$"
 fi
 has "^MPI: .*[0-9]+\.[0-9]+"
 # The MPI line names the library that mpirun belongs to, at its version.
