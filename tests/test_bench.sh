@@ -107,18 +107,28 @@ cat "$out-perturbed.log"
 [ "$code" = 1 ] || fail "a perturbed result gave exit code $code, expected 1"
 grep -q 'FAILED' "$out-perturbed.log" || fail "no FAILED row for a perturbed result"
 grep -q '^status: failed' "$out-perturbed/bench.yaml" || fail "bench.yaml of a perturbed run does not say failed"
-# Cases that caches hold (40 cells) against a copy bandwidth of 0.3 GB, from memory: above 115% of the
-# roofline even at the larger of the two copy bandwidths, flagged (serial: no thread start-up in the times).
+# Cases that caches hold (40 cells) against a copy bandwidth of 0.3 GB, from memory: usually above 115% of the
+# roofline even at the larger of the two copy bandwidths, and then flagged in every output (serial: no thread
+# start-up in the times). Whether they measure above it depends on the machine's load, so the test asks
+# the CSV which rows measured above it, and requires exactly those flagged, with the count line.
 if [ "$backend" = serial ]; then
   "$exe" bench --backend serial --kernel DataData --shapes "8,8;27,27;64,64" --precision double --layout cell-major \
     --cells 40 --memory-gb 0.3 --repeat 9 --out "$out-cached" > "$out-cached.log" 2>&1 || { cat "$out-cached.log"; fail "bench exited $?"; }
   cat "$out-cached.log"
-  grep -q 'ABOVE-ROOF$' "$out-cached.log" || fail "no case flagged above the roofline"
-  grep -q '^[0-9]* rows* above 115% of the roofline even at the larger copy bandwidth' "$out-cached.log" ||
-    fail "no line on the rows above the roofline"
-  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next } $col["above_roofline"] == 1 { n++ } END { exit n < 1 }' \
-    "$out-cached/bench.csv" || fail "no row with above_roofline 1 in bench.csv"
-  grep -q '^    above_roofline: true' "$out-cached/bench.yaml" || fail "no above_roofline: true in bench.yaml"
+  above=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+    $col["kind"] == "bench" && $col["roofline_pct_larger_copy"] > 115 { n++ } END { print n + 0 }' "$out-cached/bench.csv")
+  flagged=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next } $col["above_roofline"] == 1 { n++ }
+    END { print n + 0 }' "$out-cached/bench.csv")
+  [ "$above" = "$flagged" ] || fail "$above rows measured above 115% of the roofline, $flagged flagged in bench.csv"
+  if [ "$above" -gt 0 ]; then
+    grep -q 'ABOVE-ROOF$' "$out-cached.log" || fail "no case flagged above the roofline"
+    grep -q "^$above rows* above 115% of the roofline even at the larger copy bandwidth" "$out-cached.log" ||
+      fail "no line on the $above rows above the roofline"
+    grep -q '^    above_roofline: true' "$out-cached/bench.yaml" || fail "no above_roofline: true in bench.yaml"
+  else
+    grep -q 'ABOVE-ROOF$' "$out-cached.log" && fail "a row flagged above the roofline, none measured above it"
+    echo "test_bench.sh: note: no cached case measured above 115% of the roofline on this run (a loaded machine); the flag's output was not exercised"
+  fi
 fi
 if [ -n "$no_gnuplot" ]; then
   echo "test_bench.sh: SKIPPED: gnuplot was not found, so roofline.png was not checked (install gnuplot-nox); the rest passed"
