@@ -62,11 +62,11 @@ static void hc_print_version(void) {
     const hc_backend *b;
     char buf[512] = "";
     if (hc_backend_find(hc_backend_names[i], &b) != HC_OK) {
-      printf("  %-7s not built into this binary\n", hc_backend_names[i]);
+      printf("  %-9s not built into this binary\n", hc_backend_names[i]);
     } else if (!b->version || b->version(buf, sizeof(buf)) != HC_OK) {
-      printf("  %-7s %s\n", b->name, b->description);
+      printf("  %-9s %s\n", b->name, b->description);
     } else {
-      printf("  %-7s %s; %s\n", b->name, b->description, buf);
+      printf("  %-9s %s; %s\n", b->name, b->description, buf);
     }
   }
   hc_error_clear();

@@ -24,17 +24,17 @@ backends="serial"
 [ "$have_cuda" = 1 ] && backends="$backends cuda"
 [ "$have_intrepid2" = 1 ] && backends="$backends intrepid2"
 has "^backends: $backends\$"
-has "^  serial  "
+has "^  serial    "
 if [ "$have_openmp" = 1 ]; then
-  has "^  openmp  .*; OpenMP [0-9]\.[0-9] \(_OPENMP 20[0-9]{4}\), [1-9][0-9]* threads?\$"
+  has "^  openmp    .*; OpenMP [0-9]\.[0-9] \(_OPENMP 20[0-9]{4}\), [1-9][0-9]* threads?\$"
 else
-  has "^  openmp  not built into this binary\$"
+  has "^  openmp    not built into this binary\$"
 fi
 if [ "$have_cuda" = 1 ]; then
-  has "^  cuda    .*; CUDA runtime [1-9][0-9]*\.[0-9]+, driver (none, no device \(no NVIDIA driver found\)|[1-9][0-9]*\.[0-9]+, ([0-9]+ devices?|no usable device \(.+\)))\$"
+  has "^  cuda      .*; CUDA runtime [1-9][0-9]*\.[0-9]+, driver (none, no device \(no NVIDIA driver found\)|[1-9][0-9]*\.[0-9]+, ([0-9]+ devices?|no usable device \(.+\)))\$"
   has "^CUDA compiler: NVIDIA [0-9.]+, architectures .+\$"
 else
-  has "^  cuda    not built into this binary\$"
+  has "^  cuda      not built into this binary\$"
 fi
 if [ "$have_intrepid2" = 1 ]; then
   has "^  intrepid2 .*; Trilinos [0-9]+\.[0-9]+, Kokkos [0-9]+\.[0-9]+\.[0-9]+ \(Serial\)\$"
