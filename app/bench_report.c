@@ -80,6 +80,7 @@ void hc_bench_print_summary(const hc_bench *bench) {
   } else {
     printf("no variant above %.0f%% of the roofline at the larger of the two\n", HC_BENCH_ABOVE_ROOF_PCT);
   }
+  hc_bench_targets_print(bench);
   int work = 0;
   for (int i = 0; i < bench->ncases && !work; i++) {
     const hc_bench_case *bc = &bench->cases[i];
@@ -266,6 +267,7 @@ static int hc_yaml_body(hc_yaml_writer *w, const hc_bench *bench) {
     if (bench->cases[i].overhead) HC_CALL(hc_yaml_case(w, bench, &bench->cases[i]));
   }
   HC_CALL(hc_yaml_writer_end_sequence(w));
+  HC_CALL(hc_bench_targets_yaml(w, bench));
   HC_CALL(hc_yaml_writer_int64(w, "failures", bench->failures));
   HC_CALL(hc_yaml_writer_double(w, "seconds", bench->seconds));
   return hc_yaml_writer_end_mapping(w);

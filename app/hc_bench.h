@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 
+#include "io/hc_yaml_writer.h"
 #include "kernels/hc_kernels.h"
 
 #define HC_BENCH_MAX_SHAPES 16
@@ -127,6 +128,39 @@ void hc_bench_intrepid2_setup(hc_bench *bench);
 int hc_bench_intrepid2_case(hc_bench *bench, hc_bench_case *bc, const void *left, const void *right, void *h_out,
                             const void *h_ref, int have_ref);
 void hc_bench_intrepid2_ratios(const hc_bench *bench, hc_bench_case *bc);
+
+/* The targets of issue 15 (bench_targets.c): per kernel family (the call-overhead cases left out), how many
+   cases the fastest of our own variants (not a vendor's; auto only where it alone ran) meets each target in,
+   of those it applies to. roofline: every case; vendor: where a vendor variant ran (vs_cublas); layout: the
+   cell-minor cases whose cell-major twin ran; precision: the float cases whose double twin ran, both
+   bandwidth-bound (intensity below the ridge point of their best own row's peak at the start copy bandwidth).
+   Layout and precision compare median times per cell. */
+#define HC_BENCH_TARGET_ROOF_PCT      85.0 /* % of the roofline */
+#define HC_BENCH_TARGET_ROOF_PCT_TC   80.0 /* FieldField (125,216) double: % of the FP64 tensor-core roofline */
+#define HC_BENCH_TARGET_VS_VENDOR     1.0  /* vendor's time over ours */
+#define HC_BENCH_TARGET_VS_VENDOR_FEM 1.1  /* the same, FieldField double at (27,27) and (64,64) */
+#define HC_BENCH_TARGET_LAYOUT_RATIO  1.25 /* cell-minor time over cell-major time, at most */
+#define HC_BENCH_TARGET_FLOAT_RATIO   0.55 /* float time over double time, at most */
+typedef enum {
+  HC_BENCH_TARGET_ROOFLINE = 0,
+  HC_BENCH_TARGET_VENDOR = 1,
+  HC_BENCH_TARGET_LAYOUT = 2,
+  HC_BENCH_TARGET_PRECISION = 3,
+  HC_BENCH_NUM_TARGETS = 4
+} hc_bench_target;
+typedef struct {
+  int met, of;
+} hc_bench_count;
+typedef struct {
+  int cases[3]; /* per hc_family: cases with one of our own variants that ran */
+  hc_bench_count count[3][HC_BENCH_NUM_TARGETS];
+} hc_bench_targets;
+void hc_bench_targets_count(const hc_bench *bench, hc_bench_targets *t);
+/* One line per family that ran, after the summary table. */
+void hc_bench_targets_print(const hc_bench *bench);
+/* bench.yaml's `targets:` mapping: how, thresholds, and under families, per family that ran, its cases and
+   {met, of} per target. */
+int hc_bench_targets_yaml(hc_yaml_writer *w, const hc_bench *bench);
 
 /* Report writers (bench_report.c). Each writes its file atomically in bench->opt.out. */
 void hc_bench_print_summary(const hc_bench *bench);
