@@ -1,5 +1,6 @@
 # hexcontract bench: its measures (unit) and quick runs on the CPU backends (app), bad options (exit 2).
-hc_add_test_executable(test_bench SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_bench.c LIBS hc_kernels m)
+hc_add_test_executable(test_bench SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_bench.c ${PROJECT_SOURCE_DIR}/app/bench_targets.c
+                       LIBS hc_io hc_kernels m)
 hc_add_test(bench_unit COMMAND test_bench LABELS unit)
 
 set(HC_BENCH_DIR ${CMAKE_CURRENT_BINARY_DIR}/bench)

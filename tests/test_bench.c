@@ -1,5 +1,5 @@
 /* The bench's measures: the roofline time, the GPU peak table, the host FMA kernel and copy, the result
-   comparison and its tolerance. */
+   comparison and its tolerance, and the counts of the targets of issue 15 on made-up cases. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "app/hc_bench.h"
 #include "hc_config.h"
 #include "kernels/hc_roofline.h"
 
@@ -102,10 +103,85 @@ static void test_backend_members(void **state) {
   }
 }
 
+/* One case of test_targets: kernel at (L, P), 10 cells (20 in float), flops/bytes 0.1 (bandwidth-bound). */
+static hc_bench_case *hc_test_case(hc_bench *bench, hc_kernel kernel, int L, int P, hc_precision prec, hc_layout lay) {
+  hc_bench_case *bc = &bench->cases[bench->ncases++];
+  bc->k.kernel = kernel, bc->k.L = L, bc->k.R = L, bc->k.P = P, bc->k.D = 3, bc->k.precision = prec;
+  bc->k.layout = lay, bc->k.C = prec == HC_FLOAT ? 20 : 10, bc->flops = 1, bc->bytes = 10;
+  return bc;
+}
+
+static void hc_test_row(hc_bench_case *bc, hc_variant v, hc_variant chosen, double median_s, double pct, double vs) {
+  hc_bench_row *r = &bc->rows[bc->nrows++];
+  r->variant = v, r->chosen = chosen, r->status = HC_BENCH_RAN, r->median_s = median_s, r->roofline_pct = pct;
+  r->vs_cublas = vs, r->peak = 1e9;
+}
+
+static void test_targets(void **state) {
+  (void)state;
+  static hc_bench_case cases[8];
+  hc_bench bench = {.cases = cases, .copy_gbs = 1, .peak = {{1e9, 2e9}, {1e9, 1e9}}};
+  /* FieldField double (27,27), cell-major: the fastest of ours is flat (90%), 1.05x cublas (short of 1.1x);
+     cublas and auto (which chose it) are faster but not ours. */
+  hc_bench_case *bc = hc_test_case(&bench, HC_FIELDFIELD_SCALAR, 27, 27, HC_DOUBLE, HC_LAYOUT_CELL_MAJOR);
+  hc_test_row(bc, HC_VARIANT_FLAT, HC_VARIANT_FLAT, 1.0, 90, 1.05);
+  hc_test_row(bc, HC_VARIANT_TILE, HC_VARIANT_TILE, 2.0, 95, 0.525);
+  hc_test_row(bc, HC_VARIANT_CUBLAS, HC_VARIANT_CUBLAS, 0.5, 99, 1.0);
+  hc_test_row(bc, HC_VARIANT_AUTO, HC_VARIANT_CUBLAS, 0.4, 99, 1.3);
+  /* Cell-minor: 84% (short), 1.2x cublas (met), 1.2x the time of cell-major (within 1.25x); a faster team
+     that failed does not count. */
+  bc = hc_test_case(&bench, HC_FIELDFIELD_SCALAR, 27, 27, HC_DOUBLE, HC_LAYOUT_CELL_MINOR);
+  hc_test_row(bc, HC_VARIANT_FLAT, HC_VARIANT_FLAT, 1.2, 84, 1.2);
+  hc_test_row(bc, HC_VARIANT_TEAM, HC_VARIANT_TEAM, 0.1, 100, 12);
+  bc->rows[1].status = HC_BENCH_FAILED;
+  /* Float, cell-major: 85% (met, at the threshold), twice the cells in the same time: 0.5x per cell. */
+  bc = hc_test_case(&bench, HC_FIELDFIELD_SCALAR, 27, 27, HC_FLOAT, HC_LAYOUT_CELL_MAJOR);
+  hc_test_row(bc, HC_VARIANT_TILE, HC_VARIANT_TILE, 1.0, 85, 0);
+  /* (125,216) double: 30% of the FP64 roofline, but 82% of the tensor-core one (flops 1.64e9 at 2e9/s). */
+  bc = hc_test_case(&bench, HC_FIELDFIELD_SCALAR, 125, 216, HC_DOUBLE, HC_LAYOUT_CELL_MAJOR);
+  bc->flops = 1.64e9, bc->bytes = 0.5e9;
+  hc_test_row(bc, HC_VARIANT_FLAT, HC_VARIANT_FLAT, 1.0, 30, 0);
+  /* DataData on a CPU backend: auto alone ran, and it counts (86%). */
+  bc = hc_test_case(&bench, HC_DATADATA_SCALAR, 1, 8, HC_DOUBLE, HC_LAYOUT_CELL_MAJOR);
+  hc_test_row(bc, HC_VARIANT_AUTO, HC_VARIANT_AUTO, 1.0, 86, 0);
+  /* A call-overhead case does not count. */
+  bc = hc_test_case(&bench, HC_DATAFIELD_SCALAR, 8, 8, HC_DOUBLE, HC_LAYOUT_CELL_MAJOR);
+  bc->overhead = 1;
+  hc_test_row(bc, HC_VARIANT_AUTO, HC_VARIANT_AUTO, 1.0, 100, 0);
+  hc_bench_targets t;
+  hc_bench_targets_count(&bench, &t);
+  const hc_bench_count *ff = t.count[HC_FAMILY_FIELDFIELD], *dd = t.count[HC_FAMILY_DATADATA];
+  assert_int_equal(t.cases[HC_FAMILY_FIELDFIELD], 4);
+  assert_int_equal(ff[HC_BENCH_TARGET_ROOFLINE].met, 3);
+  assert_int_equal(ff[HC_BENCH_TARGET_ROOFLINE].of, 4);
+  assert_int_equal(ff[HC_BENCH_TARGET_VENDOR].met, 1);
+  assert_int_equal(ff[HC_BENCH_TARGET_VENDOR].of, 2);
+  assert_int_equal(ff[HC_BENCH_TARGET_LAYOUT].met, 1);
+  assert_int_equal(ff[HC_BENCH_TARGET_LAYOUT].of, 1);
+  assert_int_equal(ff[HC_BENCH_TARGET_PRECISION].met, 1);
+  assert_int_equal(ff[HC_BENCH_TARGET_PRECISION].of, 1);
+  assert_int_equal(t.cases[HC_FAMILY_DATADATA], 1);
+  assert_int_equal(dd[HC_BENCH_TARGET_ROOFLINE].met, 1);
+  assert_int_equal(dd[HC_BENCH_TARGET_ROOFLINE].of, 1);
+  assert_int_equal(dd[HC_BENCH_TARGET_VENDOR].of + dd[HC_BENCH_TARGET_LAYOUT].of + dd[HC_BENCH_TARGET_PRECISION].of, 0);
+  assert_int_equal(t.cases[HC_FAMILY_DATAFIELD], 0);
+  /* Slower cell-minor (1.3x) misses the layout target; a float case no faster per cell misses precision. */
+  cases[1].rows[0].median_s = 1.3;
+  cases[2].rows[0].median_s = 1.2;
+  hc_bench_targets_count(&bench, &t);
+  assert_int_equal(t.count[HC_FAMILY_FIELDFIELD][HC_BENCH_TARGET_LAYOUT].met, 0);
+  assert_int_equal(t.count[HC_FAMILY_FIELDFIELD][HC_BENCH_TARGET_PRECISION].met, 0);
+  /* Compute-bound (intensity above the ridge point): the precision target does not apply. */
+  cases[2].flops = 100;
+  hc_bench_targets_count(&bench, &t);
+  assert_int_equal(t.count[HC_FAMILY_FIELDFIELD][HC_BENCH_TARGET_PRECISION].of, 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_roofline_time), cmocka_unit_test(test_gpu_table),  cmocka_unit_test(test_compare),
       cmocka_unit_test(test_tolerance),     cmocka_unit_test(test_fma_kernel), cmocka_unit_test(test_backend_members),
+      cmocka_unit_test(test_targets),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
