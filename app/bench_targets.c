@@ -1,4 +1,5 @@
-/* hexcontract bench against the targets of issue 15: per kernel family, how many cases meet each. */
+/* hexcontract bench against its targets (README.md, section hexcontract bench): per kernel family, how many cases meet
+ * each. */
 #include <stdio.h>
 
 #include "app/hc_bench.h"
@@ -96,7 +97,8 @@ void hc_bench_targets_print(const hc_bench *bench) {
   hc_bench_targets t;
   hc_bench_targets_count(bench, &t);
   printf(
-      "\nTargets (issue 15), cases meeting each of those it applies to; ours = the fastest of our own variants "
+      "\nTargets (README.md, section hexcontract bench), cases meeting each of those it applies to; ours = the fastest "
+      "of our own variants "
       "(not a\nvendor's; auto only where it alone ran). roofline: >= %.0f%% (FieldField (125,216) double: %.0f%% "
       "of the tensor-core\nroofline); vendor: >= %.1fx the vendor (FieldField double (27,27), (64,64): %.1fx); "
       "layout: cell-minor <= %.2fx\ncell-major per cell; precision: float <= %.2fx double per cell where both are "
@@ -125,7 +127,8 @@ int hc_bench_targets_yaml(hc_yaml_writer *w, const hc_bench *bench) {
   hc_bench_targets_count(bench, &t);
   HC_CALL(hc_yaml_writer_begin_mapping(w, "targets", HC_YAML_BLOCK));
   HC_CALL(hc_yaml_writer_string(w, "how",
-                                "issue 15's targets; per kernel family, met of the cases each applies to (of 0: "
+                                "the bench's targets (README.md, section hexcontract bench); per kernel family, met of "
+                                "the cases each applies to (of 0: "
                                 "none). Ours: the fastest of our own variants (not cublas; auto only where it "
                                 "alone ran); vendor: vs_cublas; layout and precision: median time per cell"));
   HC_CALL(hc_yaml_writer_begin_mapping(w, "thresholds", HC_YAML_BLOCK));

@@ -129,7 +129,7 @@ int hc_bench_intrepid2_case(hc_bench *bench, hc_bench_case *bc, const void *left
                             const void *h_ref, int have_ref);
 void hc_bench_intrepid2_ratios(const hc_bench *bench, hc_bench_case *bc);
 
-/* The targets of issue 15 (bench_targets.c): per kernel family (the call-overhead cases left out), how many
+/* The bench's targets (bench_targets.c): per kernel family (the call-overhead cases left out), how many
    cases the fastest of our own variants (not a vendor's; auto only where it alone ran) meets each target in,
    of those it applies to. roofline: every case; vendor: where a vendor variant ran (vs_cublas); layout: the
    cell-minor cases whose cell-major twin ran; precision: the float cases whose double twin ran, both

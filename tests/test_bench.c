@@ -1,5 +1,5 @@
 /* The bench's measures: the roofline time, the GPU peak table, the host FMA kernel and copy, the result
-   comparison and its tolerance, and the counts of the targets of issue 15 on made-up cases. */
+   comparison and its tolerance, and the counts of the bench targets on made-up cases. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>

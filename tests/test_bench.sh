@@ -85,7 +85,7 @@ awk -F, -v want="$intrepid2" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; n
     if (want && sqrt((v - ti / ($col["median_s"] * th)) ^ 2) > 1e-3 * v + 1e-4) { print "vs_intrepid2_per_core != intrepid2_s / (median_s x threads): " $0; bad = 1 }
   }
   END { if (n < 6) { print "only " n " rows ran"; bad = 1 } exit bad }' "$out/bench.csv" || fail "the Intrepid2 column of bench.csv"
-# The targets of issue 15, per family: recomputed from bench.csv (the fastest row of our own variants per case:
+# The bench targets, per family: recomputed from bench.csv (the fastest row of our own variants per case:
 # not cublas, auto only where it alone ran) and compared with the summary's lines and bench.yaml's targets.
 # Consistency only: whether a case meets a target depends on the machine.
 targets_expected() { # $1: log (the summary's lines) or yaml (bench.yaml's targets.families)
