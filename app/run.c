@@ -58,7 +58,7 @@ int hc_run_estimate_memory(const hc_run_config *cfg, int nranks, int is_device, 
   const double s = (double)hc_precision_size(cfg->precision);
   /* The largest enabled kernel's left + right per cell (the checks' DataFieldScalar too), all outputs. */
   double inputs = cfg->checks ? (L + 1) * P : 0, outputs = 0;
-  int nodal = 3; /* u, and two scratch vectors of the checks */
+  int nodal = 5; /* u, its parts u0 and du (hc_run_prepare_u), and two scratch vectors of the checks */
   for (int kid = 0; kid < HC_NUM_KERNELS; kid++) {
     if (!cfg->enabled[kid]) continue;
     hc_family fam = hc_kernel_family((hc_kernel)kid);
@@ -70,10 +70,12 @@ int hc_run_estimate_memory(const hc_run_config *cfg, int nranks, int is_device, 
     if (fam != HC_FAMILY_DATADATA) nodal++;
   }
   /* Host: cell index, vertices, node map, node coordinates of a step; per node: ids, ownership,
-     nodal vectors and halo lists (generously). Backend: vertices, inputs, outputs, a scratch output. */
+     nodal vectors and halo lists (generously). Backend: vertices, inputs, outputs, a scratch output; on a
+     device also the node map and the nodal vectors it assembles into (u, u0, du and one per field kernel). */
   const double host_cell = 3 * 8 + 24 * 8 + L * 4 + L * 3 * 8 + (is_device ? s * outputs : 0);
   const double host_node = 8 + 1 + 8 * nodal + 16;
-  const double dev_cell = 24 * 8 + s * (inputs + outputs + L * L);
+  const double dev_cell =
+      24 * 8 + s * (inputs + outputs + L * L) + (is_device ? L * 4 + 8.0 * (nodal - 2) * nodes / C : 0);
   est->cells = C;
   est->host_per_cell = host_cell + host_node * nodes / C + (is_device ? 0 : dev_cell);
   est->device_per_cell = is_device ? dev_cell : 0;
