@@ -788,11 +788,11 @@ static void hc_report_plot(hc_report *rep) {
 
 /* The output directory and every file the report writes there, checked before the results are read: an
    unwritable directory, or a FIFO or link in place of a file, is refused now, not after the work. */
-static int hc_report_check_out(const hc_report *rep, int given) {
+static int hc_report_check_out(const hc_report *rep, int given, int create) {
   static const char *const files[] = {"report.md",     "report.csv",     "report.dat", "report.gp",
                                       "report.gp.log", "efficiency.png", "phases.png", "throughput.png"};
   char why[1024], path[8192];
-  int err = hc_path_check_dir(rep->out, 0);
+  int err = hc_path_check_dir(rep->out, create);
   for (size_t i = 0; !err && i < sizeof(files) / sizeof(*files); i++) {
     snprintf(path, sizeof(path), "%s/%s", rep->out, files[i]);
     err = hc_path_check_output(path, 0);
@@ -850,12 +850,13 @@ int hc_cmd_report(int argc, char **argv) {
   while (len > 1 && rep.out[len - 1] == '/') rep.out[--len] = '\0';
   /* An existing output directory is checked now; a missing --out is created once the sweep is accepted.
      A missing DIR is reported by the load, which names what it needs. */
-  if (access(rep.out, F_OK) == 0) HC_CALL(hc_report_check_out(&rep, out != NULL));
+  const int out_exists = access(rep.out, F_OK) == 0;
+  if (out_exists) HC_CALL(hc_report_check_out(&rep, out != NULL, 0));
 
   HC_CALL_GOTO(hc_report_load(&rep), cleanup);
   HC_CALL_GOTO(hc_report_check_sweep(&rep), cleanup);
   /* Made once the sweep is known good, so that a refused one leaves nothing behind. */
-  if (out) HC_CALL_GOTO(hc_app_output_dir("--out", rep.out), cleanup);
+  if (out && !out_exists) HC_CALL_GOTO(hc_report_check_out(&rep, 1, 1), cleanup);
   hc_report_derive(&rep);
   HC_CALL_GOTO(hc_report_write(&rep, "report.dat", hc_report_dat), cleanup);
   HC_CALL_GOTO(hc_report_write(&rep, "report.gp", hc_report_gp), cleanup);

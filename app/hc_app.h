@@ -41,10 +41,6 @@ void hc_app_stderr(const char *fmt, ...)
    results are. Returns 1 when output was lost, 0 otherwise. */
 int hc_app_stdout_check(const char *what);
 
-/* The output directory of an option (--out of bench and report): an existing directory, or one created
-   here (its parent must exist); anything else is HC_ERR_INPUT naming the option. */
-int hc_app_output_dir(const char *option, const char *dir);
-
 /* Fills entries [begin, end) of data, scalars of a precision, with reproducible pseudo-random values in
    [-1, 1): entry i depends only on (seed, i), so any range can be refilled to exactly what it held. */
 void hc_fill_random(hc_precision precision, uint64_t seed, void *data, int64_t begin, int64_t end);

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "app/hc_app.h"
 #include "app/hc_report.h"
@@ -102,17 +101,6 @@ int hc_app_stdout_check(const char *what) {
   hc_app_stderr("hexcontract: warning: standard output could not be written (%s): lines of the output were lost; %s\n",
                 failed && why ? strerror(why) : "a write failed earlier, e.g. its reader closed it", what);
   return 1;
-}
-
-int hc_app_output_dir(const char *option, const char *dir) {
-  struct stat st;
-  if (stat(dir, &st) == 0) {
-    HC_CHECK(S_ISDIR(st.st_mode), HC_ERR_INPUT, "option %s: '%s' exists and is not a directory", option, dir);
-    return HC_OK;
-  }
-  HC_CHECK(mkdir(dir, 0777) == 0, HC_ERR_INPUT, "option %s: cannot create directory '%s': %s", option, dir,
-           strerror(errno));
-  return HC_OK;
 }
 
 /* A deck is named by its extension, so that a mistyped subcommand is not read as a deck. */

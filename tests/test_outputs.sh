@@ -105,7 +105,7 @@ case $case_name in
     run 2 "--out out: 'out/report.gp.log' is a FIFO" "$exe" report "$src/tests/data/results/weak" --out out
     run 0 "wrote nodir/report.md" "$exe" report "$src/tests/data/results/weak" --out nodir
     [ -f nodir/report.md ] || fail "report --out nodir wrote no nodir/report.md"
-    run 2 "option --out: cannot create directory 'nodir2/sub'" "$exe" report "$src/tests/data/results/weak" \
+    run 2 "--out nodir2/sub: cannot create directory 'nodir2/sub'" "$exe" report "$src/tests/data/results/weak" \
       --out nodir2/sub
     ;;
   contract)

@@ -158,7 +158,7 @@ case "$case_name" in
     # report --out creates its directory as bench --out does; a parent that is missing or a file is refused.
     run 0 "weak scaling, 3 runs" "$exe" report "$data/weak" --out "$work/new"
     [ -s "$work/new/report.md" ] || fail "report.md was not written into the new --out directory"
-    run 2 "option --out: cannot create directory '.*missing/new'" "$exe" report "$data/weak" --out "$work/missing/new"
+    run 2 "--out .*missing/new: cannot create directory '.*missing/new'" "$exe" report "$data/weak" --out "$work/missing/new"
     touch "$work/file"
     run 2 "--out .*file: '.*file' exists and is a regular file, not a directory" "$exe" report "$data/weak" --out "$work/file"
     ;;
