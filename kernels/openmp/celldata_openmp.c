@@ -132,8 +132,8 @@ int hc_celldata_fill_openmp(const hc_celldata_desc *desc, hc_kernel kernel, void
   }
   free(shape.N);
   free(shape.dN);
-  HC_CHECK(!failed, HC_ERR_RESOURCE, "out of host memory for the cell data scratch (%d points per thread)",
-           HC_OMP_CD_CB * HC_OMP_CD_PB > desc->basis->P ? HC_OMP_CD_CB * HC_OMP_CD_PB : desc->basis->P);
+  HC_CHECK(!failed, HC_ERR_RESOURCE, "out of host memory for the cell data scratch of a thread (%lld points)",
+           (long long)(desc->layout == HC_LAYOUT_CELL_MAJOR ? P : HC_OMP_CD_CB * HC_OMP_CD_PB));
   if (bad >= 0) return hc_celldata_cell_error(desc, bad, desc->X0 + 24 * bad);
   return HC_OK;
 }

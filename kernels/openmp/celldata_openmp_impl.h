@@ -192,8 +192,7 @@ static int64_t HC_FN(hc_celldata_omp)(const hc_cd_shape *shape, hc_kernel kernel
                                       HC_REAL *restrict right, int *failed) {
   const hc_celldata_desc *desc = shape->desc;
   const int64_t C = desc->C, P = desc->basis->P;
-  const int64_t npts = HC_OMP_CD_CB * HC_OMP_CD_PB > P ? HC_OMP_CD_CB * HC_OMP_CD_PB : P;
-  const int64_t cap = 4 * 9 * P + HC_STREAM_LINE; /* writer buffers: several fields' entries */
+  const int64_t cap = 4 * 9 * P + HC_STREAM_LINE; /* cell-major writer buffers: several fields' entries */
   const hc_family fam = hc_kernel_family(kernel);
   const int rank = (int)hc_kernel_rank(kernel);
   const int64_t Dij = rank == 0 ? 1 : rank == 1 ? 3 : 9;
@@ -208,27 +207,35 @@ static int64_t HC_FN(hc_celldata_omp)(const hc_cd_shape *shape, hc_kernel kernel
     const int64_t nblk = (C + HC_OMP_CD_CB - 1) / HC_OMP_CD_CB;
     int64_t c0 = (nblk * t / nt) * HC_OMP_CD_CB, c1 = (nblk * (t + 1) / nt) * HC_OMP_CD_CB;
     if (c1 > C) c1 = C;
-    hc_cd_points s;
-    HC_REAL *mem = malloc(sizeof(*mem) * (size_t)(2 * cap + 4 * HC_OMP_CD_CB));
-    hc_cd_point *pts = malloc(sizeof(*pts) * (size_t)P);
-    if (hc_cd_points_create(npts, &s) != HC_OK || !mem || !pts) {
-      fail = 1;
-    } else if (c0 < c1) {
-      int64_t b = -1;
-      if (desc->layout == HC_LAYOUT_CELL_MAJOR) {
-        HC_FN(hc_cd_writer) wl = {left + c0 * lin, mem, 0, cap}, wr = {right + c0 * rin, mem + cap, 0, cap};
+    /* Each layout's scratch: cell-major, the values at one cell's points and a writer per array;
+       cell-minor, the values at a block's points and its rows. */
+    int64_t b = -1;
+    if (desc->layout == HC_LAYOUT_CELL_MAJOR) {
+      HC_REAL *buf = malloc(sizeof(*buf) * (size_t)(2 * cap));
+      hc_cd_point *pts = malloc(sizeof(*pts) * (size_t)P);
+      if (!buf || !pts) {
+        fail = 1;
+      } else if (c0 < c1) {
+        HC_FN(hc_cd_writer) wl = {left + c0 * lin, buf, 0, cap}, wr = {right + c0 * rin, buf + cap, 0, cap};
         b = HC_FN(hc_cd_major)(shape, kernel, c0, c1, pts, &wl, &wr);
         HC_FN(hc_cd_flush)(&wl, 1);
         HC_FN(hc_cd_flush)(&wr, 1);
-      } else {
-        b = HC_FN(hc_cd_minor)(shape, kernel, c0, c1, &s, left, right, mem + 2 * cap);
       }
-      if (b >= 0) bad = b;
-      hc_stream_fence();
+      free(buf);
+      free(pts);
+    } else {
+      hc_cd_points s;
+      HC_REAL *row = malloc(sizeof(*row) * 4 * HC_OMP_CD_CB);
+      if (hc_cd_points_create(HC_OMP_CD_CB * HC_OMP_CD_PB, &s) != HC_OK || !row) {
+        fail = 1;
+      } else if (c0 < c1) {
+        b = HC_FN(hc_cd_minor)(shape, kernel, c0, c1, &s, left, right, row);
+      }
+      free(s.mem);
+      free(row);
     }
-    free(s.mem);
-    free(mem);
-    free(pts);
+    if (b >= 0) bad = b;
+    hc_stream_fence();
   }
   *failed = fail;
   return bad < C ? bad : -1;

@@ -24,22 +24,20 @@
 static inline void hc_stream_copy(void *dst, const void *src, size_t bytes) {
   char *d = (char *)dst;
   const char *s = (const char *)src;
-  if (HC_STREAM_NT) {
-    size_t head = (size_t)(-(uintptr_t)d & (HC_STREAM_LINE - 1));
-    if (head > bytes) head = bytes;
-    memcpy(d, s, head);
-    d += head, s += head, bytes -= head;
 #if HC_STREAM_NT
-    for (; bytes >= HC_STREAM_LINE; bytes -= HC_STREAM_LINE, d += HC_STREAM_LINE, s += HC_STREAM_LINE) {
-      const __m128i a = _mm_loadu_si128((const __m128i *)s), b = _mm_loadu_si128((const __m128i *)(s + 16));
-      const __m128i c = _mm_loadu_si128((const __m128i *)(s + 32)), e = _mm_loadu_si128((const __m128i *)(s + 48));
-      _mm_stream_si128((__m128i *)d, a);
-      _mm_stream_si128((__m128i *)(d + 16), b);
-      _mm_stream_si128((__m128i *)(d + 32), c);
-      _mm_stream_si128((__m128i *)(d + 48), e);
-    }
-#endif
+  size_t head = (size_t)(-(uintptr_t)d & (HC_STREAM_LINE - 1));
+  if (head > bytes) head = bytes;
+  memcpy(d, s, head);
+  d += head, s += head, bytes -= head;
+  for (; bytes >= HC_STREAM_LINE; bytes -= HC_STREAM_LINE, d += HC_STREAM_LINE, s += HC_STREAM_LINE) {
+    const __m128i a = _mm_loadu_si128((const __m128i *)s), b = _mm_loadu_si128((const __m128i *)(s + 16));
+    const __m128i c = _mm_loadu_si128((const __m128i *)(s + 32)), e = _mm_loadu_si128((const __m128i *)(s + 48));
+    _mm_stream_si128((__m128i *)d, a);
+    _mm_stream_si128((__m128i *)(d + 16), b);
+    _mm_stream_si128((__m128i *)(d + 32), c);
+    _mm_stream_si128((__m128i *)(d + 48), e);
   }
+#endif
   memcpy(d, s, bytes);
 }
 
