@@ -929,12 +929,8 @@ static void hc_bench_flag(hc_bench *bench) {
    work, so that an unwritable directory or a FIFO among them is found before the cases run. */
 static int hc_bench_check_out(const char *dir) {
   static const char *const files[] = {"bench.yaml", "bench.csv", "roofline.dat", "roofline.gp", "roofline.png"};
-  char why[1024], path[4096];
-  int err = hc_path_check_dir(dir, 1);
-  for (size_t i = 0; !err && i < sizeof(files) / sizeof(*files); i++) {
-    snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
-    err = hc_path_check_output(path, 0);
-  }
+  char why[1024];
+  int err = hc_path_check_out_dir(dir, 1, files, sizeof(files) / sizeof(*files));
   if (!err) return HC_OK;
   snprintf(why, sizeof(why), "%s", hc_error_message());
   return HC_ERROR(err, "option --out %s: %s", dir, why);

@@ -791,12 +791,8 @@ static void hc_report_plot(hc_report *rep) {
 static int hc_report_check_out(const hc_report *rep, int given, int create) {
   static const char *const files[] = {"report.md",     "report.csv",     "report.dat", "report.gp",
                                       "report.gp.log", "efficiency.png", "phases.png", "throughput.png"};
-  char why[1024], path[8192];
-  int err = hc_path_check_dir(rep->out, create);
-  for (size_t i = 0; !err && i < sizeof(files) / sizeof(*files); i++) {
-    snprintf(path, sizeof(path), "%s/%s", rep->out, files[i]);
-    err = hc_path_check_output(path, 0);
-  }
+  char why[1024];
+  int err = hc_path_check_out_dir(rep->out, create, files, sizeof(files) / sizeof(*files));
   if (!err) return HC_OK;
   snprintf(why, sizeof(why), "%s", hc_error_message());
   return HC_ERROR(err, "%s %s: %s", given ? "--out" : "report directory", rep->out, why);

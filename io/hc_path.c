@@ -129,6 +129,17 @@ static void hc_path_canonical(const char *path, int follow, char *buf, size_t n)
   }
 }
 
+int hc_path_check_out_dir(const char *dir, int create, const char *const *files, size_t n) {
+  char path[PATH_MAX + 64];
+  HC_CALL(hc_path_check_dir(dir, create));
+  for (size_t i = 0; i < n; i++) {
+    HC_CHECK(snprintf(path, sizeof(path), "%s/%s", dir, files[i]) < (int)sizeof(path), HC_ERR_INPUT,
+             "directory name '%.64s...' is too long", dir);
+    HC_CALL(hc_path_check_output(path, 0));
+  }
+  return HC_OK;
+}
+
 int hc_path_same_file(const char *a, const char *b, int follow_links) {
   struct stat sa, sb;
   int (*get)(const char *, struct stat *) = follow_links ? stat : lstat;

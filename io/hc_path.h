@@ -28,6 +28,11 @@ int hc_path_check_dir(const char *dir, int create);
    path. Errors are HC_ERR_INPUT, e.g. "'/dev/null' is a character device, not a regular file". */
 int hc_path_check_output(const char *path, int follow_link);
 
+/* An output directory and the files a command writes there (n names, without the directory), checked
+   before any work: hc_path_check_dir (with create), then hc_path_check_output on each file (links
+   refused). Errors as theirs, the caller adding which option or directory it was. */
+int hc_path_check_out_dir(const char *dir, int create, const char *const *files, size_t n);
+
 /* Whether a and b name the same file: the same device and inode where both exist, else the same
    canonical path (the directory resolved by realpath, then the file's name; symbolic links followed
    when follow_links is set). Paths whose directory does not exist are compared as written. */
