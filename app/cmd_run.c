@@ -252,7 +252,7 @@ static int hc_run_check_outputs(const hc_deck *deck, const hc_run_config *cfg, i
       keys[n] = "output.dir", labels[n++] = "the --dump file";
     }
   }
-  snprintf(paths[n], sizeof(paths[n]), "%s/%s", deck->output.dir, deck->output.results);
+  hc_deck_results_path(deck, paths[n], sizeof(paths[n]));
   keys[n] = "output.results", labels[n++] = "the results file";
   if (deck->output.csv[0]) {
     snprintf(paths[n], sizeof(paths[n]), "%s", deck->output.csv);
@@ -536,8 +536,9 @@ int hc_main_run(int argc, char **argv) {
     }
     err = hc_results_write(&deck, &run, &stats);
     if (err) hc_run_abort(comm, err);
-    char where[HC_DECK_PATH_MAX + HC_DECK_NAME_MAX + 64];
-    snprintf(where, sizeof(where), "the results file %s/%s has them all", deck.output.dir, deck.output.results);
+    char rpath[HC_DECK_PATH_MAX + HC_DECK_NAME_MAX + 2], where[HC_DECK_PATH_MAX + HC_DECK_NAME_MAX + 64];
+    hc_deck_results_path(&deck, rpath, sizeof(rpath));
+    snprintf(where, sizeof(where), "the results file %s has them all", rpath);
     hc_app_stdout_check(where);
     /* Said now: mpirun may end the ranks soon after forwarding the signal to them. */
     if (signo) {

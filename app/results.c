@@ -323,7 +323,7 @@ void hc_results_print_summary(const hc_deck *deck, const hc_run *run, const hc_r
          st->halo_bytes.max * st->halo_exchanges, st->halo_exchanges);
   if (run->nchecks) hc_results_print_checks(run);
   char path[HC_DECK_PATH_MAX + HC_DECK_NAME_MAX + 2];
-  snprintf(path, sizeof(path), "%s/%s", deck->output.dir, deck->output.results);
+  hc_deck_results_path(deck, path, sizeof(path));
   printf("\nresults: %s\n", path);
   fflush(stdout);
 }
@@ -602,7 +602,7 @@ fail:
 int hc_results_write(const hc_deck *deck, const hc_run *run, const hc_results_stats *st) {
   if (deck->output.csv[0]) HC_CALL(hc_results_append_csv(deck, run, st));
   char path[HC_DECK_PATH_MAX + HC_DECK_NAME_MAX + 2];
-  snprintf(path, sizeof(path), "%s/%s", deck->output.dir, deck->output.results);
+  hc_deck_results_path(deck, path, sizeof(path));
   hc_yaml_writer *w = NULL;
   int err = hc_yaml_writer_create(path, &w);
   if (err) {

@@ -136,7 +136,7 @@ static const hc_deck_key_info hc_deck_keys[HC_DECK_NUM_KEYS] = {
     [HC_DECK_OUTPUT_DIR] = {"output.dir", HC_DECK_STRING, HC_FIELD(output, dir), 0, 0, 0, 0, NULL,
                             "a directory name (non-empty, under 1024 bytes)", NULL},
     [HC_DECK_OUTPUT_RESULTS] = {"output.results", HC_DECK_STRING, HC_FIELD(output, results), 0, 0, 0, 0, NULL,
-                                "a file name (non-empty, under 256 bytes)", NULL},
+                                "a file name in output.dir, or an absolute path (non-empty, under 256 bytes)", NULL},
     [HC_DECK_OUTPUT_SUMMARY] = {"output.summary", HC_DECK_BOOL, HC_FIELD(output, summary), 0, 0, 0, 0, NULL,
                                 "true or false", NULL},
     [HC_DECK_OUTPUT_CSV] = {"output.csv", HC_DECK_OPTIONAL_STRING, HC_FIELD(output, csv), 0, 0, 0, 0, NULL,
@@ -231,6 +231,14 @@ const char *hc_deck_key_name(hc_deck_key key) {
 
 int hc_deck_quadrature(const hc_deck *deck) {
   return deck->mesh.quadrature > 0 ? deck->mesh.quadrature : deck->mesh.order + 1;
+}
+
+void hc_deck_results_path(const hc_deck *deck, char *buf, size_t n) {
+  if (deck->output.results[0] == '/') {
+    snprintf(buf, n, "%s", deck->output.results);
+  } else {
+    snprintf(buf, n, "%s/%s", deck->output.dir, deck->output.results);
+  }
 }
 
 hc_variant hc_deck_variant(const hc_deck *deck, hc_kernel kernel) {

@@ -210,6 +210,10 @@ const char *hc_deck_key_name(hc_deck_key key);
 /* The quadrature points per direction the run uses: mesh.quadrature, or order + 1 when it is 0. */
 int hc_deck_quadrature(const hc_deck *deck);
 
+/* The results file's path: output.results itself when it is an absolute path, else
+   output.dir/output.results. buf holds HC_DECK_PATH_MAX + HC_DECK_NAME_MAX + 2 bytes. */
+void hc_deck_results_path(const hc_deck *deck, char *buf, size_t n);
+
 /* The variant kernel runs: its kernels.variants entry, else kernels.variant. */
 hc_variant hc_deck_variant(const hc_deck *deck, hc_kernel kernel);
 

@@ -222,7 +222,9 @@ int hc_vtk_path(const hc_vtk_names *names, hc_vtk_file kind, int step, int rank,
     snprintf(stem, sizeof(stem), "%s", name);
   }
   int w;
-  const char *dir = with_dir ? names->dir : "", *sep = with_dir ? "/" : "";
+  /* an absolute results name (output.results) carries its own directory */
+  const int in_dir = with_dir && name[0] != '/';
+  const char *dir = in_dir ? names->dir : "", *sep = in_dir ? "/" : "";
   if (kind == HC_VTK_PIECE) {
     w = snprintf(buf, n, "%s%s%s_r%d.vtu", dir, sep, stem, rank);
   } else {

@@ -41,6 +41,13 @@ case $case_name in
     run 2 "cannot create directory 'a/b'" "$exe" $long --set output.dir=a/b
     : >plain
     run 2 "'plain' exists and is a regular file, not a directory" "$exe" $long --set output.dir=plain
+    # An absolute output.results is the file itself, whatever output.dir says; the VTK files go beside it.
+    mkdir abs
+    run 0 "" "$exe" $small --set output.dir=new --set output.results="$work/abs/r.yaml" --set output.vtk=true
+    [ -f abs/r.yaml ] && [ -f abs/r.pvtu ] && [ -f abs/r_r0.vtu ] || fail "the absolute results path was not used: $(ls -R)"
+    [ ! -e "new/$work" ] || fail "the absolute results path was taken as relative to output.dir"
+    run 2 "the results file: cannot write '$work/nodir/r.yaml': directory '$work/nodir' does not exist" \
+      "$exe" $long --set output.results="$work/nodir/r.yaml"
     ;;
   fifo)
     # FIFOs as the CSV, the results file and the deck: refused at once, left as they are.
