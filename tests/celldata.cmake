@@ -20,6 +20,9 @@ endforeach()
 # The exact accumulator of the deterministic sums against exact references.
 hc_add_test_executable(test_xsum SOURCES test_xsum.c LIBS hc_kernels m)
 hc_add_test(xsum COMMAND test_xsum LABELS unit TIMEOUT 60)
+# The division by invariant divisors of the CUDA cell data's index arithmetic, on the host.
+hc_add_test_executable(test_fastdiv SOURCES test_fastdiv.c)
+hc_add_test(fastdiv COMMAND test_fastdiv LABELS unit TIMEOUT 60)
 
 # The host assembly and its colouring against plain loops.
 hc_add_test_executable(test_assembly SOURCES test_assembly.c LIBS hc_kernels m)

@@ -19,6 +19,10 @@
 static const char *backend_name = "serial";
 static const hc_backend *backend, *serial;
 
+static int imax(int a, int b) {
+  return a > b ? a : b;
+}
+
 /* A box mesh of NX x NY x NZ cells with its vertices as X0 [C][8][3]. */
 typedef struct {
   int NX, NY, NZ;
@@ -504,13 +508,18 @@ static void test_formulas(void **state) {
    FMAs differently per layout, to the same few units of rounding. */
 static void test_agreement_and_layouts(void **state) {
   (void)state;
-  hc_basis *b = NULL;
-  assert_int_equal(hc_basis_create(2, 0, &b), HC_OK);
-  /* 45 cells: one block of cells with a remainder; 429 cells: several blocks per thread, split over threads */
-  const int sizes[2][3] = {{5, 3, 3}, {13, 11, 3}};
-  for (int size = 0; size < 2; size++) {
+  /* Order 2 on 45 cells (one block of cells with a remainder) and on 429 (several blocks per thread, split
+     over threads); orders 1, 3 and 4, and 343 points (7 per direction) at order 1, so that a device's tiles
+     of cells and points come out whole, with a remainder of cells, and split over points. */
+  const struct {
+    int p, q, cells[3];
+  } cases[] = {{2, 0, {5, 3, 3}}, {2, 0, {13, 11, 3}}, {1, 0, {5, 3, 3}},
+               {1, 7, {5, 3, 3}}, {3, 0, {5, 3, 3}},   {4, 0, {3, 2, 1}}};
+  for (size_t ci = 0; ci < sizeof(cases) / sizeof(cases[0]); ci++) {
+    hc_basis *b = NULL;
+    assert_int_equal(hc_basis_create(cases[ci].p, cases[ci].q, &b), HC_OK);
     box m;
-    box_make(&m, sizes[size][0], sizes[size][1], sizes[size][2], 1.0, 1.0, 1.0, 0.15);
+    box_make(&m, cases[ci].cells[0], cases[ci].cells[1], cases[ci].cells[2], 1.0, 1.0, 1.0, 0.15);
     for (int prec = 0; prec < 2; prec++) {
       for (int kern = 0; kern < HC_NUM_KERNELS; kern++) {
         hc_celldata_desc desc;
@@ -531,8 +540,11 @@ static void test_agreement_and_layouts(void **state) {
           int64_t n = hc_contract_numel(&k, which);
           size_t bytes = (size_t)n * hc_precision_size(desc.precision);
           /* backend against serial, to a few units of the stored precision's rounding relative to the array's
-             magnitude (FMA contraction and the device's sin and cos move the last bits) */
-          const double tol = (backend->is_device ? 8.0 : 4.0) * eps_of(desc.precision);
+             magnitude. On a device, FMA contraction and the device's sin and cos move the last bits of the
+             moved vertices (coordinates up to 1); J is formed from their differences across a cell of width
+             h = 1 / cells, so its relative error, and that of J^-1 and the gradients, grows by 1 / h. */
+          const int most = imax(cases[ci].cells[0], imax(cases[ci].cells[1], cases[ci].cells[2]));
+          const double tol = (backend->is_device ? 8.0 * most : 4.0) * eps_of(desc.precision);
           for (int lay = 0; lay < 2; lay++) {
             double *x = as_double(arr[0][lay][w], n, desc.precision), *y = as_double(arr[1][lay][w], n, desc.precision);
             double amax = 0.0;
@@ -541,8 +553,8 @@ static void test_agreement_and_layouts(void **state) {
             for (int64_t i = 0; i < n; i++) {
               if (!(fabs(x[i] - y[i]) <= tol * amax)) {
                 if (bad++ < 3)
-                  print_error("%s %s %s %s entry %lld: %s %.17g, serial %.17g (magnitude %g)\n",
-                              hc_kernel_name(k.kernel), hc_precision_name(desc.precision),
+                  print_error("order %d, %d points: %s %s %s %s entry %lld: %s %.17g, serial %.17g (magnitude %g)\n",
+                              cases[ci].p, b->P, hc_kernel_name(k.kernel), hc_precision_name(desc.precision),
                               hc_layout_name((hc_layout)lay), w ? "right" : "left", (long long)i, backend_name, x[i],
                               y[i], amax);
               }
@@ -572,8 +584,8 @@ static void test_agreement_and_layouts(void **state) {
       }
     }
     box_free(&m);
+    hc_basis_destroy(&b);
   }
-  hc_basis_destroy(&b);
 }
 
 /* Neighbouring cells give their shared nodes the same coordinates. */

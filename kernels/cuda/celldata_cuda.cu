@@ -2,11 +2,17 @@
 // from the vertices X0, the mesh motion and the data functions, with the point-wise maths of
 // kernels/hc_pointwise.h that the serial reference uses (computed in double, rounded on store).
 //
-// One thread per (cell, point): it moves the cell's vertices, computes the geometry and the data at its
-// point once, then writes every entry (l, p, i, j) of that point. In the cell-minor layout neighbouring
-// threads take neighbouring cells (stores coalesce); in the cell-major layout they take neighbouring
-// points of one cell. A thread that finds its cell inverted or degenerate records the cell with atomicMin,
-// so that the host names the lowest bad cell, as the serial reference does.
+// Every kernel computes each cell's moved vertices once (into shared memory) and each (cell, point)'s
+// geometry and data functions once (a "record": J^-1, w|J| and the data), then writes the entries from the
+// records with neighbouring threads on neighbouring addresses:
+//   cell-major (celldata_major_staged): a block takes whole cells, whose part of each array is one
+//     contiguous run; a thread forms the D^rank entries of one item (point, or field and point) and a round
+//     of items goes out through shared memory;
+//   cell-minor (celldata_points): a thread owns one (cell, point), keeps its record in registers and writes
+//     every entry of that point; a warp's 32 threads take 32 neighbouring cells, whose entries are adjacent.
+//   Cell-major with more points than the staged kernel's shared memory holds uses celldata_points too.
+// A thread that finds its cell inverted or degenerate records the cell with atomicMin, so that the host
+// names the lowest bad cell, as the serial reference does.
 #include <cuda_runtime.h>
 
 #include <climits>
@@ -15,13 +21,22 @@
 #include <type_traits>
 
 #include "kernels/cuda/hc_cuda_common.cuh"
+#include "kernels/cuda/hc_fastdiv.h"
 #include "kernels/hc_celldata.h"
 #include "kernels/hc_pointwise.h"
 
 namespace {
 
-constexpr int kThreads = 128;
-constexpr int kStagedThreads = 256;  // at most: 2 * 256 * 9 doubles = 36 KB of shared memory
+constexpr int kThreads = 256;
+constexpr int kLanes = 32, kRows = kThreads / kLanes;  // celldata_points: a warp's lanes, warps per block
+constexpr size_t kStagedRecordBytes = 24 * 1024;       // staged kernel: records of this many bytes of cells
+constexpr size_t kStagedMaxBytes = 96 * 1024;          // staged kernel: shared memory per block at most
+constexpr int kMaxMajorCells = 64;                     // staged kernel: cells per block at most
+#ifndef HC_CELLDATA_MIN_BLOCKS
+#define HC_CELLDATA_MIN_BLOCKS 2
+#endif
+constexpr int kMinBlocks = HC_CELLDATA_MIN_BLOCKS;  // blocks per SM the registers must allow
+constexpr int kMinBlocksFloat = 3;                  // the staged kernel in float, whose stores take half the time
 constexpr unsigned long long kNoBadCell = ULLONG_MAX;
 
 // The basis tables of one hc_basis in device memory, and the bad-cell flag, on one device.
@@ -83,7 +98,7 @@ fail:
   return ierr;
 }
 
-// What every thread needs: the cells, the time and motion, the data functions and the basis tables.
+// What every block needs: the cells, the time and motion, the data functions and the basis tables.
 struct celldata_args {
   int64_t C;
   int L, P;
@@ -98,182 +113,335 @@ struct celldata_args {
   unsigned long long *bad;
 };
 
-// The geometry and data at point p of cell c. Returns false (after recording c) when the cell is inverted
-// or degenerate there.
+// The data functions a kernel's arrays use, packed after J^-1 and w|J| in each point record:
+//   DataDataScalar f, g   DataDataVector u   DataDataTensor sigma, eps   DataFieldScalar f
+//   DataFieldVector F     DataFieldTensor kappa, s                      FieldFieldTensor kappa
 template <hc_kernel Kernel>
-__device__ __forceinline__ bool point_setup(const celldata_args &a, int64_t c, int64_t p, hc_point_geom *g,
-                                            hc_point_data *d) {
-  double xv[8][3];
-  hc_pw_cell_vertices(&a.motion, a.t, a.X0 + 24 * c, xv);
+__host__ __device__ constexpr int data_count() {
+  return Kernel == HC_DATADATA_SCALAR                                    ? 2
+         : Kernel == HC_DATADATA_VECTOR || Kernel == HC_DATAFIELD_VECTOR ? 3
+         : Kernel == HC_DATADATA_TENSOR || Kernel == HC_DATAFIELD_TENSOR ? 18
+         : Kernel == HC_DATAFIELD_SCALAR                                 ? 1
+         : Kernel == HC_FIELDFIELD_TENSOR                                ? 9
+                                                                         : 0;
+}
+
+// Doubles per point record: J^-1 (9, row-major), w|J|, then the kernel's data.
+template <hc_kernel Kernel>
+__host__ __device__ constexpr int record_size() {
+  return 10 + data_count<Kernel>();
+}
+
+// A record read from shared memory, structure of arrays: value k of record r at s[k * stride + r].
+struct shared_record {
+  const double *s;
+  int stride;
+  __device__ __forceinline__ double operator()(int k) const { return s[k * stride]; }
+};
+
+// A record in registers (every index a constant once the loops are unrolled).
+template <int R>
+struct register_record {
+  double v[R];
+  __device__ __forceinline__ double operator()(int k) const { return v[k]; }
+};
+
+// The record of point p of a cell with vertices xv (moved): false (after recording cell c) when the cell is
+// inverted or degenerate there.
+template <hc_kernel Kernel>
+__device__ __forceinline__ bool point_record(const celldata_args &a, const double (*xv)[3], int64_t c, int64_t p,
+                                             double *v) {
   const double xi[3] = {a.qpts[3 * p], a.qpts[3 * p + 1], a.qpts[3 * p + 2]};
-  if (!hc_pw_geometry(xv, xi, a.qwts[p], hc_pw_det_floor(xv), g)) {
-    atomicMin(a.bad, (unsigned long long)c);
-    return false;
+  double N[8], dN[8][3];
+  hc_pw_trilinear_shape(xi, N, dN);
+  hc_point_geom g;
+  const bool ok = hc_pw_geometry_at(xv, N, dN, a.qwts[p], hc_pw_det_floor(xv), &g);
+  if (!ok) atomicMin(a.bad, (unsigned long long)c);
+#pragma unroll
+  for (int k = 0; k < 9; k++) v[k] = g.Jinv[k / 3][k % 3];
+  v[9] = g.wdet;
+  if constexpr (data_count<Kernel>() > 0) {
+    hc_point_data d;
+    hc_pw_data(&a.data, Kernel, g.x, a.t, &d);
+    double *w = v + 10;
+    if constexpr (Kernel == HC_DATADATA_SCALAR) {
+      w[0] = d.f, w[1] = d.g;
+    } else if constexpr (Kernel == HC_DATADATA_VECTOR) {
+      for (int i = 0; i < 3; i++) w[i] = d.u[i];
+    } else if constexpr (Kernel == HC_DATAFIELD_VECTOR) {
+      for (int i = 0; i < 3; i++) w[i] = d.F[i];
+    } else if constexpr (Kernel == HC_DATADATA_TENSOR) {
+      for (int k = 0; k < 9; k++) w[k] = d.sigma[k / 3][k % 3], w[9 + k] = d.eps[k / 3][k % 3];
+    } else if constexpr (Kernel == HC_DATAFIELD_TENSOR) {
+      for (int k = 0; k < 9; k++) w[k] = d.kappa[k / 3][k % 3], w[9 + k] = d.s[k / 3][k % 3];
+    } else if constexpr (Kernel == HC_DATAFIELD_SCALAR) {
+      w[0] = d.f;
+    } else {
+      for (int k = 0; k < 9; k++) w[k] = d.kappa[k / 3][k % 3];
+    }
   }
-  hc_pw_data(&a.data, Kernel, g->x, a.t, d);
-  return true;
+  return ok;
 }
 
-// left: [Lf][P][Di][Dj] and right: [Rf][P][Di][Dj] per cell (Lf = 1 for DataData, Rf = L for FieldField,
-// else 1), in CellMinor's layout: entry q of cell c at q * C + c, or c * inner + q.
+// The data functions back from a record, as hc_pw_data left them (only the kernel's).
+template <hc_kernel Kernel, typename Rec>
+__device__ __forceinline__ void record_data(const Rec &rec, hc_point_data *d) {
+  if constexpr (Kernel == HC_DATADATA_SCALAR) {
+    d->f = rec(10), d->g = rec(11);
+  } else if constexpr (Kernel == HC_DATADATA_VECTOR) {
+    for (int i = 0; i < 3; i++) d->u[i] = rec(10 + i);
+  } else if constexpr (Kernel == HC_DATAFIELD_VECTOR) {
+    for (int i = 0; i < 3; i++) d->F[i] = rec(10 + i);
+  } else if constexpr (Kernel == HC_DATADATA_TENSOR) {
+    for (int k = 0; k < 9; k++) d->sigma[k / 3][k % 3] = rec(10 + k), d->eps[k / 3][k % 3] = rec(19 + k);
+  } else if constexpr (Kernel == HC_DATAFIELD_TENSOR) {
+    for (int k = 0; k < 9; k++) d->kappa[k / 3][k % 3] = rec(10 + k), d->s[k / 3][k % 3] = rec(19 + k);
+  } else if constexpr (Kernel == HC_DATAFIELD_SCALAR) {
+    d->f = rec(10);
+  } else if constexpr (Kernel == HC_FIELDFIELD_TENSOR) {
+    for (int k = 0; k < 9; k++) d->kappa[k / 3][k % 3] = rec(10 + k);
+  }
+}
+
+// The Dij entries (p, i, j) of the per-point arrays at a point (DataData's left and right, DataField's
+// right, which has no left here): store(ij, left, right), with the formulas of hc_pointwise.h.
+template <hc_kernel Kernel, typename Rec, typename Store>
+__device__ __forceinline__ void point_entries(const Rec &rec, Store &&store) {
+  constexpr int rank = Kernel % 3, Di = rank >= 1 ? 3 : 1, Dj = rank == 2 ? 3 : 1;
+  hc_point_data d;
+  record_data<Kernel>(rec, &d);
+  const double wdet = rec(9);
+#pragma unroll
+  for (int i = 0; i < Di; i++) {
+#pragma unroll
+    for (int j = 0; j < Dj; j++) {
+      if constexpr (Kernel / 3 == HC_FAMILY_DATADATA) {
+        store(i * Dj + j, hc_pw_datadata_left(rank, &d, wdet, i, j), hc_pw_datadata_right(rank, &d, i, j));
+      } else {
+        store(i * Dj + j, 0.0, hc_pw_datafield_right(rank, &d, i, j));
+      }
+    }
+  }
+}
+
+// The Dij entries (l, p, i, j) of the field arrays for field l at a point (lp = l * P + p): the left of
+// DataField and FieldField, the right of FieldField: store(ij, left, right).
+template <hc_kernel Kernel, typename Rec, typename Store>
+__device__ __forceinline__ void field_entries(const celldata_args &a, int64_t lp, const Rec &rec, Store &&store) {
+  constexpr int rank = Kernel % 3, Di = rank >= 1 ? 3 : 1, Dj = rank == 2 ? 3 : 1;
+  hc_point_data d;
+  record_data<Kernel>(rec, &d);
+  const double wdet = rec(9), phi = rank == 0 ? __ldg(&a.phi[lp]) : 0.0;
+  double grad[3] = {0.0, 0.0, 0.0};
+  if constexpr (rank > 0) {
+    const double gref[3] = {__ldg(&a.grad[3 * lp]), __ldg(&a.grad[3 * lp + 1]), __ldg(&a.grad[3 * lp + 2])};
+    double Jinv[3][3];
+#pragma unroll
+    for (int k = 0; k < 9; k++) Jinv[k / 3][k % 3] = rec(k);
+    hc_pw_phys_grad(Jinv, gref, grad);
+  }
+#pragma unroll
+  for (int i = 0; i < Di; i++) {
+#pragma unroll
+    for (int j = 0; j < Dj; j++) {
+      store(i * Dj + j, hc_pw_field_left(rank, phi, grad, &d, wdet, i, j),
+            Kernel / 3 == HC_FAMILY_FIELDFIELD ? hc_pw_fieldfield_right(rank, phi, grad, i, j) : 0.0);
+    }
+  }
+}
+
+// Cells c0 .. c0 + ncell - 1 moved to time t: s_x[cell][vertex][3], one thread per vertex.
+__device__ __forceinline__ void move_vertices(const celldata_args &a, int64_t c0, int ncell, double *s_x) {
+  for (int v = threadIdx.x; v < 8 * ncell; v += blockDim.x) {
+    const double *src = a.X0 + 3 * (8 * c0 + v);
+    const double X[3] = {src[0], src[1], src[2]};
+    hc_motion_apply(&a.motion, a.t, X, s_x + 3 * v);
+  }
+}
+
+// Cell-minor arrays (and cell-major ones whose points do not fit the staged kernel): one thread per
+// (cell, point) computes its point's record into registers, then writes every entry of that point, the
+// per-point arrays' Dij and the field arrays' L * Dij. A block takes kLanes cells of kRows points each in the
+// cell-minor layout (a warp: 32 neighbouring cells of one point, so each store is one contiguous run), and
+// kRows cells of kLanes points each in the cell-major one. The cells' moved vertices are computed once per
+// block into shared memory.
 template <hc_kernel Kernel, typename T, bool CellMinor>
-__global__ void __launch_bounds__(kThreads)
-    celldata_kernel(celldata_args a, T *__restrict__ left, T *__restrict__ right) {
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
+    celldata_points(celldata_args a, T *__restrict__ left, T *__restrict__ right) {
   constexpr hc_family fam = (hc_family)(Kernel / 3);
-  constexpr int rank = Kernel % 3;
-  constexpr int Di = rank >= 1 ? 3 : 1, Dj = rank == 2 ? 3 : 1, Dij = Di * Dj;
-  const int64_t C = a.C, P = a.P;
-  const int64_t Lf = fam == HC_FAMILY_DATADATA ? 1 : a.L, Rf = fam == HC_FAMILY_FIELDFIELD ? a.L : 1;
-  const int64_t lin = Lf * P * Dij, rin = Rf * P * Dij;
-  const int64_t n = C * P;
-  for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < n; e += (int64_t)gridDim.x * blockDim.x) {
-    int64_t c, p;
-    if (CellMinor) {
-      c = e % C;
-      p = e / C;
-    } else {
-      c = e / P;
-      p = e % P;
+  constexpr int Dij = Kernel % 3 == 0 ? 1 : Kernel % 3 == 1 ? 3 : 9;
+  constexpr int ncellb = CellMinor ? kLanes : kRows, nptsb = CellMinor ? kRows : kLanes;
+  __shared__ double s_x[ncellb * 24];
+  const int64_t C = a.C, P = a.P, L = a.L;
+  const int64_t chunks = (P + nptsb - 1) / nptsb, tiles = (C + ncellb - 1) / ncellb * chunks;
+  const int lane = threadIdx.x % kLanes, row = threadIdx.x / kLanes;
+  const int cl = CellMinor ? lane : row, pp = CellMinor ? row : lane;
+  const int64_t pin = P * Dij, fin = L * P * Dij;  // entries per cell of the per-point and field arrays
+  for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    const int64_t c0 = tile / chunks * ncellb, c = c0 + cl, p = tile % chunks * nptsb + pp;
+    move_vertices(a, c0, (int)(C - c0 < ncellb ? C - c0 : ncellb), s_x);
+    __syncthreads();
+    if (c < C && p < P) {
+      register_record<record_size<Kernel>()> rec;
+      point_record<Kernel>(a, reinterpret_cast<const double(*)[3]>(s_x + 24 * cl), c, p, rec.v);
+      if constexpr (fam != HC_FAMILY_FIELDFIELD) {
+        point_entries<Kernel>(rec, [&](int ij, double lv, double rv) {
+          const int64_t at = hc_at<CellMinor>(c, p * Dij + ij, C, pin);
+          if constexpr (fam == HC_FAMILY_DATADATA) left[at] = (T)lv;
+          right[at] = (T)rv;
+        });
+      }
+      if constexpr (fam != HC_FAMILY_DATADATA) {
+        for (int64_t l = 0; l < L; l++) {
+          field_entries<Kernel>(a, l * P + p, rec, [&](int ij, double lv, double rv) {
+            const int64_t at = hc_at<CellMinor>(c, (l * P + p) * Dij + ij, C, fin);
+            left[at] = (T)lv;
+            if constexpr (fam == HC_FAMILY_FIELDFIELD) right[at] = (T)rv;
+          });
+        }
+      }
     }
-    hc_point_geom g;
-    hc_point_data d;
-    if (!point_setup<Kernel>(a, c, p, &g, &d)) continue;
-    if constexpr (fam == HC_FAMILY_DATADATA) {
-#pragma unroll
-      for (int i = 0; i < Di; i++) {
-#pragma unroll
-        for (int j = 0; j < Dj; j++) {
-          const int64_t q = p * Dij + i * Dj + j;
-          left[hc_at<CellMinor>(c, q, C, lin)] = (T)hc_pw_datadata_left(rank, &d, g.wdet, i, j);
-          right[hc_at<CellMinor>(c, q, C, rin)] = (T)hc_pw_datadata_right(rank, &d, i, j);
-        }
-      }
+    __syncthreads();
+  }
+}
+
+// Writes n items of Dij entries each to out[0 .. n * Dij) (one contiguous run of the array), one thread per
+// item: entries(item, store) calls store(ij, value). With Dij > 1 a round of blockDim items goes through
+// shared memory (stage: blockDim * Dij T), so that neighbouring threads store neighbouring addresses; with
+// Dij = 1 they do so already. Every thread of the block calls it (it holds barriers).
+template <int Dij, typename T, typename Entries>
+__device__ __forceinline__ void write_items(T *__restrict__ out, uint32_t n, T *stage, Entries &&entries) {
+  for (uint32_t r0 = 0; r0 < n; r0 += blockDim.x) {
+    const uint32_t item = r0 + threadIdx.x;
+    if constexpr (Dij == 1) {
+      if (item < n) entries(item, [&](int, double v) { out[item] = (T)v; });
     } else {
-      if constexpr (fam == HC_FAMILY_DATAFIELD) {
-#pragma unroll
-        for (int i = 0; i < Di; i++) {
-#pragma unroll
-          for (int j = 0; j < Dj; j++) {
-            right[hc_at<CellMinor>(c, p * Dij + i * Dj + j, C, rin)] = (T)hc_pw_datafield_right(rank, &d, i, j);
-          }
-        }
-      }
-      for (int64_t l = 0; l < Lf; l++) {
-        const double phi = a.phi[l * P + p];
-        double grad[3];
-        hc_pw_phys_grad(g.Jinv, &a.grad[3 * (l * P + p)], grad);
-#pragma unroll
-        for (int i = 0; i < Di; i++) {
-#pragma unroll
-          for (int j = 0; j < Dj; j++) {
-            const int64_t q = (l * P + p) * Dij + i * Dj + j;
-            left[hc_at<CellMinor>(c, q, C, lin)] = (T)hc_pw_field_left(rank, phi, grad, &d, g.wdet, i, j);
-            if constexpr (fam == HC_FAMILY_FIELDFIELD) {
-              right[hc_at<CellMinor>(c, q, C, rin)] = (T)hc_pw_fieldfield_right(rank, phi, grad, i, j);
-            }
-          }
-        }
-      }
+      if (item < n) entries(item, [&](int ij, double v) { stage[threadIdx.x * Dij + ij] = (T)v; });
+      __syncthreads();
+      const uint32_t m = (n - r0 < blockDim.x ? n - r0 : blockDim.x) * Dij;
+      T *dst = out + (size_t)r0 * Dij;
+      for (uint32_t f = threadIdx.x; f < m; f += blockDim.x) dst[f] = stage[f];
+      __syncthreads();
     }
   }
 }
 
-// The cell-major field kernels (FieldField*, DataField*), whose per-thread stores would stride by D^rank:
-// a block takes cpb whole cells (blockDim = cpb * P, one thread per (cell, point) as above) and, for each
-// field l, stages the block's entries (l, p, i, j) in shared memory, then writes each cell's P * D^rank
-// contiguous entries with neighbouring threads on neighbouring addresses. Shared: 2 * blockDim * D^rank T.
+// What the staged kernel needs besides the arguments: cells per block and the dividers of its item indices.
+struct staged_tiles {
+  int cpb;
+  hc_fastdiv div_P, div_LP;
+};
+
+// Cell-major arrays, cpb whole cells per block: (1) the cells' moved vertices into shared memory; (2) one
+// record per (cell, point) into shared memory; (3) the tile's part of each array, which in the cell-major
+// layout is one contiguous run, written item by item (a point of the per-point arrays, a (field, point) of
+// the field arrays) through write_items, so that the geometry and data are computed once per (cell, point)
+// and the stores are coalesced whatever D^rank is. FieldField's right array is a second pass over the items.
 template <hc_kernel Kernel, typename T>
-__global__ void __launch_bounds__(kStagedThreads)
-    celldata_staged(celldata_args a, int cpb, T *__restrict__ left, T *__restrict__ right) {
+__global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? kMinBlocksFloat : kMinBlocks)
+    celldata_major_staged(celldata_args a, staged_tiles tl, T *__restrict__ left, T *__restrict__ right) {
   constexpr hc_family fam = (hc_family)(Kernel / 3);
-  constexpr int rank = Kernel % 3;
-  constexpr int Di = rank >= 1 ? 3 : 1, Dj = rank == 2 ? 3 : 1, Dij = Di * Dj;
-  static_assert(fam != HC_FAMILY_DATADATA, "DataData arrays have no fields to stage");
+  constexpr int Dij = Kernel % 3 == 0 ? 1 : Kernel % 3 == 1 ? 3 : 9, R = record_size<Kernel>();
   extern __shared__ double staged_smem[];
-  T *s_left = reinterpret_cast<T *>(staged_smem), *s_right = s_left + blockDim.x * Dij;  // [cpb][P][Dij] each
-  const int64_t C = a.C, P = a.P, Lf = a.L, Rf = fam == HC_FAMILY_FIELDFIELD ? a.L : 1;
-  const int64_t lin = Lf * P * Dij, rin = Rf * P * Dij, chunk = P * Dij;
-  const int tid = threadIdx.x;
-  const int64_t p = tid % P;
+  const int cpb = tl.cpb;
+  const int64_t C = a.C, P = a.P, L = a.L;
+  const int ntile = cpb * (int)P;
+  double *s_x = staged_smem, *s_rec = s_x + 24 * cpb;           // [cpb][8][3], [R][cpb * P]
+  T *stage = reinterpret_cast<T *>(s_rec + (size_t)R * ntile);  // [blockDim][Dij]
   for (int64_t c0 = (int64_t)blockIdx.x * cpb; c0 < C; c0 += (int64_t)gridDim.x * cpb) {
-    const int64_t ncell = C - c0 < cpb ? C - c0 : cpb, c = c0 + tid / P;
-    hc_point_geom g;
-    hc_point_data d;
-    const bool ok = c < c0 + ncell && point_setup<Kernel>(a, c, p, &g, &d);
-    if constexpr (fam == HC_FAMILY_DATAFIELD) {
-      if (ok) {
+    const int ncell = (int)(C - c0 < cpb ? C - c0 : cpb);
+    move_vertices(a, c0, ncell, s_x);
+    __syncthreads();
+    for (int r = threadIdx.x; r < ncell * (int)P; r += blockDim.x) {
+      const int cl = (int)hc_fastdiv_div(tl.div_P, (uint32_t)r);
+      double v[R];
+      point_record<Kernel>(a, reinterpret_cast<const double(*)[3]>(s_x + 24 * cl), c0 + cl, r - cl * P, v);
 #pragma unroll
-        for (int i = 0; i < Di; i++) {
-#pragma unroll
-          for (int j = 0; j < Dj; j++) right[c * rin + p * Dij + i * Dj + j] = (T)hc_pw_datafield_right(rank, &d, i, j);
-        }
+      for (int k = 0; k < R; k++) s_rec[k * ntile + r] = v[k];
+    }
+    __syncthreads();
+    if constexpr (fam != HC_FAMILY_FIELDFIELD) {
+      // items r = (cell, point) of the tile; record r
+      const uint32_t n = (uint32_t)(ncell * P);
+      const int64_t at = c0 * P * Dij;
+      if constexpr (fam == HC_FAMILY_DATADATA) {
+        write_items<Dij>(left + at, n, stage, [&](uint32_t r, auto &&store) {
+          point_entries<Kernel>(shared_record{s_rec + r, ntile}, [&](int ij, double lv, double) { store(ij, lv); });
+        });
+      }
+      write_items<Dij>(right + at, n, stage, [&](uint32_t r, auto &&store) {
+        point_entries<Kernel>(shared_record{s_rec + r, ntile}, [&](int ij, double, double rv) { store(ij, rv); });
+      });
+    }
+    if constexpr (fam != HC_FAMILY_DATADATA) {
+      // items (cell, field, point) of the tile; record (cell, point)
+      const uint32_t n = (uint32_t)(ncell * L * P);
+      const int64_t at = c0 * L * P * Dij;
+      auto item_entries = [&](uint32_t item, auto &&pick) {
+        const uint32_t cl = hc_fastdiv_div(tl.div_LP, item), lp = item - cl * tl.div_LP.d;
+        const uint32_t p = lp - hc_fastdiv_div(tl.div_P, lp) * tl.div_P.d;
+        field_entries<Kernel>(a, lp, shared_record{s_rec + cl * P + p, ntile}, pick);
+      };
+      write_items<Dij>(left + at, n, stage, [&](uint32_t item, auto &&store) {
+        item_entries(item, [&](int ij, double lv, double) { store(ij, lv); });
+      });
+      if constexpr (fam == HC_FAMILY_FIELDFIELD) {
+        write_items<Dij>(right + at, n, stage, [&](uint32_t item, auto &&store) {
+          item_entries(item, [&](int ij, double, double rv) { store(ij, rv); });
+        });
       }
     }
-    for (int64_t l = 0; l < Lf; l++) {
-      if (ok) {
-        const double phi = a.phi[l * P + p];
-        double grad[3];
-        hc_pw_phys_grad(g.Jinv, &a.grad[3 * (l * P + p)], grad);
-#pragma unroll
-        for (int i = 0; i < Di; i++) {
-#pragma unroll
-          for (int j = 0; j < Dj; j++) {
-            s_left[tid * Dij + i * Dj + j] = (T)hc_pw_field_left(rank, phi, grad, &d, g.wdet, i, j);
-            if constexpr (fam == HC_FAMILY_FIELDFIELD) {
-              s_right[tid * Dij + i * Dj + j] = (T)hc_pw_fieldfield_right(rank, phi, grad, i, j);
-            }
-          }
-        }
+    __syncthreads();
+  }
+}
+
+// Shared memory of the staged kernel with cpb cells per block: vertices, records and the stage.
+template <hc_kernel Kernel, typename T>
+size_t staged_smem_bytes(int cpb, int64_t P) {
+  constexpr int Dij = Kernel % 3 == 0 ? 1 : Kernel % 3 == 1 ? 3 : 9;
+  return sizeof(double) * (size_t)cpb * (24 + (size_t)P * record_size<Kernel>()) +
+         (Dij > 1 ? sizeof(T) * kThreads * Dij : 0);
+}
+
+template <hc_kernel Kernel, typename T>
+cudaError_t launch_typed(const celldata_args &a, bool minor, void *d_left, void *d_right) {
+  const cudaStream_t stream = hc_cuda_stream();
+  T *l = static_cast<T *>(d_left), *r = static_cast<T *>(d_right);
+  if (!minor) {
+    // as many cells as fit kStagedRecordBytes of records (at least one), at most kMaxMajorCells
+    const size_t per_cell = sizeof(double) * (24 + (size_t)a.P * record_size<Kernel>());
+    int cpb = (int)(kStagedRecordBytes / per_cell);
+    cpb = cpb < 1 ? 1 : cpb > kMaxMajorCells ? kMaxMajorCells : cpb;
+    const size_t smem = staged_smem_bytes<Kernel, T>(cpb, a.P);
+    if (smem <= kStagedMaxBytes) {
+      staged_tiles tl;
+      tl.cpb = cpb;
+      tl.div_P = hc_fastdiv_make((uint32_t)a.P);
+      tl.div_LP = hc_fastdiv_make((uint32_t)(a.L * a.P));
+      if (smem > 48 * 1024) {
+        const cudaError_t err = cudaFuncSetAttribute(celldata_major_staged<Kernel, T>,
+                                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+        if (err != cudaSuccess) return err;
       }
-      __syncthreads();
-      // Entries of a bad cell are written from stale slots: the arrays are not to be used then.
-      for (int64_t e = tid; e < ncell * chunk; e += blockDim.x) {
-        const int64_t cc = c0 + e / chunk, k = l * chunk + e % chunk;
-        left[cc * lin + k] = s_left[e];
-        if constexpr (fam == HC_FAMILY_FIELDFIELD) right[cc * rin + k] = s_right[e];
-      }
-      __syncthreads();
+      celldata_major_staged<Kernel, T><<<hc_cuda_grid((a.C + cpb - 1) / cpb), kThreads, smem, stream>>>(a, tl, l, r);
+      return cudaGetLastError();
     }
   }
+  const int64_t cells = minor ? kLanes : kRows, points = minor ? kRows : kLanes;
+  const unsigned grid = hc_cuda_grid((a.C + cells - 1) / cells * ((a.P + points - 1) / points));
+  if (minor) {
+    celldata_points<Kernel, T, true><<<grid, kThreads, 0, stream>>>(a, l, r);
+  } else {
+    celldata_points<Kernel, T, false><<<grid, kThreads, 0, stream>>>(a, l, r);
+  }
+  return cudaGetLastError();
 }
 
 template <hc_kernel Kernel>
 cudaError_t launch(const celldata_args &a, hc_precision precision, hc_layout layout, void *d_left, void *d_right) {
-  const unsigned grid = hc_cuda_grid((a.C * a.P + kThreads - 1) / kThreads);
-  const cudaStream_t stream = hc_cuda_stream();
   const bool minor = layout == HC_LAYOUT_CELL_MINOR;
-  if constexpr (Kernel / 3 != HC_FAMILY_DATADATA) {
-    if (!minor && a.P <= kStagedThreads) {
-      const int cpb = kStagedThreads / 2 / a.P > 0 ? kStagedThreads / 2 / a.P : 1;  // P = 27: 4 cells, 108 threads
-      const unsigned staged_grid = hc_cuda_grid((a.C + cpb - 1) / cpb);
-      const int threads = cpb * a.P;
-      constexpr int Dij = Kernel % 3 == 0 ? 1 : Kernel % 3 == 1 ? 3 : 9;
-      if (precision == HC_FLOAT) {
-        celldata_staged<Kernel, float><<<staged_grid, threads, 2 * threads * Dij * sizeof(float), stream>>>(
-            a, cpb, static_cast<float *>(d_left), static_cast<float *>(d_right));
-      } else {
-        celldata_staged<Kernel, double><<<staged_grid, threads, 2 * threads * Dij * sizeof(double), stream>>>(
-            a, cpb, static_cast<double *>(d_left), static_cast<double *>(d_right));
-      }
-      return cudaGetLastError();
-    }
-  }
-  if (precision == HC_FLOAT) {
-    float *l = static_cast<float *>(d_left), *r = static_cast<float *>(d_right);
-    if (minor) {
-      celldata_kernel<Kernel, float, true><<<grid, kThreads, 0, stream>>>(a, l, r);
-    } else {
-      celldata_kernel<Kernel, float, false><<<grid, kThreads, 0, stream>>>(a, l, r);
-    }
-  } else {
-    double *l = static_cast<double *>(d_left), *r = static_cast<double *>(d_right);
-    if (minor) {
-      celldata_kernel<Kernel, double, true><<<grid, kThreads, 0, stream>>>(a, l, r);
-    } else {
-      celldata_kernel<Kernel, double, false><<<grid, kThreads, 0, stream>>>(a, l, r);
-    }
-  }
-  return cudaGetLastError();
+  return precision == HC_FLOAT ? launch_typed<Kernel, float>(a, minor, d_left, d_right)
+                               : launch_typed<Kernel, double>(a, minor, d_left, d_right);
 }
 
 cudaError_t launch_kernel(hc_kernel kernel, const celldata_args &a, hc_precision precision, hc_layout layout,
