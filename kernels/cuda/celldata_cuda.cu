@@ -32,11 +32,8 @@ constexpr int kLanes = 32, kRows = kThreads / kLanes;  // celldata_points: a war
 constexpr size_t kStagedRecordBytes = 24 * 1024;       // staged kernel: records of this many bytes of cells
 constexpr size_t kStagedMaxBytes = 96 * 1024;          // staged kernel: shared memory per block at most
 constexpr int kMaxMajorCells = 64;                     // staged kernel: cells per block at most
-#ifndef HC_CELLDATA_MIN_BLOCKS
-#define HC_CELLDATA_MIN_BLOCKS 2
-#endif
-constexpr int kMinBlocks = HC_CELLDATA_MIN_BLOCKS;  // blocks per SM the registers must allow
-constexpr int kMinBlocksFloat = 3;                  // the staged kernel in float, whose stores take half the time
+constexpr int kMinBlocks = 2;                          // blocks per SM the registers must allow (110-126 registers)
+constexpr int kMinBlocksFloat = 3;                     // the staged kernel in float, whose stores take half the time
 constexpr unsigned long long kNoBadCell = ULLONG_MAX;
 
 // The basis tables of one hc_basis in device memory, and the bad-cell flag, on one device.
