@@ -33,7 +33,7 @@ constexpr size_t kStagedRecordBytes = 24 * 1024;       // staged kernel: records
 constexpr size_t kStagedMaxBytes = 96 * 1024;          // staged kernel: shared memory per block at most
 constexpr int kMaxMajorCells = 64;                     // staged kernel: cells per block at most
 constexpr int kMinBlocks = 2;                          // blocks per SM the registers must allow (110-126 registers)
-constexpr int kMinBlocksFloat = 3;                     // the staged kernel in float, whose stores take half the time
+constexpr int kMinBlocksFloat = 3;  // the staged kernel in float: 80 registers, a few spilled, measured faster
 constexpr unsigned long long kNoBadCell = ULLONG_MAX;
 
 // The basis tables of one hc_basis in device memory, and the bad-cell flag, on one device.
