@@ -509,12 +509,13 @@ static void test_formulas(void **state) {
 static void test_agreement_and_layouts(void **state) {
   (void)state;
   /* Order 2 on 45 cells (one block of cells with a remainder) and on 429 (several blocks per thread, split
-     over threads); orders 1, 3 and 4, and 343 points (7 per direction) at order 1, so that a device's tiles
-     of cells and points come out whole, with a remainder of cells, and split over points. */
+     over threads); orders 1, 3 and 4, and 343 and 512 points (7 and 8 per direction) at order 1, so that a
+     device's blocks of cells come out whole and with a remainder, and cells too large for the CUDA
+     backend's staged kernel (512 points of the tensor kernels' records) go through its other kernel. */
   const struct {
     int p, q, cells[3];
-  } cases[] = {{2, 0, {5, 3, 3}}, {2, 0, {13, 11, 3}}, {1, 0, {5, 3, 3}},
-               {1, 7, {5, 3, 3}}, {3, 0, {5, 3, 3}},   {4, 0, {3, 2, 1}}};
+  } cases[] = {{2, 0, {5, 3, 3}}, {2, 0, {13, 11, 3}}, {1, 0, {5, 3, 3}}, {1, 7, {5, 3, 3}},
+               {1, 8, {3, 2, 1}}, {3, 0, {5, 3, 3}},   {4, 0, {3, 2, 1}}};
   for (size_t ci = 0; ci < sizeof(cases) / sizeof(cases[0]); ci++) {
     hc_basis *b = NULL;
     assert_int_equal(hc_basis_create(cases[ci].p, cases[ci].q, &b), HC_OK);
