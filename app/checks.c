@@ -9,6 +9,7 @@
 
 #include "mesh/hc_mpi.h"
 
+/* The machine epsilon of a precision. */
 static double hc_eps(hc_precision precision) {
   return precision == HC_FLOAT ? (double)FLT_EPSILON : DBL_EPSILON;
 }
