@@ -1,19 +1,18 @@
-/* The timestep loop of the proxy run and its self-checks (app/README.md). */
+/* The timestep loop of the proxy run (app/README.md); its self-checks are in checks.c. */
 #define _POSIX_C_SOURCE 200809L
 #include "app/hc_run.h"
 
-#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/hc_checks.h"
 #include "app/hc_host.h"
 #include "app/hc_inject.h"
 #include "app/hc_signal.h"
 #include "app/hc_timer.h"
 #include "io/hc_npy.h"
-#include "kernels/hc_xsum.h"
 #include "mesh/hc_mpi.h"
 
 const char *const hc_phase_names[HC_NUM_PHASES] = {"celldata", "contract",  "transfer", "assembly",
@@ -23,10 +22,6 @@ const char *const hc_phase_names[HC_NUM_PHASES] = {"celldata", "contract",  "tra
    u(x) = 1 + x/LX - 2 y/LY + 0.5 z/LZ (the linear patch test). */
 static double hc_linear_u(const double *L, const double x[3]) {
   return 1.0 + x[0] / L[0] - 2.0 * x[1] / L[1] + 0.5 * x[2] / L[2];
-}
-
-static double hc_eps(hc_precision precision) {
-  return precision == HC_FLOAT ? (double)FLT_EPSILON : DBL_EPSILON;
 }
 
 /* The contraction problem of kernel on this rank. */
@@ -81,14 +76,6 @@ int hc_run_estimate_memory(const hc_run_config *cfg, int nranks, int is_device, 
   est->device_per_cell = is_device ? dev_cell : 0;
   est->host_bytes = C * est->host_per_cell;
   est->device_bytes = C * est->device_per_cell;
-  return HC_OK;
-}
-
-/* Allocates and zeroes a host array. */
-static int hc_calloc(size_t n, size_t size, void *ptr) {
-  void *p = calloc(n ? n : 1, size);
-  HC_CHECK(p, HC_ERR_RESOURCE, "out of host memory allocating %zu bytes", n * size);
-  *(void **)ptr = p;
   return HC_OK;
 }
 
@@ -352,7 +339,7 @@ void hc_run_free(hc_run *run) {
 }
 
 /* The cell-data descriptor of this rank at time t, with vertices X0 (backend or host memory). */
-static void hc_run_desc(const hc_run *run, const double *X0, int64_t C, double t, hc_celldata_desc *desc) {
+void hc_run_desc(const hc_run *run, const double *X0, int64_t C, double t, hc_celldata_desc *desc) {
   const hc_mesh *m = run->mesh;
   hc_celldata_desc_init(desc, run->basis, C, X0, m->length[0], m->length[1], m->length[2]);
   desc->t = t;
@@ -363,7 +350,7 @@ static void hc_run_desc(const hc_run *run, const double *X0, int64_t C, double t
 }
 
 /* Fills the inputs of kernel at time t into d_left / d_right (right placed after left). */
-static int hc_run_fill(hc_run *run, const hc_celldata_desc *desc, hc_kernel kernel, const hc_contract *k) {
+int hc_run_fill(hc_run *run, const hc_celldata_desc *desc, hc_kernel kernel, const hc_contract *k) {
   size_t s = hc_precision_size(k->precision);
   run->d_right = (char *)run->d_left + s * (size_t)hc_contract_numel(k, HC_ARRAY_LEFT);
   return hc_celldata_fill(run->be, desc, kernel, run->d_left, run->d_right);
@@ -394,7 +381,7 @@ static int hc_run_prepare_u(hc_run *run) {
   return HC_OK;
 }
 
-static int hc_run_interpolate_u(hc_run *run, double t) {
+int hc_run_interpolate_u(hc_run *run, double t) {
   const double s = sin(run->cfg.shear_omega * t);
   for (int64_t n = 0; n < run->mesh->num_nodes; n++) run->u[n] = run->u0[n] + s * run->du[n];
   return HC_OK;
@@ -406,33 +393,8 @@ static int hc_run_allreduce_sum(const hc_run *run, double *values, int n) {
   return HC_OK;
 }
 
-/* An accumulator of a global sum: a plain double, or an exact one whose value does not depend on the
-   order or grouping of the terms (so neither on the rank count) and carries no rounding error. The
-   DataData reductions are exact with run.deterministic; the checks' sums always are, so that their
-   tolerances only need to cover the arithmetic being checked, however many terms a sum has. */
-typedef struct {
-  int is_exact;
-  double plain;
-  hc_xsum exact;
-} hc_acc;
-
-static void hc_acc_init(hc_acc *a, int n, int exact) {
-  for (int i = 0; i < n; i++) a[i].is_exact = exact, a[i].plain = 0, hc_xsum_init(&a[i].exact);
-}
-
-static inline void hc_acc_add(hc_acc *a, double v) {
-  if (a->is_exact) {
-    hc_xsum_add(&a->exact, v);
-  } else {
-    a->plain += v;
-  }
-}
-
-/* The most accumulators reduced at once. */
-#define HC_ACC_MAX 3
-
 /* Sums n accumulators over the ranks into values[0..n-1]. Collective. */
-static int hc_acc_allreduce(const hc_run *run, hc_acc *a, int n, double *values) {
+int hc_acc_allreduce(const hc_run *run, hc_acc *a, int n, double *values) {
   if (!a[0].is_exact) {
     for (int i = 0; i < n; i++) values[i] = a[i].plain;
     return hc_run_allreduce_sum(run, values, n);
@@ -455,50 +417,6 @@ static int hc_acc_allreduce(const hc_run *run, hc_acc *a, int n, double *values)
   }
   HC_CHECK(err == MPI_SUCCESS, HC_ERR_RUNTIME, "MPI_Allreduce of the exact sums failed");
   return HC_OK;
-}
-
-static double hc_get(const void *a, hc_precision precision, int64_t i) {
-  return precision == HC_FLOAT ? (double)((const float *)a)[i] : ((const double *)a)[i];
-}
-
-/* Records a check's outcome on every rank (values are global already). */
-static void hc_run_check(hc_run *run, const char *name, const char *what, int step, double value, double expected,
-                         double tolerance) {
-  hc_check *ch = NULL;
-  for (int i = 0; i < run->nchecks; i++)
-    if (strcmp(run->checks[i].name, name) == 0) ch = &run->checks[i];
-  if (!ch && run->nchecks < HC_MAX_CHECKS) {
-    ch = &run->checks[run->nchecks++];
-    memset(ch, 0, sizeof(*ch));
-    snprintf(ch->name, sizeof(ch->name), "%s", name);
-    snprintf(ch->what, sizeof(ch->what), "%s", what);
-  }
-  if (!ch) return;
-  int passed = fabs(value - expected) <= tolerance; /* NaN fails */
-  /* Keep the worst evaluation: a failure, else the latest. */
-  if (!passed || ch->failures == 0) {
-    ch->step = step;
-    ch->value = value;
-    ch->expected = expected;
-    ch->tolerance = tolerance;
-    ch->passed = passed;
-  }
-  ch->evaluations++;
-  ch->failures += !passed;
-}
-
-/* After a failed check that Gauss quadrature with q points per direction integrates exactly only from
-   q_needed on: says so in the check's hint, since the deck's mesh.quadrature is then the likely cause. */
-static void hc_run_check_quadrature(hc_run *run, const char *name, int q_needed, const char *why) {
-  const int q = run->basis->q;
-  for (int i = 0; i < run->nchecks; i++) {
-    hc_check *ch = &run->checks[i];
-    if (strcmp(ch->name, name) || !ch->failures || q >= q_needed) continue;
-    snprintf(ch->hint, sizeof(ch->hint),
-             "mesh.quadrature gives q = %d points per direction, below the %d this check needs at order %d (%s): set "
-             "mesh.quadrature to 0 (q = order + 1) or at least %d",
-             q, q_needed, run->mesh->order, why, q_needed);
-  }
 }
 
 /* Writes one array of kernel k (backend memory, k's layout) for the first n cells as a cell-major .npy. */
@@ -766,273 +684,6 @@ static int hc_run_nodal_values(hc_run *run) {
   for (int kid = 0; kid < HC_NUM_KERNELS; kid++) {
     run->values.nodal_sum[kid] = v[2 * kid];
     run->values.nodal_norm[kid] = sqrt(v[2 * kid + 1]);
-  }
-  return HC_OK;
-}
-
-/* The tolerance of a sum of n terms of K-term products in the run's precision, relative to scale. */
-static double hc_run_tol(const hc_run *run, double K, double n, double scale) {
-  return run->cfg.tolerance_factor * 16.0 * hc_eps(run->cfg.precision) * (K + log2(n + 1.0) + 1.0) * scale;
-}
-
-/* The worst case over ranks: the rank with the largest ratio broadcasts its two numbers w[0..1]; returns
-   that largest ratio in *global_ratio. Collective. */
-static int hc_run_worst(const hc_run *run, double ratio, double w[2], double *global_ratio) {
-  struct {
-    double ratio;
-    int rank;
-  } loc = {ratio, run->rank}, glob;
-  HC_CALL_MPI(MPI_Allreduce(&loc, &glob, 1, MPI_DOUBLE_INT, MPI_MAXLOC, run->comm));
-  HC_CALL_MPI(MPI_Bcast(w, 2, MPI_DOUBLE, glob.rank, run->comm));
-  if (global_ratio) *global_ratio = glob.ratio;
-  return HC_OK;
-}
-
-/* The self-checks of app/README.md, section Checks, at the state of the step just run. Collective. */
-static int hc_run_checks(hc_run *run, int step) {
-  const hc_mesh *m = run->mesh;
-  const hc_backend *be = run->be;
-  const hc_precision prec = run->cfg.precision;
-  const double V = m->length[0] * m->length[1] * m->length[2];
-  const double Ncells = (double)m->num_global_cells;
-  const int L = m->nodes_per_cell, P = run->basis->P;
-  const int deformed = run->cfg.mesh.jitter > 0 || run->cfg.shear_amplitude > 0; /* cells not parallelepipeds */
-  hc_celldata_desc desc;
-  hc_run_desc(run, run->d_X0, m->C, run->t, &desc);
-  size_t s = hc_precision_size(prec);
-  /* The element outputs stayed on the device: bring them over for the checks (not timed). */
-  if (run->device_assembly) {
-    for (int kid = 0; kid < HC_NUM_KERNELS; kid++) {
-      if (!run->cfg.enabled[kid]) continue;
-      size_t bytes = s * (size_t)hc_contract_numel(&run->k[kid], HC_ARRAY_OUT);
-      HC_CALL(be->copy_to_host(run->h_out[kid], run->d_out[kid], bytes));
-    }
-  }
-
-  /* 1. Volume: DataDataScalar with f = g = 1 sums to LX*LY*LZ; so do all mass-matrix entries. */
-  {
-    hc_contract k = run->k[HC_DATADATA_SCALAR];
-    k.variant = HC_VARIANT_AUTO;
-    desc.data.mode = HC_DATA_CONSTANT;
-    HC_CALL(hc_run_fill(run, &desc, HC_DATADATA_SCALAR, &k));
-    HC_CALL(hc_contract_apply(be, &k, run->d_left, run->d_right, run->d_scratch));
-    double *h = malloc(s * (size_t)m->C);
-    HC_CHECK(h, HC_ERR_RESOURCE, "out of host memory");
-    int err = be->copy_to_host(h, run->d_scratch, s * (size_t)m->C);
-    double v[2];
-    hc_acc acc[2];
-    hc_acc_init(acc, 2, 1);
-    for (int64_t c = 0; !err && c < m->C; c++) {
-      hc_acc_add(&acc[0], hc_get(h, prec, c));
-      hc_acc_add(&acc[1], fabs(hc_get(h, prec, c)));
-    }
-    free(h);
-    HC_CALL(err);
-    HC_CALL(hc_acc_allreduce(run, acc, 2, v));
-    hc_run_check(run, "volume", "global sum of DataDataScalar with f = g = 1 against LX*LY*LZ", step, v[0], V,
-                 hc_run_tol(run, P, Ncells, v[1]));
-    hc_run_check_quadrature(run, "volume", deformed ? 2 : 1, "det J of a deformed trilinear cell has degree 2");
-    desc.data.mode = HC_DATA_SMOOTH;
-  }
-  if (run->cfg.enabled[HC_FIELDFIELD_SCALAR]) {
-    const hc_contract *k = &run->k[HC_FIELDFIELD_SCALAR];
-    double v[2];
-    hc_acc acc[2];
-    hc_acc_init(acc, 2, 1);
-    int64_t n = hc_contract_numel(k, HC_ARRAY_OUT);
-    for (int64_t i = 0; i < n; i++) {
-      double a = hc_get(run->h_out[HC_FIELDFIELD_SCALAR], prec, i);
-      hc_acc_add(&acc[0], a);
-      hc_acc_add(&acc[1], fabs(a));
-    }
-    HC_CALL(hc_acc_allreduce(run, acc, 2, v));
-    hc_run_check(run, "mass_sum", "sum of all mass-matrix entries against LX*LY*LZ", step, v[0], V,
-                 hc_run_tol(run, P, Ncells * L * L, v[1]));
-    hc_run_check_quadrature(run, "mass_sum", deformed ? 2 : 1, "det J of a deformed trilinear cell has degree 2");
-  }
-
-  /* 2. Zero row sums of FieldFieldVector/Tensor (over r) and DataFieldVector/Tensor (over l). */
-  const hc_kernel zero_rows[4] = {HC_FIELDFIELD_VECTOR, HC_FIELDFIELD_TENSOR, HC_DATAFIELD_VECTOR, HC_DATAFIELD_TENSOR};
-  for (int z = 0; z < 4; z++) {
-    hc_kernel kid = zero_rows[z];
-    if (!run->cfg.enabled[kid]) continue;
-    const hc_contract *k = &run->k[kid];
-    const int ff = hc_kernel_family(kid) == HC_FAMILY_FIELDFIELD;
-    const int64_t rows = ff ? (int64_t)L : 1, len = L, inner = ff ? (int64_t)L * L : L;
-    double worst[2] = {0, 0}; /* largest |row sum| / tolerance scale, and that row's numbers */
-    double worst_ratio = -1;  /* any row, even an exact one, records its numbers */
-    for (int64_t c = 0; c < m->C; c++) {
-      for (int64_t row = 0; row < rows; row++) {
-        double sum = 0, abs_sum = 0;
-        for (int64_t j = 0; j < len; j++) {
-          int64_t q = row * len + j;
-          int64_t i = k->layout == HC_LAYOUT_CELL_MAJOR ? c * inner + q : q * k->C + c;
-          double a = hc_get(run->h_out[kid], prec, i);
-          sum += a, abs_sum += fabs(a);
-        }
-        double ratio = fabs(sum) / (abs_sum + DBL_MIN);
-        if (!(ratio <= worst_ratio)) worst_ratio = ratio, worst[0] = sum, worst[1] = abs_sum;
-      }
-    }
-    HC_CALL(hc_run_worst(run, worst_ratio, worst, NULL));
-    char name[48], what[128];
-    snprintf(name, sizeof(name), "zero_row_sum:%s", hc_kernel_name(kid));
-    snprintf(what, sizeof(what), "largest |sum over %s| of %s, against 0", ff ? "r of out[c,l,r]" : "l of out[c,l]",
-             hc_kernel_name(kid));
-    /* The row sum cancels to 0: its error scales with the row's entries, times the sum's length. */
-    hc_run_check(run, name, what, step, worst[0], 0.0,
-                 4.0 * hc_run_tol(run, (double)hc_contract_K(k) + len, 1, worst[1]));
-  }
-
-  /* 3. Exactness: on the undeformed, unjittered mesh the load vector of a polynomial f of degree
-     2q-1 in x, 2q-2 in y and 1 in z integrates to its analytic value. */
-  {
-    const int q = run->basis->q;
-    double *X0 = malloc(sizeof(double) * 24 * (size_t)m->C);
-    HC_CHECK(X0, HC_ERR_RESOURCE, "out of host memory");
-    for (int64_t c = 0; c < m->C; c++)
-      for (int v = 0; v < 8; v++) {
-        int off[3] = {v & 1, (v >> 1) & 1, (v >> 2) & 1};
-        for (int d = 0; d < 3; d++)
-          X0[24 * c + 3 * v + d] = (double)(m->cell_index[3 * c + d] + off[d]) * m->cell_size[d];
-      }
-    void *d_X0flat = NULL;
-    int err = be->mem_alloc(sizeof(double) * 24 * (size_t)m->C, &d_X0flat);
-    if (!err) err = be->copy_to_device(d_X0flat, X0, sizeof(double) * 24 * (size_t)m->C);
-    free(X0);
-    hc_contract k = run->k[HC_DATAFIELD_SCALAR];
-    k.variant = HC_VARIANT_AUTO;
-    hc_celldata_desc pd;
-    hc_run_desc(run, d_X0flat, m->C, 0.0, &pd);
-    pd.motion.A = 0.0;
-    pd.data.mode = HC_DATA_POLYNOMIAL;
-    int deg[3] = {2 * q - 1, 2 * q - 2, 1};
-    for (int d = 0; d < 3; d++) pd.data.degree[d] = deg[d];
-    if (!err) err = hc_run_fill(run, &pd, HC_DATAFIELD_SCALAR, &k);
-    if (!err) err = hc_contract_apply(be, &k, run->d_left, run->d_right, run->d_scratch);
-    double v[2];
-    hc_acc acc[2];
-    hc_acc_init(acc, 2, 1);
-    void *h = NULL;
-    if (!err) err = hc_calloc((size_t)(m->C * L), s, &h);
-    if (!err) err = be->copy_to_host(h, run->d_scratch, s * (size_t)(m->C * L));
-    for (int64_t i = 0; !err && i < m->C * L; i++) {
-      hc_acc_add(&acc[0], hc_get(h, prec, i));
-      hc_acc_add(&acc[1], fabs(hc_get(h, prec, i)));
-    }
-    free(h);
-    if (d_X0flat) be->mem_free(d_X0flat);
-    HC_CALL(err);
-    HC_CALL(hc_acc_allreduce(run, acc, 2, v));
-    double exact = 1.0;
-    for (int d = 0; d < 3; d++) exact *= m->length[d] / (deg[d] + 1);
-    char what[128];
-    snprintf(what, sizeof(what),
-             "load vector of f = (x/LX)^%d (y/LY)^%d (z/LZ)^%d on the undeformed mesh against its integral", deg[0],
-             deg[1], deg[2]);
-    hc_run_check(run, "exactness", what, step, v[0], exact, hc_run_tol(run, P, Ncells * L, v[1]));
-  }
-
-  /* 4. Linear patch test: the assembled stiffness apply of a linear u is zero at interior nodes. */
-  if (run->cfg.enabled[HC_FIELDFIELD_VECTOR]) {
-    if (run->device_assembly) HC_CALL(hc_run_interpolate_u(run, run->t)); /* the step may have kept u on the device */
-    const hc_contract *k = &run->k[HC_FIELDFIELD_VECTOR];
-    double *y = NULL, *ya = NULL;
-    HC_CALL(hc_calloc((size_t)m->num_nodes, sizeof(double), &y));
-    int err = hc_calloc((size_t)m->num_nodes, sizeof(double), &ya);
-    if (!err)
-      err = hc_assemble_apply(run->coloring, L, k->layout, prec, run->h_out[HC_FIELDFIELD_VECTOR], m->cell_nodes,
-                              run->u, y, ya);
-    if (!err) err = hc_halo_exchange(run->halo, HC_DOUBLE, y);
-    if (!err) err = hc_halo_exchange(run->halo, HC_DOUBLE, ya);
-    double worst = 0, worst_scale = 0, worst_ratio = -1;
-    for (int64_t n = 0; !err && n < m->num_nodes; n++) {
-      int64_t ijk[3];
-      hc_mesh_node_global_index(m, m->node_global_id[n], ijk);
-      int interior = 1;
-      for (int d = 0; d < 3; d++) interior &= ijk[d] > 0 && ijk[d] < m->global_nodes[d] - 1;
-      if (!interior) continue;
-      double ratio = fabs(y[n]) / (ya[n] + DBL_MIN);
-      if (ratio > worst_ratio) worst_ratio = ratio, worst = y[n], worst_scale = ya[n];
-    }
-    free(y);
-    free(ya);
-    HC_CALL(err);
-    double w[2] = {worst, worst_scale}, global_ratio;
-    HC_CALL(hc_run_worst(run, worst_ratio, w, &global_ratio));
-    if (global_ratio >= 0) {
-      hc_run_check(run, "patch_test", "largest |(K u)_n| at interior nodes for a linear u, against 0", step, w[0], 0.0,
-                   4.0 * hc_run_tol(run, (double)hc_contract_K(k) + 8.0 * L, 1, w[1]));
-      /* grad phi_l . adj(J) c has degree p + 1 per direction on a trilinear cell: 2q - 1 >= p + 1. */
-      hc_run_check_quadrature(run, "patch_test", (m->order + 3) / 2,
-                              "grad phi w|J| of a trilinear cell has degree order + 1");
-    }
-  }
-
-  /* 6. Device against host: sampled cells recomputed by the serial reference. */
-  if (run->cfg.check_samples > 0) {
-    const hc_backend *serial;
-    HC_CALL(hc_backend_find("serial", &serial));
-    int64_t S = run->cfg.check_samples < m->C ? run->cfg.check_samples : m->C;
-    double worst_ratio = -1, worst_err = 0, worst_tol = 0; /* any entry records its numbers */
-    char worst_kernel[32] = "";
-    for (int kid = 0; kid < HC_NUM_KERNELS; kid++) {
-      if (!run->cfg.enabled[kid]) continue;
-      const hc_contract *k = &run->k[kid];
-      hc_contract k1 = *k;
-      k1.C = 1;
-      k1.layout = HC_LAYOUT_CELL_MAJOR;
-      k1.variant = HC_VARIANT_AUTO;
-      k1.sum_into = 0;
-      int64_t nl = hc_contract_numel(&k1, HC_ARRAY_LEFT), nr = hc_contract_numel(&k1, HC_ARRAY_RIGHT);
-      int64_t no = hc_contract_numel(&k1, HC_ARRAY_OUT);
-      void *left = NULL, *right = NULL, *out = NULL, *out_abs = NULL;
-      int err = hc_calloc((size_t)(nl + nr), s, &left);
-      if (!err) err = hc_calloc((size_t)no, s, &out);
-      if (!err) err = hc_calloc((size_t)no, s, &out_abs);
-      if (err) {
-        free(left), free(out), free(out_abs);
-        return err;
-      }
-      right = (char *)left + s * (size_t)nl;
-      for (int64_t i = 0; i < S && !err; i++) {
-        int64_t c = (i * m->C) / S;
-        hc_celldata_desc d1;
-        hc_run_desc(run, m->vertex_coords + 24 * c, 1, run->t, &d1);
-        d1.layout = HC_LAYOUT_CELL_MAJOR;
-        err = hc_celldata_fill(serial, &d1, (hc_kernel)kid, left, right);
-        if (!err) err = hc_contract_apply(serial, &k1, left, right, out);
-        /* The scale of the tolerance: the same contraction of |left| and |right|. */
-        for (int64_t j = 0; j < nl + nr; j++) {
-          if (prec == HC_FLOAT) {
-            ((float *)left)[j] = fabsf(((float *)left)[j]);
-          } else {
-            ((double *)left)[j] = fabs(((double *)left)[j]);
-          }
-        }
-        if (!err) err = hc_contract_apply(serial, &k1, left, right, out_abs);
-        for (int64_t e = 0; !err && e < no; e++) {
-          int64_t idx = k->layout == HC_LAYOUT_CELL_MAJOR ? c * no + e : e * k->C + c;
-          double got = hc_get(run->h_out[kid], prec, idx), want = hc_get(out, prec, e);
-          double tol = run->cfg.tolerance_factor * 4.0 * ((double)hc_contract_K(k) + 2.0) * hc_eps(prec) *
-                           (hc_get(out_abs, prec, e) + fabs(want)) +
-                       DBL_MIN;
-          double ratio = fabs(got - want) / tol;
-          if (!(ratio <= worst_ratio)) {
-            worst_ratio = ratio, worst_err = fabs(got - want), worst_tol = tol;
-            snprintf(worst_kernel, sizeof(worst_kernel), "%s", hc_kernel_name((hc_kernel)kid));
-          }
-        }
-      }
-      free(left), free(out), free(out_abs);
-      HC_CALL(err);
-    }
-    double w[2] = {worst_err, worst_tol};
-    HC_CALL(hc_run_worst(run, worst_ratio, w, NULL));
-    char what[160];
-    snprintf(what, sizeof(what), "largest |backend - serial reference| over %lld sampled cells per rank%s",
-             (long long)S, strcmp(be->name, "serial") == 0 ? " (the backend is serial: serial against serial)" : "");
-    hc_run_check(run, "device_vs_host", what, step, w[0], 0.0, w[1]);
   }
   return HC_OK;
 }
