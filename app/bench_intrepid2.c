@@ -15,8 +15,8 @@
 
 void hc_bench_intrepid2_setup(hc_bench *bench) {
   bench->intrepid2 = NULL;
-  if (bench->b->is_device || bench->opt.no_intrepid2 || strcmp(bench->b->name, "intrepid2") == 0) return;
-  if (hc_backend_find("intrepid2", &bench->intrepid2) != HC_OK) {
+  if (bench->b->is_device || bench->opt.no_intrepid2) return;
+  if (hc_backend_get(HC_BACKEND_INTREPID2, &bench->intrepid2) != HC_OK || bench->intrepid2 == bench->b) {
     bench->intrepid2 = NULL;
     hc_error_clear();
   }

@@ -39,8 +39,10 @@ void hc_bench_print_summary(const hc_bench *bench) {
       printf(" (%.0f on tensor cores)", bench->peak[p][1] * 1e-9);
   }
   printf(")\n");
+  char vendor[64];
+  snprintf(vendor, sizeof(vendor), "x%s", hc_variant_name(hc_variant_vendor()));
   printf("  %-16s %4s %4s %-6s %-10s %9s %-16s %10s %8s %9s %7s %7s %8s%s\n", "kernel", "L", "P", "prec", "layout", "C",
-         "best", "ms", "GB/s", "GFLOP/s", "%roof", "bound", "xcublas", bench->intrepid2 ? "  xintrepid2/core" : "");
+         "best", "ms", "GB/s", "GFLOP/s", "%roof", "bound", vendor, bench->intrepid2 ? "  xintrepid2/core" : "");
   int flagged = 0;
   for (int i = 0; i < bench->ncases; i++) {
     const hc_bench_case *bc = &bench->cases[i];
@@ -52,7 +54,7 @@ void hc_bench_print_summary(const hc_bench *bench) {
       snprintf(best, sizeof(best), "%s", hc_variant_name(r->variant));
       if (r->variant == HC_VARIANT_AUTO && r->chosen != HC_VARIANT_AUTO)
         snprintf(best, sizeof(best), "auto->%s", hc_variant_name(r->chosen));
-      if (r->vs_cublas > 0) snprintf(vs, sizeof(vs), "%.2f", r->vs_cublas);
+      if (r->vs_vendor > 0) snprintf(vs, sizeof(vs), "%.2f", r->vs_vendor);
     }
     if (bench->intrepid2) snprintf(vi2, sizeof(vi2), "  %16s", "-");
     if (r && r->vs_intrepid2 > 0) snprintf(vi2, sizeof(vi2), "  %16.2f", r->vs_intrepid2);
@@ -138,8 +140,8 @@ static int hc_yaml_row(hc_yaml_writer *w, const hc_bench *bench, const hc_bench_
   } else {
     HC_CALL(hc_yaml_writer_bool(w, "above_roofline", r->above_roof));
   }
-  if (r->vs_cublas > 0) {
-    HC_CALL(hc_yaml_writer_double(w, "vs_cublas", r->vs_cublas));
+  if (r->vs_vendor > 0) {
+    HC_CALL(hc_yaml_writer_double(w, "vs_cublas", r->vs_vendor));
   } else {
     HC_CALL(hc_yaml_writer_null(w, "vs_cublas"));
   }
@@ -173,7 +175,7 @@ static int hc_yaml_case(hc_yaml_writer *w, const hc_bench *bench, const hc_bench
   } else {
     HC_CALL(hc_yaml_writer_null(w, "best"));
   }
-  if (bc->have_cublas) HC_CALL(hc_yaml_writer_string(w, "cublas_layout", hc_layout_name(bc->cublas_layout)));
+  if (bc->have_vendor) HC_CALL(hc_yaml_writer_string(w, "cublas_layout", hc_layout_name(bc->vendor_layout)));
   if (bc->intrepid2_status != HC_BENCH_SKIPPED) {
     HC_CALL(hc_yaml_writer_begin_mapping(w, "intrepid2", HC_YAML_BLOCK));
     HC_CALL(hc_yaml_writer_string(w, "status", hc_status_name(bc->intrepid2_status)));
@@ -314,7 +316,7 @@ int hc_bench_write_csv(const hc_bench *bench, const char *path) {
               hc_variant_name(r->chosen), hc_status_name(r->status), r->calls, r->median_s, r->min_s, bc->bytes,
               bc->flops, bc->flops / bc->bytes, r->gbs, r->gflops, r->peak * 1e-9, bench->copy_gbs, r->roofline_s,
               r->roofline_pct);
-      if (r->vs_cublas > 0) fprintf(f, "%.4f", r->vs_cublas);
+      if (r->vs_vendor > 0) fprintf(f, "%.4f", r->vs_vendor);
       const int small = bc->overhead && r->status == HC_BENCH_RAN;
       fprintf(f, ",%d,%.3e,%.3e,%.6e,%.4f,%d,%s,", j == bc->best, r->max_err, r->tol, bench->copy_gbs_end,
               r->roofline_pct_larger, r->above_roof, small ? hc_bench_small_call_bound(bench, bc, r) : "");

@@ -9,7 +9,7 @@ static const char *const hc_family_names[3] = {"DataData", "DataField", "FieldFi
 static const char *const hc_target_names[HC_BENCH_NUM_TARGETS] = {"roofline", "vendor", "layout", "precision"};
 
 static int hc_is_vendor(hc_variant v) {
-  return v == HC_VARIANT_CUBLAS;
+  return (hc_variant_flags(v) & HC_VARIANT_VENDOR) != 0;
 }
 
 /* The fastest of our own variants that ran on bc: not a vendor's, and not auto unless it alone ran (on a
@@ -68,11 +68,11 @@ void hc_bench_targets_count(const hc_bench *bench, hc_bench_targets *t) {
     c[HC_BENCH_TARGET_ROOFLINE].of++;
     c[HC_BENCH_TARGET_ROOFLINE].met += pct >= need;
     /* Vendor: vs_cublas is the vendor's time over ours on the same arrays (cell-major ones for cell-minor). */
-    if (r->vs_cublas > 0) {
+    if (r->vs_vendor > 0) {
       const int fem = fam == HC_FAMILY_FIELDFIELD && dbl && k->L == k->P && (k->L == 27 || k->L == 64);
       c[HC_BENCH_TARGET_VENDOR].of++;
       c[HC_BENCH_TARGET_VENDOR].met +=
-          r->vs_cublas >= (fem ? HC_BENCH_TARGET_VS_VENDOR_FEM : HC_BENCH_TARGET_VS_VENDOR);
+          r->vs_vendor >= (fem ? HC_BENCH_TARGET_VS_VENDOR_FEM : HC_BENCH_TARGET_VS_VENDOR);
     }
     /* Layout, counted on the cell-minor case: time per cell against cell-major's. */
     const hc_bench_case *maj =

@@ -37,6 +37,8 @@ static const int hc_standard_L[] = {8, 27, 64, 125}, hc_standard_P[] = {8, 27, 6
 #define HC_BENCH_ALIGN 256
 
 static void hc_bench_usage(FILE *out) {
+  char backends[256];
+  hc_names_format(hc_backend_names, HC_NUM_BACKENDS, " or ", backends, sizeof(backends));
   fprintf(out,
           "Usage: hexcontract bench [options]\n"
           "\n"
@@ -45,7 +47,7 @@ static void hc_bench_usage(FILE *out) {
           "result, and writes DIR/bench.yaml, DIR/bench.csv and the roofline plot DIR/roofline.png.\n"
           "\n"
           "Options:\n"
-          "  --backend B           serial, openmp, cuda or intrepid2 (default %s)\n"
+          "  --backend B           %s (default %s)\n"
           "  --kernel K[,K..]      kernels by name, or DataData, DataField, FieldField, all (default all)\n"
           "  --variant V[,V..]     variants (default all; those the backend does not run are listed as skipped)\n"
           "  --precision P         double, float or both (default both)\n"
@@ -64,7 +66,7 @@ static void hc_bench_usage(FILE *out) {
           "\n"
           "Exit codes: 0 ran and every result agreed; 1 a result disagreed (FAILED) or a runtime error;\n"
           "2 bad option; 3 out of memory or no device.\n",
-          HC_DEFAULT_BACKEND);
+          backends, HC_DEFAULT_BACKEND);
 }
 
 static int hc_bench_parse_int(const char *opt, const char *text, int64_t lo, int64_t hi, int64_t *value) {
@@ -128,10 +130,9 @@ static int hc_bench_parse_variants(const char *text, int *sel) {
       hc_variant v;
       if (hc_variant_from_name(tok, &v) != HC_OK) {
         hc_error_clear();
-        return HC_ERROR(HC_ERR_INPUT,
-                        "option --variant: unknown variant '%s' (auto, flat, team, slice, adaptive, tile, tensorcore, "
-                        "cublas or all)",
-                        tok);
+        char names[512];
+        hc_names_format(hc_variant_names, HC_NUM_VARIANTS, ", ", names, sizeof(names));
+        return HC_ERROR(HC_ERR_INPUT, "option --variant: unknown variant '%s' (%s or all)", tok, names);
       }
       HC_CHECK(!named[v], HC_ERR_INPUT, "option --variant: %s is named twice in '%s'; name each variant once", tok,
                text);
@@ -369,7 +370,7 @@ double hc_bench_copy_gbs_larger(const hc_bench *bench) {
 }
 
 double hc_bench_row_peak(const hc_bench *bench, const hc_contract *k, hc_variant ran) {
-  int tc = k->precision == HC_DOUBLE && (ran == HC_VARIANT_TENSORCORE || ran == HC_VARIANT_CUBLAS);
+  int tc = k->precision == HC_DOUBLE && (hc_variant_flags(ran) & HC_VARIANT_TENSOR_CORES);
   return bench->peak[k->precision][tc];
 }
 
@@ -379,7 +380,7 @@ static int hc_bench_sample_reference(const hc_contract *k, const hc_bench_pool *
                                      int64_t cells[HC_BENCH_SAMPLES], int *ns, void *h_sref) {
   int ierr = HC_OK;
   const hc_backend *serial = NULL;
-  HC_CALL(hc_backend_find("serial", &serial));
+  HC_CALL(hc_backend_get(HC_BACKEND_SERIAL, &serial));
   const int64_t C = k->C;
   const int64_t cand[HC_BENCH_SAMPLES] = {0, C / 3, (2 * C) / 3, C - 1};
   *ns = 0;
@@ -595,7 +596,7 @@ static void hc_bench_print_row(const hc_bench_case *bc, const hc_bench_row *r) {
     return;
   }
   char vs[64] = "";
-  if (r->vs_cublas > 0) snprintf(vs, sizeof(vs), "%6.2fx cublas", r->vs_cublas);
+  if (r->vs_vendor > 0) snprintf(vs, sizeof(vs), "%6.2fx %s", r->vs_vendor, hc_variant_name(hc_variant_vendor()));
   if (r->vs_intrepid2 > 0) snprintf(vs + strlen(vs), sizeof(vs) - strlen(vs), "%6.2fx intrepid2/core", r->vs_intrepid2);
   if (bc->overhead) {
     printf("      %-16s %10.2f us/call (min %.2f)  %9.2f GB/s %10.2f GFLOP/s  %s%s%s\n", name, 1e6 * r->median_s,
@@ -620,16 +621,16 @@ static void hc_bench_skip_reason(const hc_bench_row *r, char *buf, size_t size) 
   snprintf(buf, size, "%.*s%s", (int)(at - r->reason), r->reason, at + strlen(quoted));
 }
 
-/* cuBLAS's median time on the cell-major case of the same kernel, shape and precision (cuBLAS runs the
-   cell-major layout only), for the ratio of the cell-minor cases. */
-static const hc_bench_row *hc_bench_cublas_twin(const hc_bench *bench, const hc_bench_case *bc) {
+/* The vendor variant's row on the cell-major case of the same kernel, shape and precision (the vendor library
+   runs the cell-major layout only), for the ratio of the cell-minor cases. */
+static const hc_bench_row *hc_bench_vendor_twin(const hc_bench *bench, const hc_bench_case *bc) {
   for (int i = 0; i < bench->ncases; i++) {
     const hc_bench_case *o = &bench->cases[i];
     if (o->overhead != bc->overhead || o->k.kernel != bc->k.kernel || o->k.L != bc->k.L || o->k.P != bc->k.P ||
         o->k.C != bc->k.C || o->k.precision != bc->k.precision)
       continue;
     for (int r = 0; r < o->nrows; r++) {
-      if (o->rows[r].variant == HC_VARIANT_CUBLAS && o->rows[r].status == HC_BENCH_RAN) return &o->rows[r];
+      if (o->rows[r].variant == hc_variant_vendor() && o->rows[r].status == HC_BENCH_RAN) return &o->rows[r];
     }
   }
   return NULL;
@@ -650,10 +651,11 @@ static int hc_bench_case_run(hc_bench *bench, hc_bench_case *bc, hc_bench_pool *
   printf("[%3d/%d] %-16s L=%-3d P=%-3d D=%d %-6s %-10s C=%-9lld %s  AI %.3g flop/B\n", index, total,
          hc_kernel_name(k->kernel), k->L, k->P, k->D, hc_precision_name(k->precision), hc_layout_name(k->layout),
          (long long)k->C, bc->overhead ? "small calls" : "", ai);
-  /* Every variant asked for, flat first (the reference), auto last. */
+  /* Every variant asked for in the list's order, auto (the list's first) last: flat, the first after it, is
+     the reference. */
   bc->nrows = 0;
-  for (int v = HC_VARIANT_FLAT; v <= HC_NUM_VARIANTS; v++) {
-    hc_variant var = v == HC_NUM_VARIANTS ? HC_VARIANT_AUTO : (hc_variant)v;
+  for (int v = 1; v <= HC_NUM_VARIANTS; v++) {
+    hc_variant var = (hc_variant)(v % HC_NUM_VARIANTS);
     if (!bench->opt.variant[var] || bench->lacked[var]) continue;
     hc_bench_row *row = &bc->rows[bc->nrows++];
     memset(row, 0, sizeof(*row));
@@ -663,24 +665,24 @@ static int hc_bench_case_run(hc_bench *bench, hc_bench_case *bc, hc_bench_pool *
   HC_CALL(hc_bench_intrepid2_case(bench, bc, (char *)pool->h_pool + off[0], (char *)pool->h_pool + off[1], buf->cur,
                                   buf->ref, have_ref));
   hc_bench_intrepid2_ratios(bench, bc);
-  /* Ratios to cuBLAS and the best variant. */
-  const hc_bench_row *cub = NULL;
+  /* Ratios to the vendor variant and the best variant. */
+  const hc_bench_row *vendor = NULL;
   for (int r = 0; r < bc->nrows; r++) {
-    if (bc->rows[r].variant == HC_VARIANT_CUBLAS && bc->rows[r].status == HC_BENCH_RAN) cub = &bc->rows[r];
+    if (bc->rows[r].variant == hc_variant_vendor() && bc->rows[r].status == HC_BENCH_RAN) vendor = &bc->rows[r];
   }
-  bc->cublas_layout = k->layout;
-  if (!cub && k->layout == HC_LAYOUT_CELL_MINOR) {
-    cub = hc_bench_cublas_twin(bench, bc);
-    bc->cublas_layout = HC_LAYOUT_CELL_MAJOR;
+  bc->vendor_layout = k->layout;
+  if (!vendor && k->layout == HC_LAYOUT_CELL_MINOR) {
+    vendor = hc_bench_vendor_twin(bench, bc);
+    bc->vendor_layout = HC_LAYOUT_CELL_MAJOR;
   }
-  bc->have_cublas = cub != NULL;
+  bc->have_vendor = vendor != NULL;
   bc->best = -1;
   int ran = 0;
   for (int r = 0; r < bc->nrows; r++) ran += bc->rows[r].status == HC_BENCH_RAN;
   for (int r = 0; r < bc->nrows; r++) {
     hc_bench_row *row = &bc->rows[r];
     if (row->status != HC_BENCH_RAN) continue;
-    if (cub && row->median_s > 0) row->vs_cublas = cub->median_s / row->median_s;
+    if (vendor && row->median_s > 0) row->vs_vendor = vendor->median_s / row->median_s;
     if (row->variant == HC_VARIANT_AUTO && ran > 1) continue;
     if (bc->best < 0 || row->median_s < bc->rows[bc->best].median_s) bc->best = r;
   }
@@ -895,7 +897,7 @@ static int hc_bench_cpu_name(const hc_backend *b, char *buf, size_t n) {
   hc_host_cpu_model(model, sizeof(model));
   int threads = 1;
 #if HC_HAVE_OPENMP
-  if (strcmp(b->name, "openmp") == 0) threads = omp_get_max_threads();
+  if (b->openmp_threads) threads = omp_get_max_threads();
 #endif
   snprintf(buf, n, "%s, %d thread%s", model, threads, threads == 1 ? "" : "s");
   return threads;

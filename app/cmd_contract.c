@@ -12,7 +12,47 @@
 #include "io/hc_npy.h"
 #include "io/hc_path.h"
 
+/* Writes text after prefix, wrapped at HC_HELP_WIDTH columns with continuation lines indented to prefix's width. */
+#define HC_HELP_WIDTH 96
+static void hc_help_wrap(FILE *out, const char *prefix, const char *text) {
+  const int indent = (int)strlen(prefix);
+  int col = fprintf(out, "%s", prefix);
+  const char *p = text;
+  while (*p) {
+    const char *end = strchr(p, ' ');
+    int len = end ? (int)(end - p) : (int)strlen(p);
+    if (col > indent && col + 1 + len > HC_HELP_WIDTH) col = fprintf(out, "\n%*s", indent, "") - 1;
+    col += fprintf(out, "%s%.*s", col > indent ? " " : "", len, p);
+    p += len;
+    while (*p == ' ') p++;
+  }
+  fputc('\n', out);
+}
+
+/* --variant's help: auto, and the variants each backend has beyond it (HC_VARIANT_LIST). */
+static void hc_contract_usage_variants(FILE *out) {
+  char text[1024];
+  size_t used =
+      (size_t)snprintf(text, sizeof(text), "kernel algorithm: %s (default)", hc_variant_name(HC_VARIANT_AUTO));
+  for (int b = 0; b < HC_NUM_BACKENDS; b++) {
+    const char *names[HC_NUM_VARIANTS];
+    int n = 0;
+    for (int v = 0; v < HC_NUM_VARIANTS; v++) {
+      if (v != HC_VARIANT_AUTO && hc_variant_provided((hc_variant)v, (hc_backend_id)b))
+        names[n++] = hc_variant_names[v];
+    }
+    if (n == 0 || used >= sizeof(text)) continue;
+    char list[512];
+    hc_names_format(names, n, " and ", list, sizeof(list));
+    used +=
+        (size_t)snprintf(text + used, sizeof(text) - used, "; the %s backend also has %s", hc_backend_names[b], list);
+  }
+  hc_help_wrap(out, "  --variant NAME     ", text);
+}
+
 static void hc_contract_usage(FILE *out) {
+  char backends[256];
+  hc_names_format(hc_backend_names, HC_NUM_BACKENDS, " or ", backends, sizeof(backends));
   fprintf(out,
           "Usage: hexcontract contract --kernel NAME --left A.npy --right B.npy --out O.npy [options]\n"
           "\n"
@@ -35,9 +75,10 @@ static void hc_contract_usage(FILE *out) {
           "  --left FILE        left array, .npy (required)\n"
           "  --right FILE       right array, .npy (required)\n"
           "  --out FILE         output array, .npy, written atomically (required)\n"
-          "  --backend NAME     serial, openmp, cuda or intrepid2 (default openmp when built, else serial)\n"
-          "  --variant NAME     kernel algorithm: auto (default); the cuda backend also has flat, team,\n"
-          "                     slice, adaptive, tile, tensorcore and cublas\n"
+          "  --backend NAME     %s (default openmp when built, else serial)\n",
+          backends);
+  hc_contract_usage_variants(out);
+  fprintf(out,
           "  --layout NAME      layout used inside the computation: cell-major (default) or cell-minor;\n"
           "                     files are always C order (cell-major)\n"
           "  --sum-into         read the existing --out array and add the contraction into it\n"

@@ -90,6 +90,8 @@ int hc_cmd_demo(int argc, char **argv) {
   long cells = 2000;
   HC_CALL(hc_demo_parse(argc, argv, &only, &cells, &help));
   if (help) {
+    char names[256];
+    hc_names_format(hc_backend_names, HC_NUM_BACKENDS, " or ", names, sizeof(names));
     printf(
         "Usage: hexcontract demo [--backend NAME] [--cells N]\n"
         "\n"
@@ -99,24 +101,25 @@ int hc_cmd_demo(int argc, char **argv) {
         "A device backend with no device present is reported as skipped.\n"
         "\n"
         "Options:\n"
-        "  --backend NAME   serial, openmp, cuda or intrepid2 (default: every backend built in but serial)\n"
+        "  --backend NAME   %s (default: every backend built in but serial)\n"
         "  --cells N        cells per array, 1 to 10000000 (default 2000)\n"
         "  -h, --help       print this help\n"
         "\n"
         "Exit codes: 0 every result agrees with the serial reference; 1 a result disagreed (FAILED) or a\n"
         "runtime error; 2 bad option or a backend not built into this binary; 3 out of memory, or no backend\n"
-        "could run (a device backend without a device).\n");
+        "could run (a device backend without a device).\n",
+        names);
     return HC_OK;
   }
-  const hc_backend *serial, *backends[4];
+  const hc_backend *serial, *backends[HC_NUM_BACKENDS];
   int nb = 0;
-  HC_CALL(hc_backend_find("serial", &serial));
+  HC_CALL(hc_backend_get(HC_BACKEND_SERIAL, &serial));
   if (only) {
     HC_CALL(hc_backend_find(only, &backends[nb++]));
   } else {
     /* serial is the reference every row is checked against; time the other backends. */
-    for (int i = 1; i < hc_num_backend_names; i++) {
-      if (hc_backend_find(hc_backend_names[i], &backends[nb]) == HC_OK) nb++;
+    for (int i = 0; i < HC_NUM_BACKENDS; i++) {
+      if (i != HC_BACKEND_SERIAL && hc_backend_get((hc_backend_id)i, &backends[nb]) == HC_OK) nb++;
     }
     if (nb == 0) backends[nb++] = serial;
     hc_error_clear();

@@ -56,7 +56,7 @@ typedef struct {
    cannot run one cell); the call overhead (that time, at most median_s; else median_s less the roofline
    time of the work) and the work (the rest of median_s). */
   double one_cell_s, overhead_s, work_s;
-  double vs_cublas;    /* cublas's median time over this one (> 1: faster than cublas); 0: no cublas */
+  double vs_vendor;    /* the vendor variant's median time over this one (> 1: faster); 0: none ran */
   double vs_intrepid2; /* Intrepid2's median time over this one's times the threads (per core); 0: none */
   double max_err, tol; /* largest difference from the reference (or serial on the sampled cells) */
   int64_t bad;         /* entries outside the tolerance */
@@ -69,9 +69,10 @@ typedef struct {
   double flops, bytes;
   hc_bench_row rows[HC_NUM_VARIANTS];
   int nrows;
-  int best;                /* index of the fastest variant that ran and agreed (auto only if alone); -1 */
-  hc_layout cublas_layout; /* the layout cublas ran in for vs_cublas (cell-major; also for cell-minor cases) */
-  int have_cublas;
+  int best; /* index of the fastest variant that ran and agreed (auto only if alone); -1 */
+  hc_layout
+      vendor_layout; /* the layout the vendor variant ran in for vs_vendor (cell-major; also for cell-minor cases) */
+  int have_vendor;
   /* Intrepid2 (the intrepid2 backend) on the same input arrays, for vs_intrepid2 (CPU backends). */
   hc_bench_status intrepid2_status;
   char intrepid2_reason[HC_BENCH_REASON_LEN];
@@ -105,8 +106,8 @@ typedef struct {
   char date[32];
 } hc_bench;
 
-/* The peak a variant's row is measured against: the tensor-core peak for tensorcore and cublas in double
-   (and auto when it chose one of them). */
+/* The peak a variant's row is measured against: the tensor-core peak for the variants with flag
+   HC_VARIANT_TENSOR_CORES in double (and auto when it chose one of them). */
 double hc_bench_row_peak(const hc_bench *bench, const hc_contract *k, hc_variant ran);
 
 /* The copy bandwidth that flags use: the larger of the start and end measurements, GB/s. */
@@ -131,7 +132,7 @@ void hc_bench_intrepid2_ratios(const hc_bench *bench, hc_bench_case *bc);
 
 /* The bench's targets (bench_targets.c): per kernel family (the call-overhead cases left out), how many
    cases the fastest of our own variants (not a vendor's; auto only where it alone ran) meets each target in,
-   of those it applies to. roofline: every case; vendor: where a vendor variant ran (vs_cublas); layout: the
+   of those it applies to. roofline: every case; vendor: where a vendor variant ran (vs_vendor); layout: the
    cell-minor cases whose cell-major twin ran; precision: the float cases whose double twin ran, both
    bandwidth-bound (intensity below the ridge point of their best own row's peak at the start copy bandwidth).
    Layout and precision compare median times per cell. */

@@ -50,13 +50,16 @@ typedef struct {
   const char *(*choice)(int i); /* names of ENUM and STRING choices; NULL past the last */
   const char *expect;           /* what a value must be, after "must be " */
   const char *item_expect;      /* what one item of a list must be */
+  /* Set where expect (or item_expect) has a %s: the choices' names, joined with ", " and this before the last
+     (a list of kernels/hc_kernels.h, so that its messages follow the list). */
+  const char *choice_last;
 } hc_deck_key_info;
 
 static const char *hc_deck_sizing_choice(int i) {
   return i == 0 ? "global" : i == 1 ? "per-rank" : NULL;
 }
 static const char *hc_deck_backend_choice(int i) {
-  return i < hc_num_backend_names ? hc_backend_names[i] : NULL;
+  return i < HC_NUM_BACKENDS ? hc_backend_names[i] : NULL;
 }
 static const char *hc_deck_precision_choice(int i) {
   return i < 2 ? hc_precision_name((hc_precision)i) : NULL;
@@ -105,7 +108,7 @@ static const hc_deck_key_info hc_deck_keys[HC_DECK_NUM_KEYS] = {
     [HC_DECK_RUN_DT] = {"run.dt", HC_DECK_DOUBLE, HC_FIELD(run, dt), 0, HC_DECK_MAX_RATE, 1, 0, NULL,
                         "a number > 0 and <= 1e9", NULL},
     [HC_DECK_RUN_BACKEND] = {"run.backend", HC_DECK_STRING, HC_FIELD(run, backend), 0, 0, 0, 0, hc_deck_backend_choice,
-                             "serial, openmp, cuda or intrepid2", NULL},
+                             "%s", NULL, " or "},
     [HC_DECK_RUN_PRECISION] = {"run.precision", HC_DECK_ENUM, HC_FIELD(run, precision), 0, 0, 0, 0,
                                hc_deck_precision_choice, "double or float", NULL},
     [HC_DECK_RUN_LAYOUT] = {"run.layout", HC_DECK_ENUM, HC_FIELD(run, layout), 0, 0, 0, 0, hc_deck_layout_choice,
@@ -119,12 +122,11 @@ static const hc_deck_key_info hc_deck_keys[HC_DECK_NUM_KEYS] = {
     [HC_DECK_KERNELS_ENABLED] = {"kernels.enabled", HC_DECK_KERNELS, HC_FIELD(kernels, enabled), 0, 0, 0, 0,
                                  hc_deck_kernel_choice, "all, or a non-empty list of kernel names", "a kernel name"},
     [HC_DECK_KERNELS_VARIANT] = {"kernels.variant", HC_DECK_ENUM, HC_FIELD(kernels, variant), 0, 0, 0, 0,
-                                 hc_deck_variant_choice,
-                                 "one of auto, flat, team, slice, adaptive, tile, tensorcore, cublas", NULL},
+                                 hc_deck_variant_choice, "one of %s", NULL, ", "},
     [HC_DECK_KERNELS_VARIANTS] = {"kernels.variants", HC_DECK_VARIANTS, HC_FIELD(kernels, variants), 0, 0, 0, 0,
                                   hc_deck_variant_choice,
-                                  "a mapping of kernel names to variants, e.g. {FieldFieldTensor: tile}",
-                                  "one of auto, flat, team, slice, adaptive, tile, tensorcore, cublas"},
+                                  "a mapping of kernel names to variants, e.g. {FieldFieldTensor: tile}", "one of %s",
+                                  ", "},
     [HC_DECK_CHECKS_ENABLED] = {"checks.enabled", HC_DECK_BOOL, HC_FIELD(checks, enabled), 0, 0, 0, 0, NULL,
                                 "true or false", NULL},
     [HC_DECK_CHECKS_EVERY] = {"checks.every", HC_DECK_INT, HC_FIELD(checks, every), 0, INT_MAX, 0, 0, NULL,
@@ -500,6 +502,24 @@ static int hc_deck_read_text(const hc_deck_ctx *ctx, const yaml_node_t *node, co
   return HC_OK;
 }
 
+/* expect with its %s, if it has one, replaced by choice()'s names joined with ", " and last before the last
+   ("serial, openmp, cuda or intrepid2"): buf, or expect itself. */
+static const char *hc_deck_expect_choices(const char *expect, const char *(*choice)(int), const char *last, char *buf,
+                                          size_t size) {
+  const char *at = expect ? strstr(expect, "%s") : NULL;
+  if (!at || !choice || !last) return expect;
+  const char *names[64];
+  int n = 0;
+  while (n < 64 && choice(n)) {
+    names[n] = choice(n);
+    n++;
+  }
+  char joined[512];
+  hc_names_format(names, n, last, joined, sizeof(joined));
+  snprintf(buf, size, "%.*s%s%s", (int)(at - expect), expect, joined, at + 2);
+  return buf;
+}
+
 /* The index of text among choice()'s names; an unknown name names the closest one. */
 static int hc_deck_read_choice(const hc_deck_ctx *ctx, const yaml_node_t *node, const char *key, const char *expect,
                                const char *(*choice)(int), int *index) {
@@ -621,11 +641,14 @@ static int hc_deck_key_text(const hc_deck_ctx *ctx, const yaml_node_t *key, cons
 }
 
 static int hc_deck_read_variant_entry(const hc_deck_ctx *ctx, const yaml_node_t *value, hc_kernel kernel) {
-  char key[96];
+  const hc_deck_key_info *info = &hc_deck_keys[HC_DECK_KERNELS_VARIANTS];
+  char key[96], expect[640];
   int v = 0;
   snprintf(key, sizeof(key), HC_DECK_VARIANTS_PREFIX "%s", hc_kernel_name(kernel));
-  HC_CALL(hc_deck_read_choice(ctx, value, key, hc_deck_keys[HC_DECK_KERNELS_VARIANTS].item_expect,
-                              hc_deck_variant_choice, &v));
+  HC_CALL(hc_deck_read_choice(
+      ctx, value, key,
+      hc_deck_expect_choices(info->item_expect, info->choice, info->choice_last, expect, sizeof(expect)), info->choice,
+      &v));
   ctx->deck->kernels.variants[kernel] = v;
   hc_deck_set_origin(ctx, value, &ctx->deck->variant_origin[kernel]);
   return HC_OK;
@@ -700,6 +723,9 @@ static int hc_deck_read_devices(const hc_deck_ctx *ctx, const yaml_node_t *node)
 static int hc_deck_read_value(const hc_deck_ctx *ctx, hc_deck_key key, const yaml_node_t *node) {
   const hc_deck_key_info *info = &hc_deck_keys[key];
   void *dst = hc_deck_value(ctx->deck, key);
+  char expect_buf[640];
+  const char *expect =
+      hc_deck_expect_choices(info->expect, info->choice, info->choice_last, expect_buf, sizeof(expect_buf));
   switch (info->type) {
     case HC_DECK_INT: {
       int64_t v = 0;
@@ -717,18 +743,18 @@ static int hc_deck_read_value(const hc_deck_ctx *ctx, hc_deck_key key, const yam
       HC_CALL(hc_deck_read_bool(ctx, node, info->name, (bool *)dst));
       break;
     case HC_DECK_ENUM:
-      HC_CALL(hc_deck_read_choice(ctx, node, info->name, info->expect, info->choice, (int *)dst));
+      HC_CALL(hc_deck_read_choice(ctx, node, info->name, expect, info->choice, (int *)dst));
       break;
     case HC_DECK_STRING: {
       const char *s = NULL;
       if (info->choice) {
         int index = 0;
-        HC_CALL(hc_deck_read_choice(ctx, node, info->name, info->expect, info->choice, &index));
+        HC_CALL(hc_deck_read_choice(ctx, node, info->name, expect, info->choice, &index));
         s = info->choice(index);
       } else {
-        HC_CALL(hc_deck_read_text(ctx, node, info->name, info->expect, &s));
+        HC_CALL(hc_deck_read_text(ctx, node, info->name, expect, &s));
       }
-      if (strlen(s) >= info->size) return hc_deck_fail_expect(ctx, node, info->name, info->expect);
+      if (strlen(s) >= info->size) return hc_deck_fail_expect(ctx, node, info->name, expect);
       hc_deck_copy_string((char *)dst, info->size, s);
       break;
     }

@@ -7,14 +7,36 @@
 
 #include "hc_config.h"
 
-static const char *const hc_kernel_names[HC_NUM_KERNELS] = {
-    "DataDataScalar",  "DataDataVector",   "DataDataTensor",   "DataFieldScalar",  "DataFieldVector",
-    "DataFieldTensor", "FieldFieldScalar", "FieldFieldVector", "FieldFieldTensor",
-};
+#define HC_KERNEL_NAME(id, name) #name,
+const char *const hc_kernel_names[HC_NUM_KERNELS] = {HC_KERNEL_LIST(HC_KERNEL_NAME)};
+#undef HC_KERNEL_NAME
 
-static const char *const hc_variant_names[HC_NUM_VARIANTS] = {
-    "auto", "flat", "team", "slice", "adaptive", "tile", "tensorcore", "cublas",
-};
+#define HC_VARIANT_NAME(id, name, backend, flags, description) #name,
+const char *const hc_variant_names[HC_NUM_VARIANTS] = {HC_VARIANT_LIST(HC_VARIANT_NAME)};
+#undef HC_VARIANT_NAME
+
+#define HC_VARIANT_DESCRIPTION(id, name, backend, flags, description) description,
+static const char *const hc_variant_descriptions[HC_NUM_VARIANTS] = {HC_VARIANT_LIST(HC_VARIANT_DESCRIPTION)};
+#undef HC_VARIANT_DESCRIPTION
+
+#define HC_VARIANT_FLAGS(id, name, backend, flags, description) flags,
+static const int hc_variant_flag_table[HC_NUM_VARIANTS] = {HC_VARIANT_LIST(HC_VARIANT_FLAGS)};
+#undef HC_VARIANT_FLAGS
+
+/* The backend that provides each variant; HC_BACKEND_ALL: every backend (auto). */
+enum { HC_BACKEND_ALL = -1 };
+#define HC_VARIANT_BACKEND(id, name, backend, flags, description) HC_BACKEND_##backend,
+static const int hc_variant_backends[HC_NUM_VARIANTS] = {HC_VARIANT_LIST(HC_VARIANT_BACKEND)};
+#undef HC_VARIANT_BACKEND
+
+void hc_names_format(const char *const *names, int n, const char *last, char *buf, size_t size) {
+  size_t used = 0;
+  if (size) buf[0] = '\0';
+  for (int i = 0; i < n; i++) {
+    const char *sep = i == 0 ? "" : i == n - 1 ? last : ", ";
+    used += (size_t)snprintf(buf + used, size > used ? size - used : 0, "%s%s", sep, names[i]);
+  }
+}
 
 const char *hc_kernel_name(hc_kernel kernel) {
   return (kernel >= 0 && kernel < HC_NUM_KERNELS) ? hc_kernel_names[kernel] : "unknown";
@@ -27,11 +49,9 @@ int hc_kernel_from_name(const char *name, hc_kernel *kernel) {
       return HC_OK;
     }
   }
-  return HC_ERROR(HC_ERR_INPUT,
-                  "unknown kernel '%s' (expected one of DataDataScalar, DataDataVector, DataDataTensor, "
-                  "DataFieldScalar, DataFieldVector, DataFieldTensor, FieldFieldScalar, FieldFieldVector, "
-                  "FieldFieldTensor)",
-                  name ? name : "(null)");
+  char names[512];
+  hc_names_format(hc_kernel_names, HC_NUM_KERNELS, ", ", names, sizeof(names));
+  return HC_ERROR(HC_ERR_INPUT, "unknown kernel '%s' (expected one of %s)", name ? name : "(null)", names);
 }
 
 hc_family hc_kernel_family(hc_kernel kernel) {
@@ -76,9 +96,42 @@ int hc_variant_from_name(const char *name, hc_variant *variant) {
       return HC_OK;
     }
   }
-  return HC_ERROR(HC_ERR_INPUT,
-                  "unknown variant '%s' (expected auto, flat, team, slice, adaptive, tile, tensorcore or cublas)",
-                  name ? name : "(null)");
+  char names[512];
+  hc_names_format(hc_variant_names, HC_NUM_VARIANTS, " or ", names, sizeof(names));
+  return HC_ERROR(HC_ERR_INPUT, "unknown variant '%s' (expected %s)", name ? name : "(null)", names);
+}
+
+const char *hc_variant_description(hc_variant variant) {
+  return (variant >= 0 && variant < HC_NUM_VARIANTS) ? hc_variant_descriptions[variant] : "unknown";
+}
+
+int hc_variant_flags(hc_variant variant) {
+  return (variant >= 0 && variant < HC_NUM_VARIANTS) ? hc_variant_flag_table[variant] : 0;
+}
+
+int hc_variant_provided(hc_variant variant, hc_backend_id backend) {
+  if (variant < 0 || variant >= HC_NUM_VARIANTS) return 0;
+  return hc_variant_backends[variant] == HC_BACKEND_ALL || hc_variant_backends[variant] == (int)backend;
+}
+
+int hc_variant_check(hc_variant variant, hc_backend_id backend) {
+  if (hc_variant_provided(variant, backend)) return HC_OK;
+  const char *names[HC_NUM_VARIANTS];
+  int n = 0;
+  for (int v = 0; v < HC_NUM_VARIANTS; v++) {
+    if (hc_variant_provided((hc_variant)v, backend)) names[n++] = hc_variant_names[v];
+  }
+  char available[512];
+  hc_names_format(names, n, ", ", available, sizeof(available));
+  return HC_ERROR(HC_ERR_UNSUPPORTED, "variant '%s' is not available on backend %s (available: %s)",
+                  hc_variant_name(variant), hc_backend_names[backend], available);
+}
+
+hc_variant hc_variant_vendor(void) {
+  for (int v = 0; v < HC_NUM_VARIANTS; v++) {
+    if (hc_variant_flag_table[v] & HC_VARIANT_VENDOR) return (hc_variant)v;
+  }
+  return HC_NUM_VARIANTS;
 }
 
 void hc_contract_init(hc_contract *k, hc_kernel kernel) {
@@ -296,39 +349,40 @@ int hc_layout_convert(const hc_contract *k, hc_array which, hc_layout src_layout
   return HC_OK;
 }
 
-const char *const hc_backend_names[] = {"serial", "openmp", "cuda", "intrepid2"};
-const int hc_num_backend_names = 4;
+#define HC_BACKEND_NAME(id, name, built, option) #name,
+const char *const hc_backend_names[HC_NUM_BACKENDS] = {HC_BACKEND_LIST(HC_BACKEND_NAME)};
+#undef HC_BACKEND_NAME
+const int hc_num_backend_names = HC_NUM_BACKENDS;
+
+/* Each backend's table where it is built, NULL where not (built is a 0/1 switch of hc_config.h). */
+#define HC_CAT_(a, b)                             a##b
+#define HC_CAT(a, b)                              HC_CAT_(a, b)
+#define HC_BACKEND_TABLE_0(name)                  NULL
+#define HC_BACKEND_TABLE_1(name)                  &hc_backend_##name
+#define HC_BACKEND_TABLE(id, name, built, option) HC_CAT(HC_BACKEND_TABLE_, built)(name),
+static const hc_backend *const hc_backend_tables[HC_NUM_BACKENDS] = {HC_BACKEND_LIST(HC_BACKEND_TABLE)};
+#undef HC_BACKEND_TABLE
+
+#define HC_BACKEND_OPTION(id, name, built, option) option,
+static const char *const hc_backend_options[HC_NUM_BACKENDS] = {HC_BACKEND_LIST(HC_BACKEND_OPTION)};
+#undef HC_BACKEND_OPTION
+
+int hc_backend_get(hc_backend_id id, const hc_backend **backend) {
+  HC_CHECK(id >= 0 && id < HC_NUM_BACKENDS, HC_ERR_INPUT, "invalid backend id %d", (int)id);
+  HC_CHECK(hc_backend_tables[id], HC_ERR_NOT_BUILT,
+           "backend '%s' is not built into this binary (reconfigure with -D%s=ON)", hc_backend_names[id],
+           hc_backend_options[id]);
+  *backend = hc_backend_tables[id];
+  return HC_OK;
+}
 
 int hc_backend_find(const char *name, const hc_backend **backend) {
-  const hc_backend *table[4] = {
-    &hc_backend_serial,
-#if HC_HAVE_OPENMP
-    &hc_backend_openmp,
-#else
-    NULL,
-#endif
-#if HC_HAVE_CUDA
-    &hc_backend_cuda,
-#else
-    NULL,
-#endif
-#if HC_HAVE_INTREPID2
-    &hc_backend_intrepid2,
-#else
-    NULL,
-#endif
-  };
-  static const char *const options[4] = {"", "OPENMP", "CUDA", "INTREPID2"};
-  for (int i = 0; i < hc_num_backend_names; i++) {
-    if (name && strcmp(name, hc_backend_names[i]) == 0) {
-      HC_CHECK(table[i], HC_ERR_NOT_BUILT,
-               "backend '%s' is not built into this binary (reconfigure with -DHC_ENABLE_%s=ON)", name, options[i]);
-      *backend = table[i];
-      return HC_OK;
-    }
+  for (int i = 0; i < HC_NUM_BACKENDS; i++) {
+    if (name && strcmp(name, hc_backend_names[i]) == 0) return hc_backend_get((hc_backend_id)i, backend);
   }
-  return HC_ERROR(HC_ERR_INPUT, "unknown backend '%s' (expected serial, openmp, cuda or intrepid2)",
-                  name ? name : "(null)");
+  char names[256];
+  hc_names_format(hc_backend_names, HC_NUM_BACKENDS, " or ", names, sizeof(names));
+  return HC_ERROR(HC_ERR_INPUT, "unknown backend '%s' (expected %s)", name ? name : "(null)", names);
 }
 
 int hc_contract_apply(const hc_backend *backend, const hc_contract *k, const void *left, const void *right, void *out) {

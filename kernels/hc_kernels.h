@@ -16,19 +16,54 @@ extern "C" {
 typedef enum { HC_FAMILY_DATADATA = 0, HC_FAMILY_DATAFIELD = 1, HC_FAMILY_FIELDFIELD = 2 } hc_family;
 typedef enum { HC_RANK_SCALAR = 0, HC_RANK_VECTOR = 1, HC_RANK_TENSOR = 2 } hc_rank;
 
+/* The lists below are the only place where kernels, variants and backends are named: each generates its
+   enum here and its names, messages, option help and deck values elsewhere (README.md, "Adding a variant or a
+   backend"). Each entry is X(ID, name, ...); ID gives the enum value (HC_<ID> for kernels, HC_VARIANT_<ID>,
+   HC_BACKEND_<ID>), name is written as a C identifier and used as a string through #name. */
+
+/* The nine contractions, in the order kernel = 3 * family + rank: X(ID, name). */
+#define HC_KERNEL_LIST(X)                \
+  X(DATADATA_SCALAR, DataDataScalar)     \
+  X(DATADATA_VECTOR, DataDataVector)     \
+  X(DATADATA_TENSOR, DataDataTensor)     \
+  X(DATAFIELD_SCALAR, DataFieldScalar)   \
+  X(DATAFIELD_VECTOR, DataFieldVector)   \
+  X(DATAFIELD_TENSOR, DataFieldTensor)   \
+  X(FIELDFIELD_SCALAR, FieldFieldScalar) \
+  X(FIELDFIELD_VECTOR, FieldFieldVector) \
+  X(FIELDFIELD_TENSOR, FieldFieldTensor)
+
+/* Every backend hexcontract knows, built or not, in the order that help texts and --version list them:
+   X(ID, name, built, option). built: the hc_config.h switch (0/1) saying whether it is in this binary (1 for
+   the serial reference, always built); option: the CMake option that builds it ("" for serial). A backend's
+   table, hc_backend_<name>, is defined by its own directory kernels/<name>/. */
+#define HC_BACKEND_LIST(X)                              \
+  X(SERIAL, serial, 1, "")                              \
+  X(OPENMP, openmp, HC_HAVE_OPENMP, "HC_ENABLE_OPENMP") \
+  X(CUDA, cuda, HC_HAVE_CUDA, "HC_ENABLE_CUDA")         \
+  X(INTREPID2, intrepid2, HC_HAVE_INTREPID2, "HC_ENABLE_INTREPID2")
+
+/* The kernel algorithms, auto first: X(ID, name, backend, flags, description). backend: the ID of the
+   backend that provides it, or ALL for auto (every backend's own choice; the CPU backends have only that).
+   A variant of the CUDA backend is the pair hc_supports_cuda_<name> and hc_contract_cuda_<name> of
+   kernels/cuda/contract_<name>.cu; its declarations and dispatch entry are generated from this list.
+   flags: HC_VARIANT_TENSOR_CORES (double precision runs on the tensor-core units, measured against their
+   peak), HC_VARIANT_VENDOR (a vendor library's, the reference that the bench compares ours with). */
+#define HC_VARIANT_LIST(X)                                                                                 \
+  X(AUTO, auto, ALL, 0, "the backend's choice for the shape (on cuda the fastest, tuned once per shape)")  \
+  X(FLAT, flat, CUDA, 0, "one thread per output entry")                                                    \
+  X(TEAM, team, CUDA, 0, "a warp, or a sub-warp group when K is short, per output entry")                  \
+  X(SLICE, slice, CUDA, 0, "one shared-memory slice of the cell per block")                                \
+  X(ADAPTIVE, adaptive, CUDA, 0, "several shared-memory slices per block, sized to the shape")             \
+  X(TILE, tile, CUDA, 0, "shared-memory tiles over (l, r) and the contracted index")                       \
+  X(TENSORCORE, tensorcore, CUDA, HC_VARIANT_TENSOR_CORES, "FP64 tensor cores, mma.sync m8n8k4 on sm_80+") \
+  X(CUBLAS, cublas, CUDA, HC_VARIANT_TENSOR_CORES | HC_VARIANT_VENDOR,                                     \
+    "the vendor library cuBLAS: strided-batched GEMM and GEMV")
+
 /* The nine contractions; kernel = 3 * family + rank. */
-typedef enum {
-  HC_DATADATA_SCALAR = 0,
-  HC_DATADATA_VECTOR,
-  HC_DATADATA_TENSOR,
-  HC_DATAFIELD_SCALAR,
-  HC_DATAFIELD_VECTOR,
-  HC_DATAFIELD_TENSOR,
-  HC_FIELDFIELD_SCALAR,
-  HC_FIELDFIELD_VECTOR,
-  HC_FIELDFIELD_TENSOR,
-  HC_NUM_KERNELS
-} hc_kernel;
+#define HC_KERNEL_ENUM(id, name) HC_##id,
+typedef enum { HC_KERNEL_LIST(HC_KERNEL_ENUM) HC_NUM_KERNELS } hc_kernel;
+#undef HC_KERNEL_ENUM
 
 /* Memory layout of every array of a contraction. Inner indices (l, r, p, i, j) are always in C
    order; only the cell index moves. Cell-major: C slowest ([C][L][P][D], NumPy order).
@@ -37,18 +72,18 @@ typedef enum { HC_LAYOUT_CELL_MAJOR = 0, HC_LAYOUT_CELL_MINOR = 1 } hc_layout;
 
 typedef enum { HC_DOUBLE = 0, HC_FLOAT = 1 } hc_precision;
 
-/* Kernel algorithms. CPU backends offer `auto` only; the CUDA backend offers the GPU family. */
-typedef enum {
-  HC_VARIANT_AUTO = 0,
-  HC_VARIANT_FLAT,
-  HC_VARIANT_TEAM,
-  HC_VARIANT_SLICE,
-  HC_VARIANT_ADAPTIVE,
-  HC_VARIANT_TILE,
-  HC_VARIANT_TENSORCORE,
-  HC_VARIANT_CUBLAS,
-  HC_NUM_VARIANTS
-} hc_variant;
+/* Kernel algorithms (HC_VARIANT_LIST). CPU backends offer `auto` only; the CUDA backend offers the GPU family. */
+#define HC_VARIANT_ENUM(id, name, backend, flags, description) HC_VARIANT_##id,
+typedef enum { HC_VARIANT_LIST(HC_VARIANT_ENUM) HC_NUM_VARIANTS } hc_variant;
+#undef HC_VARIANT_ENUM
+
+/* Backends (HC_BACKEND_LIST), built or not. */
+#define HC_BACKEND_ENUM(id, name, built, option) HC_BACKEND_##id,
+typedef enum { HC_BACKEND_LIST(HC_BACKEND_ENUM) HC_NUM_BACKENDS } hc_backend_id;
+#undef HC_BACKEND_ENUM
+
+/* Flags of a variant (HC_VARIANT_LIST). */
+enum { HC_VARIANT_TENSOR_CORES = 1, HC_VARIANT_VENDOR = 2 };
 
 /* Which array of a contraction. */
 typedef enum { HC_ARRAY_LEFT = 0, HC_ARRAY_RIGHT = 1, HC_ARRAY_OUT = 2 } hc_array;
@@ -83,6 +118,22 @@ const char *hc_precision_name(hc_precision precision);
 const char *hc_variant_name(hc_variant variant);
 int hc_variant_from_name(const char *name, hc_variant *variant);
 size_t hc_precision_size(hc_precision precision);
+
+/* A variant's properties from HC_VARIANT_LIST: its one-line description, its flags (HC_VARIANT_TENSOR_CORES,
+   HC_VARIANT_VENDOR), and whether backend provides it (auto: every backend). */
+const char *hc_variant_description(hc_variant variant);
+int hc_variant_flags(hc_variant variant);
+int hc_variant_provided(hc_variant variant, hc_backend_id backend);
+/* HC_OK when backend provides variant, else HC_ERR_UNSUPPORTED naming the variants it has. */
+int hc_variant_check(hc_variant variant, hc_backend_id backend);
+/* The vendor-library variant (flag HC_VARIANT_VENDOR), or HC_NUM_VARIANTS when the list has none. */
+hc_variant hc_variant_vendor(void);
+
+/* The names of a list for messages and help: "a, b, c or d" with last " or ", "a, b, c, d" with last ", ".
+   hc_kernel_names, hc_variant_names and hc_backend_names are the lists of names in enum order. */
+void hc_names_format(const char *const *names, int n, const char *last, char *buf, size_t size);
+extern const char *const hc_kernel_names[HC_NUM_KERNELS];
+extern const char *const hc_variant_names[HC_NUM_VARIANTS];
 
 /* Fills k with the defaults (C=1, L=R=P=D=P_data=1, cell-major, double, auto, overwrite). */
 void hc_contract_init(hc_contract *k, hc_kernel kernel);
@@ -124,7 +175,8 @@ struct hc_celldata_desc; /* kernels/hc_celldata.h */
 typedef struct hc_backend {
   const char *name;
   const char *description;
-  int is_device; /* nonzero when its memory is not host memory */
+  int is_device;      /* nonzero when its memory is not host memory */
+  int openmp_threads; /* nonzero when a call runs on the host on OpenMP's threads (omp_get_max_threads) */
   /* Runs the contraction k: out = left . right (or out += with k->sum_into). Arrays in k->layout. */
   int (*contract)(const hc_contract *k, const void *left, const void *right, void *out);
   /* Whether k (its variant, shapes, precision) is supported: HC_OK, or HC_ERR_UNSUPPORTED with why. */
@@ -189,22 +241,25 @@ typedef struct hc_backend {
   int (*waxpy)(int64_t n, double a, const double *x, const double *y, double *w);
 } hc_backend;
 
-/* Names of every backend hexcontract knows, built or not: "serial", "openmp", "cuda", "intrepid2". */
-extern const char *const hc_backend_names[];
+/* Names of every backend hexcontract knows, built or not (HC_BACKEND_LIST): "serial", "openmp", "cuda",
+   "intrepid2". */
+extern const char *const hc_backend_names[HC_NUM_BACKENDS];
 extern const int hc_num_backend_names;
 
 /* Looks a backend up by name. A known backend that was not built gives HC_ERR_NOT_BUILT
    ("not built into this binary"); an unknown name gives HC_ERR_INPUT. */
 int hc_backend_find(const char *name, const hc_backend **backend);
 
+/* The same by id: hc_backend_get(HC_BACKEND_SERIAL, &b) is the serial reference. */
+int hc_backend_get(hc_backend_id id, const hc_backend **backend);
+
 /* Validates k, asks the backend whether it supports k, then runs it. */
 int hc_contract_apply(const hc_backend *backend, const hc_contract *k, const void *left, const void *right, void *out);
 
 /* The backends' tables, each defined by its backend when it is built (see hc_backend_find). */
-extern const hc_backend hc_backend_serial;
-extern const hc_backend hc_backend_openmp;
-extern const hc_backend hc_backend_cuda;
-extern const hc_backend hc_backend_intrepid2;
+#define HC_BACKEND_TABLE_DECLARE(id, name, built, option) extern const hc_backend hc_backend_##name;
+HC_BACKEND_LIST(HC_BACKEND_TABLE_DECLARE)
+#undef HC_BACKEND_TABLE_DECLARE
 
 #ifdef __cplusplus
 }

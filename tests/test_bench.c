@@ -114,7 +114,7 @@ static hc_bench_case *hc_test_case(hc_bench *bench, hc_kernel kernel, int L, int
 static void hc_test_row(hc_bench_case *bc, hc_variant v, hc_variant chosen, double median_s, double pct, double vs) {
   hc_bench_row *r = &bc->rows[bc->nrows++];
   r->variant = v, r->chosen = chosen, r->status = HC_BENCH_RAN, r->median_s = median_s, r->roofline_pct = pct;
-  r->vs_cublas = vs, r->peak = 1e9;
+  r->vs_vendor = vs, r->peak = 1e9;
 }
 
 static void test_targets(void **state) {

@@ -39,21 +39,16 @@ struct variant_fns {
   int (*contract)(const hc_contract *k, const void *d_left, const void *d_right, void *d_out);
 };
 
-// Indexed by hc_variant; auto has no entry of its own.
-const variant_fns kVariants[HC_NUM_VARIANTS] = {
-    {nullptr, nullptr},
-    {hc_supports_cuda_flat, hc_contract_cuda_flat},
-    {hc_supports_cuda_team, hc_contract_cuda_team},
-    {hc_supports_cuda_slice, hc_contract_cuda_slice},
-    {hc_supports_cuda_adaptive, hc_contract_cuda_adaptive},
-    {hc_supports_cuda_tile, hc_contract_cuda_tile},
-    {hc_supports_cuda_tensorcore, hc_contract_cuda_tensorcore},
-    {hc_supports_cuda_cublas, hc_contract_cuda_cublas},
-};
-static_assert(HC_VARIANT_AUTO == 0 && HC_VARIANT_FLAT == 1 && HC_VARIANT_TEAM == 2 && HC_VARIANT_SLICE == 3 &&
-                  HC_VARIANT_ADAPTIVE == 4 && HC_VARIANT_TILE == 5 && HC_VARIANT_TENSORCORE == 6 &&
-                  HC_VARIANT_CUBLAS == 7 && HC_NUM_VARIANTS == 8,
-              "kVariants follows the order of hc_variant");
+// Indexed by hc_variant, generated from HC_VARIANT_LIST: the variants of backend CUDA, in the list's order;
+// auto (which the dispatcher resolves) and other backends' variants have no functions here.
+#define HC_CUDA_VARIANT_FNS_0(name) {nullptr, nullptr},
+#define HC_CUDA_VARIANT_FNS_1(name) {hc_supports_cuda_##name, hc_contract_cuda_##name},
+#define HC_CUDA_VARIANT_FNS(id, name, backend, flags, description) \
+  HC_CUDA_CAT(HC_CUDA_VARIANT_FNS_, HC_CUDA_PROVIDES(backend))(name)
+constexpr variant_fns kVariants[] = {HC_VARIANT_LIST(HC_CUDA_VARIANT_FNS)};
+#undef HC_CUDA_VARIANT_FNS
+static_assert(sizeof(kVariants) / sizeof(kVariants[0]) == HC_NUM_VARIANTS, "kVariants has one entry per hc_variant");
+static_assert(kVariants[HC_VARIANT_AUTO].contract == nullptr, "auto is resolved by the dispatcher, not a variant");
 
 // The auto tuner's choices: one per (device, kernel, C, L, R, P, D, P_data, layout, precision, sum_into).
 struct tuned_entry {
@@ -140,10 +135,10 @@ int tune(const hc_contract *k, const void *d_left, const void *d_right, void *d_
     const double u = k->precision == HC_FLOAT ? ldexp(1.0, -24) : ldexp(1.0, -53);
     const double nk = (double)hc_contract_K(k) + 2.0, tol = 2.0 * nk * u / (1.0 - nk * u);
     float best = INFINITY;
-    for (int v = HC_VARIANT_FLAT; v < HC_NUM_VARIANTS; v++) {
+    for (int v = 0; v < HC_NUM_VARIANTS; v++) {
       hc_contract kv = *k;
       kv.variant = (hc_variant)v;
-      if (kVariants[v].supports(&kv) != HC_OK) {
+      if (!kVariants[v].supports || kVariants[v].supports(&kv) != HC_OK) {
         hc_error_clear();
         continue;
       }
@@ -216,6 +211,7 @@ int hc_cuda_device_props(const cudaDeviceProp **props) {
 extern "C" int hc_supports_cuda(const hc_contract *k) {
   HC_CHECK(k->variant >= 0 && k->variant < HC_NUM_VARIANTS, HC_ERR_UNSUPPORTED, "unknown variant %d on backend cuda",
            (int)k->variant);
+  HC_CALL(hc_variant_check(k->variant, HC_BACKEND_CUDA));
   if (k->variant == HC_VARIANT_AUTO) return HC_OK;  // flat runs every shape
   return kVariants[k->variant].supports(k);
 }

@@ -10,31 +10,23 @@
 extern "C" {
 #endif
 
-/* flat: one thread per output entry (contract_flat.cu). */
-int hc_supports_cuda_flat(const hc_contract *k);
-int hc_contract_cuda_flat(const hc_contract *k, const void *d_left, const void *d_right, void *d_out);
-
-/* team: a warp, or a sub-warp group when K is short, per output entry (contract_team.cu). */
-int hc_supports_cuda_team(const hc_contract *k);
-int hc_contract_cuda_team(const hc_contract *k, const void *d_left, const void *d_right, void *d_out);
-
-/* slice and adaptive: one (or several) shared-memory slices per block (contract_slice.cu). */
-int hc_supports_cuda_slice(const hc_contract *k);
-int hc_contract_cuda_slice(const hc_contract *k, const void *d_left, const void *d_right, void *d_out);
-int hc_supports_cuda_adaptive(const hc_contract *k);
-int hc_contract_cuda_adaptive(const hc_contract *k, const void *d_left, const void *d_right, void *d_out);
-
-/* tile: shared-memory tiles over (l, r) and the contracted index (contract_tile.cu). */
-int hc_supports_cuda_tile(const hc_contract *k);
-int hc_contract_cuda_tile(const hc_contract *k, const void *d_left, const void *d_right, void *d_out);
-
-/* tensorcore: FP64 mma.sync m8n8k4 on sm_80+ (contract_tensorcore.cu). */
-int hc_supports_cuda_tensorcore(const hc_contract *k);
-int hc_contract_cuda_tensorcore(const hc_contract *k, const void *d_left, const void *d_right, void *d_out);
-
-/* cublas: cuBLAS strided-batched GEMM and GEMV (contract_cublas.cu). */
-int hc_supports_cuda_cublas(const hc_contract *k);
-int hc_contract_cuda_cublas(const hc_contract *k, const void *d_left, const void *d_right, void *d_out);
+/* Every variant that HC_VARIANT_LIST gives to backend CUDA: hc_supports_cuda_<name> and
+   hc_contract_cuda_<name>, defined in contract_<name>.cu (slice and adaptive share contract_slice.cu). The
+   entries of other backends (and auto's, ALL) declare nothing. HC_CUDA_PROVIDES(backend) is 1 for the list's
+   backend token CUDA and 0 for any other. */
+#define HC_CUDA_CAT_(a, b)        a##b
+#define HC_CUDA_CAT(a, b)         HC_CUDA_CAT_(a, b)
+#define HC_CUDA_SECOND(a, b, ...) b
+#define HC_CUDA_SECOND_(...)      HC_CUDA_SECOND(__VA_ARGS__)
+#define HC_CUDA_PROBE_CUDA        ~, 1
+#define HC_CUDA_PROVIDES(backend) HC_CUDA_SECOND_(HC_CUDA_CAT(HC_CUDA_PROBE_, backend), 0, ~)
+#define HC_CUDA_VARIANT_DECLARE_0(name)
+#define HC_CUDA_VARIANT_DECLARE_1(name)              \
+  int hc_supports_cuda_##name(const hc_contract *k); \
+  int hc_contract_cuda_##name(const hc_contract *k, const void *d_left, const void *d_right, void *d_out);
+#define HC_CUDA_VARIANT_DECLARE(id, name, backend, flags, description) \
+  HC_CUDA_CAT(HC_CUDA_VARIANT_DECLARE_, HC_CUDA_PROVIDES(backend))(name)
+HC_VARIANT_LIST(HC_CUDA_VARIANT_DECLARE)
 
 /* The flat kernel on |left| and |right|: the bound sum_q |a_q b_q| of every output entry (overwrites
    d_out, ignores k->sum_into). The auto tuner scales its agreement tolerance by it. */

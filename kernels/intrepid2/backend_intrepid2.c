@@ -6,7 +6,7 @@
 #include "kernels/serial/hc_host_memory.h"
 
 static int hc_supports_intrepid2(const hc_contract *k) {
-  return hc_supports_host(k, "intrepid2");
+  return hc_variant_check(k->variant, HC_BACKEND_INTREPID2);
 }
 
 const hc_backend hc_backend_intrepid2 = {

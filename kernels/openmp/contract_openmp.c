@@ -111,13 +111,14 @@ static int hc_contract_openmp(const hc_contract *k, const void *left, const void
 }
 
 static int hc_supports_openmp(const hc_contract *k) {
-  return hc_supports_host(k, "openmp");
+  return hc_variant_check(k->variant, HC_BACKEND_OPENMP);
 }
 
 const hc_backend hc_backend_openmp = {
     .name = "openmp",
     .description = "OpenMP threads over cells, vectorised inner loops",
     .is_device = 0,
+    .openmp_threads = 1,
     .contract = hc_contract_openmp,
     .supports = hc_supports_openmp,
     .mem_alloc = hc_host_alloc,

@@ -19,15 +19,9 @@ static int hc_contract_serial(const hc_contract *k, const void *left, const void
   return HC_OK;
 }
 
-/* The CPU backends run every shape with their one algorithm, which `auto` names. */
-int hc_supports_host(const hc_contract *k, const char *backend) {
-  HC_CHECK(k->variant == HC_VARIANT_AUTO, HC_ERR_UNSUPPORTED,
-           "variant '%s' is not available on backend %s (available: auto)", hc_variant_name(k->variant), backend);
-  return HC_OK;
-}
-
+/* The serial backend runs every shape with its one algorithm, which `auto` names. */
 static int hc_supports_serial(const hc_contract *k) {
-  return hc_supports_host(k, "serial");
+  return hc_variant_check(k->variant, HC_BACKEND_SERIAL);
 }
 
 int hc_host_alloc(size_t bytes, void **ptr) {

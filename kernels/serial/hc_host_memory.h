@@ -10,7 +10,5 @@ int hc_host_alloc(size_t bytes, void **ptr); /* 64-byte aligned; HC_ERR_RESOURCE
 int hc_host_free(void *ptr);
 int hc_host_copy(void *dst, const void *src, size_t bytes);
 int hc_host_synchronize(void);
-/* HC_OK when k->variant is auto, the only algorithm a CPU backend has. */
-int hc_supports_host(const hc_contract *k, const char *backend);
 
 #endif
