@@ -337,7 +337,7 @@ cleanup:
 static int hc_check_device_vs_host(hc_run *run, const char *name, hc_kernel kernel, int step) {
   const hc_mesh *m = run->mesh;
   const hc_backend *serial;
-  HC_CALL(hc_backend_find("serial", &serial));
+  HC_CALL(hc_backend_get(HC_BACKEND_SERIAL, &serial));
   const int64_t S = run->cfg.check_samples < m->C ? run->cfg.check_samples : m->C;
   hc_check_sample_worst worst = {.ratio = -1}; /* any entry records its numbers */
   for (int kid = 0; kid < HC_NUM_KERNELS; kid++)
@@ -346,7 +346,7 @@ static int hc_check_device_vs_host(hc_run *run, const char *name, hc_kernel kern
   HC_CALL(hc_check_worst(run, worst.ratio, w, NULL));
   char what[160];
   snprintf(what, sizeof(what), "largest |backend - serial reference| over %lld sampled cells per rank%s", (long long)S,
-           strcmp(run->be->name, "serial") == 0 ? " (the backend is serial: serial against serial)" : "");
+           run->be == serial ? " (the backend is serial: serial against serial)" : "");
   hc_check_record(run, name, what, step, w[0], 0.0, w[1]);
   return HC_OK;
 }
