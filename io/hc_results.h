@@ -44,13 +44,14 @@ typedef double hc_results_double3[3];
 #define HC_RESULTS_CTYPE_DOUBLE3 hc_results_double3
 
 /* The schema, one list per mapping of the file, in file order: X(kind, key, read, when). The key is also the
-   struct member. read says what the reader does with it: NO (written only), REQUIRED, OPTIONAL (when present),
-   MEASURE (required, a measured time or rate: finite and > 0), POSITIVE (required, an integer >= 1), STEPS
-   (required, the timed steps: an integer 1..1e9), LENIENT (taken when present and well-formed), SCHEMA (the
-   schema check). when says when the writer writes it: ALWAYS, SET (a string that is not empty), CUDA (a build
-   with CUDA), MEASURED (the roofline was measured), DEVICE (measured, on a device backend), MEMORY (a phase on the
-   memory roofline), PERCENT (and its percentage defined, not NAN), DATADATA / NODAL (a DataData kernel / the
-   others). */
+   struct member. kind: NAME (a short string), STRING, TEXT (a borrowed string, written only), INT, INT64, DOUBLE,
+   BOOL, STAT (written with its imbalance), INT3, INT64_3, DOUBLE3 (flow sequences of 3). read says what the reader does
+   with it: NO (written only), REQUIRED, OPTIONAL (when present), MEASURE (required, a measured time or rate: finite and
+   > 0), POSITIVE (required, an integer >= 1), STEPS (required, the timed steps: an integer 1..1e9), LENIENT (taken when
+   present and well-formed), SCHEMA (the schema check). when says when the writer writes it: ALWAYS, SET (a string that
+   is not empty), CUDA (a build with CUDA), MEASURED (the roofline was measured), DEVICE (measured, on a device
+   backend), MEMORY (a phase on the memory roofline), PERCENT (and its percentage defined, not NAN), DATADATA / NODAL (a
+   DataData kernel / the others). */
 
 /* The top of the file. */
 #define HC_RESULTS_TOP(X)                                                                                   \
