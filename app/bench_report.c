@@ -7,7 +7,7 @@
 #include <sys/wait.h>
 
 #include "app/hc_bench.h"
-#include "app/hc_results.h"
+#include "io/hc_results.h"
 #include "hc_config.h"
 #include "io/hc_atomic_file.h"
 #include "io/hc_yaml_writer.h"

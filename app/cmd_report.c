@@ -17,7 +17,7 @@
 #include "hc_config.h"
 #include "io/hc_atomic_file.h"
 #include "io/hc_path.h"
-#include "io/hc_results_read.h"
+#include "io/hc_results.h"
 
 /* The phases of a step in the order of the breakdown; "other" is the step less their sum. */
 #define HC_REPORT_NUM_PHASES 6
@@ -30,9 +30,9 @@ static const char *const hc_report_phases[HC_REPORT_NUM_PHASES] = {"celldata", "
 
 /* One run of the sweep and what the report derives from it. */
 typedef struct {
-  hc_results_file *f; /* owned */
-  const char *name;   /* f->path without the directory */
-  double t;           /* seconds per step of the slowest rank (figures_of_merit.seconds_per_step) */
+  hc_results *f;    /* owned */
+  const char *name; /* f->path without the directory */
+  double t;         /* seconds per step of the slowest rank (figures_of_merit.seconds_per_step) */
   hc_results_stat step, halo, reduction;
   double phase[HC_REPORT_NUM_PHASES + 1]; /* average seconds per step, + other */
   double efficiency, comm_share, per_rank;
@@ -145,7 +145,7 @@ static int hc_key_may_differ(const char *key) {
   return strncmp(key, "output.", 7) == 0 || strcmp(key, "run.progress") == 0 || strcmp(key, "mesh.cells") == 0;
 }
 
-static int hc_deck_value(const hc_results_file *f, const char *key, const char **value) {
+static int hc_deck_value(const hc_results *f, const char *key, const char **value) {
   const hc_results_entry *e = hc_results_deck_entry(f, key);
   HC_CHECK(e, HC_ERR_INPUT, "%s: the deck has no %s", f->path, key);
   *value = e->value;
@@ -155,9 +155,9 @@ static int hc_deck_value(const hc_results_file *f, const char *key, const char *
 /* One sweep: the same deck in every file (but for hc_key_may_differ), one run per rank count, and a
    scaling mode read from mesh.sizing. */
 static int hc_report_check_sweep(hc_report *rep) {
-  const hc_results_file *a = rep->runs[0].f;
+  const hc_results *a = rep->runs[0].f;
   for (int i = 1; i < rep->n; i++) {
-    const hc_results_file *b = rep->runs[i].f;
+    const hc_results *b = rep->runs[i].f;
     for (int k = 0; k < a->num_deck; k++) {
       const hc_results_entry *ea = &a->deck[k], *eb = hc_results_deck_entry(b, ea->key);
       if (hc_key_may_differ(ea->key)) continue;
@@ -277,7 +277,7 @@ static void hc_report_derive(hc_report *rep) {
   const hc_report_run *base = &rep->runs[0];
   for (int i = 0; i < rep->n; i++) {
     hc_report_run *r = &rep->runs[i];
-    const hc_results_file *f = r->f;
+    const hc_results *f = r->f;
     const hc_results_stat zero = {0, 0, 0}, *s;
     r->step = *hc_results_phase_stat(f, "step");
     r->halo = (s = hc_results_phase_stat(f, "halo")) ? *s : zero;
@@ -330,7 +330,7 @@ static void hc_format_grid(const int g[3], char *buf, size_t n) {
 
 /* "9/9 passed" or "FAILED: volume, mass_sum". */
 static void hc_format_checks(const hc_report_run *r, char *buf, size_t n) {
-  const hc_results_file *f = r->f;
+  const hc_results *f = r->f;
   if (f->num_checks == 0) {
     snprintf(buf, n, "%s (no checks)", f->status);
     return;
@@ -372,7 +372,7 @@ static void hc_report_csv(const hc_report *rep, FILE *f) {
           "step_roofline_pct\n");
   for (int i = 0; i < rep->n; i++) {
     const hc_report_run *r = &rep->runs[i];
-    const hc_results_file *x = r->f;
+    const hc_results *x = r->f;
     char grid[48];
     hc_format_grid(x->rank_grid, grid, sizeof(grid));
     hc_write_csv_string(f, r->name);
@@ -386,7 +386,7 @@ static void hc_report_csv(const hc_report *rep, FILE *f) {
     if (r->model_values >= 0) fprintf(f, "%lld", (long long)r->model_values * 8);
     fprintf(f, ",%.9g,%.9g,%.9g,%.6g,%d,%d,%s,", r->halo.min, r->halo.avg, r->halo.max, 1e-9 * r->implied_bw,
             r->checks_passed, x->num_checks, x->status);
-    if (isfinite(x->roofline_step_percent)) fprintf(f, "%.6g", x->roofline_step_percent);
+    if (isfinite(hc_results_roofline_percent(x, "step"))) fprintf(f, "%.6g", hc_results_roofline_percent(x, "step"));
     fprintf(f, "\n");
   }
 }
@@ -448,7 +448,7 @@ static void hc_report_md_model(const hc_report *rep, FILE *f) {
           "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (int i = 0; i < rep->n; i++) {
     const hc_report_run *r = &rep->runs[i];
-    const hc_results_file *x = r->f;
+    const hc_results *x = r->f;
     char grid[48], model[48] = "n/a", bw[32] = "n/a";
     hc_format_grid(x->rank_grid, grid, sizeof(grid));
     if (r->model_values >= 0) {
@@ -513,7 +513,7 @@ static void hc_report_md_model(const hc_report *rep, FILE *f) {
 
 static void hc_report_md(const hc_report *rep, FILE *f) {
   const hc_report_run *base = &rep->runs[0];
-  const hc_results_file *a = base->f;
+  const hc_results *a = base->f;
   char b1[32], b2[32], b3[32];
   const char *v = "";
   time_t now = time(NULL);
@@ -535,10 +535,10 @@ static void hc_report_md(const hc_report *rep, FILE *f) {
   if (hc_deck_value(a, "kernels.enabled", &v) == HC_OK) fprintf(f, ", kernels %s", v);
   hc_error_clear();
   fprintf(f, "\n- Backend %s, %s precision, %s layout\n", rep->backend, rep->precision, rep->layout);
-  fprintf(f, "- Build: hexcontract %s, git %s", a->version, a->git_revision);
+  fprintf(f, "- Build: hexcontract %s, git %s", a->build.version, a->build.git_revision);
   for (int i = 1; i < rep->n; i++) {
-    if (strcmp(rep->runs[i].f->git_revision, a->git_revision) != 0) {
-      fprintf(f, " (**note**: %s was built from git %s)", rep->runs[i].name, rep->runs[i].f->git_revision);
+    if (strcmp(rep->runs[i].f->build.git_revision, a->build.git_revision) != 0) {
+      fprintf(f, " (**note**: %s was built from git %s)", rep->runs[i].name, rep->runs[i].f->build.git_revision);
     }
   }
   if (a->num_rank_info > 0) fprintf(f, "\n- Rank 0 ran on: %s (host %s)", a->rank_info[0].device, a->rank_info[0].host);
@@ -563,9 +563,10 @@ static void hc_report_md(const hc_report *rep, FILE *f) {
           rep->device ? "GPUs" : "threads/rank");
   for (int i = 0; i < rep->n; i++) {
     const hc_report_run *r = &rep->runs[i];
-    const hc_results_file *x = r->f;
+    const hc_results *x = r->f;
     char cells[64], checks[512], dev[32], roof[32] = "n/a";
-    if (isfinite(x->roofline_step_percent)) snprintf(roof, sizeof(roof), "%.1f%%", x->roofline_step_percent);
+    if (isfinite(hc_results_roofline_percent(x, "step")))
+      snprintf(roof, sizeof(roof), "%.1f%%", hc_results_roofline_percent(x, "step"));
     if (x->cells_per_rank.min == x->cells_per_rank.max) {
       snprintf(cells, sizeof(cells), "%.0f", x->cells_per_rank.max);
     } else {
@@ -806,8 +807,8 @@ static void hc_report_print(const hc_report *rep) {
   for (int i = 0; i < rep->n; i++) {
     char checks[512], roof[32] = "n/a";
     hc_format_checks(&rep->runs[i], checks, sizeof(checks));
-    if (isfinite(rep->runs[i].f->roofline_step_percent))
-      snprintf(roof, sizeof(roof), "%.1f%%", rep->runs[i].f->roofline_step_percent);
+    if (isfinite(hc_results_roofline_percent(rep->runs[i].f, "step")))
+      snprintf(roof, sizeof(roof), "%.1f%%", hc_results_roofline_percent(rep->runs[i].f, "step"));
     printf("  %6d %14s %10.1f%% %10.1f%% %9s %s\n", rep->runs[i].f->ranks, hc_fmt_s(rep->runs[i].t, b1, sizeof(b1)),
            100 * rep->runs[i].efficiency, 100 * rep->runs[i].comm_share, roof, checks);
   }
@@ -861,7 +862,7 @@ int hc_cmd_report(int argc, char **argv) {
   HC_CALL_GOTO(hc_report_write(&rep, "report.md", hc_report_md), cleanup);
   hc_report_print(&rep);
 cleanup:
-  for (int i = 0; i < rep.n; i++) hc_results_file_destroy(&rep.runs[i].f);
+  for (int i = 0; i < rep.n; i++) hc_results_destroy(&rep.runs[i].f);
   free(rep.runs);
   return ierr;
 }

@@ -12,7 +12,7 @@
 #include "app/hc_app.h"
 #include "app/hc_host.h"
 #include "app/hc_inject.h"
-#include "app/hc_results.h"
+#include "app/hc_run_results.h"
 #include "app/hc_run.h"
 #include "app/hc_signal.h"
 #include "hc_config.h"
@@ -510,7 +510,7 @@ int hc_main_run(int argc, char **argv) {
     MPI_Finalize();
     return hc_error_exit_code(err);
   }
-  if (rank == 0 && deck.output.summary) hc_results_print_header(&deck, &cfg);
+  if (rank == 0 && deck.output.summary) hc_run_print_header(&deck, &cfg);
   err = hc_signal_catch();
   if (!err) err = hc_run_execute(comm, &cfg, &run);
   hc_signal_release();
@@ -520,13 +520,14 @@ int hc_main_run(int argc, char **argv) {
   if (rank == 0 && shared_max > 1)
     hc_app_stderr("hexcontract: warning: up to %d ranks share one device on a node; timings include the sharing\n",
                   shared_max);
-  hc_results_stats stats;
-  err = hc_results_gather(&run, &stats);
+  hc_results *res = NULL;
+  err = hc_results_create(&res);
+  if (!err) err = hc_run_results_gather(&run, res);
   if (err) hc_run_abort(comm, err);
   int failed = 0, signo = run.stopped_by_signal;
   for (int i = 0; i < run.nchecks; i++) failed |= run.checks[i].failures > 0;
   if (rank == 0) {
-    if (deck.output.summary) hc_results_print_summary(&deck, &run, &stats);
+    if (deck.output.summary) hc_run_print_summary(&deck, &run, res);
     if (deck.output.summary && cfg.vtk) {
       char last[2600] = "";
       hc_vtk_file kind = cfg.vtk_names.series ? HC_VTK_COLLECTION : HC_VTK_PARALLEL;
@@ -534,7 +535,7 @@ int hc_main_run(int argc, char **argv) {
       printf("vtk: %d set%s of %d piece%s written in %.3f s (left out of the timers): open %s in ParaView\n",
              run.vtk_sets, run.vtk_sets == 1 ? "" : "s", run.nranks, run.nranks == 1 ? "" : "s", run.vtk_s, last);
     }
-    err = hc_results_write(&deck, &run, &stats);
+    err = hc_run_results_write(&deck, &run, res);
     if (err) hc_run_abort(comm, err);
     char rpath[HC_DECK_PATH_MAX + HC_DECK_NAME_MAX + 2], where[HC_DECK_PATH_MAX + HC_DECK_NAME_MAX + 64];
     hc_deck_results_path(&deck, rpath, sizeof(rpath));
@@ -546,7 +547,7 @@ int hc_main_run(int argc, char **argv) {
                     hc_signal_name(signo), run.steps_done, cfg.steps);
     }
   }
-  hc_results_stats_free(&stats);
+  hc_results_destroy(&res);
   hc_run_free(&run);
   MPI_Finalize();
   /* The shell's convention for a process ended by a signal. */

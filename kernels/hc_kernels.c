@@ -367,6 +367,10 @@ static const hc_backend *const hc_backend_tables[HC_NUM_BACKENDS] = {HC_BACKEND_
 static const char *const hc_backend_options[HC_NUM_BACKENDS] = {HC_BACKEND_LIST(HC_BACKEND_OPTION)};
 #undef HC_BACKEND_OPTION
 
+int hc_backend_is(const hc_backend *backend, hc_backend_id id) {
+  return id >= 0 && id < HC_NUM_BACKENDS && backend && hc_backend_tables[id] == backend;
+}
+
 int hc_backend_get(hc_backend_id id, const hc_backend **backend) {
   HC_CHECK(id >= 0 && id < HC_NUM_BACKENDS, HC_ERR_INPUT, "invalid backend id %d", (int)id);
   HC_CHECK(hc_backend_tables[id], HC_ERR_NOT_BUILT,

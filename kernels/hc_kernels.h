@@ -253,6 +253,9 @@ int hc_backend_find(const char *name, const hc_backend **backend);
 /* The same by id: hc_backend_get(HC_BACKEND_SERIAL, &b) is the serial reference. */
 int hc_backend_get(hc_backend_id id, const hc_backend **backend);
 
+/* Whether backend is the table of backend id (0 when id is not built). Sets no error. */
+int hc_backend_is(const hc_backend *backend, hc_backend_id id);
+
 /* Validates k, asks the backend whether it supports k, then runs it. */
 int hc_contract_apply(const hc_backend *backend, const hc_contract *k, const void *left, const void *right, void *out);
 
