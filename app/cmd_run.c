@@ -19,6 +19,7 @@
 #include "io/hc_deck.h"
 #include "io/hc_path.h"
 #include "io/hc_vtk.h"
+#include "mesh/hc_mpi.h"
 
 static void hc_run_usage(FILE *out) {
   fprintf(out,
@@ -346,20 +347,27 @@ static int hc_run_check_variants(const hc_run_config *cfg, const hc_backend *be)
   return HC_OK;
 }
 
-/* Checks everything that can be checked before any work, the same way on every rank (rank 0 decides
-   the machine-dependent part and broadcasts it): backend built, variants supported, memory. */
-static int hc_run_precheck(MPI_Comm comm, const hc_deck *deck, const hc_run_config *cfg) {
-  int rank, nranks, err = HC_OK;
-  char msg[2048] = "";
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &nranks);
-  /* Ranks of rank 0's node share its memory (collective: every rank splits). */
+/* The number of ranks on the calling rank's node. Collective: every rank splits. */
+static int hc_run_node_ranks(MPI_Comm comm, int *local) {
   MPI_Comm node;
+  HC_CALL_MPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  HC_CALL_MPI(MPI_Comm_size(node, local));
+  HC_CALL_MPI(MPI_Comm_free(&node));
+  return HC_OK;
+}
+
+/* Checks everything that can be checked before any work, the same way on every rank (rank 0 decides
+   the machine-dependent part and broadcasts it): backend built, variants supported, memory. Collective.
+   *agreed says whether an error returned is rank 0's verdict, the same on every rank, or else a failed
+   MPI call of this rank alone. */
+static int hc_run_precheck(MPI_Comm comm, int rank, int nranks, const hc_deck *deck, const hc_run_config *cfg,
+                           int *agreed) {
+  int err = HC_OK;
+  char msg[2048] = "";
+  *agreed = 0;
+  /* Ranks of rank 0's node share its memory. */
   int local = 1;
-  if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
-    MPI_Comm_size(node, &local);
-    MPI_Comm_free(&node);
-  }
+  HC_CALL(hc_run_node_ranks(comm, &local));
   if (rank == 0) {
     const hc_backend *be = NULL;
     int any = 0;
@@ -415,18 +423,18 @@ static int hc_run_precheck(MPI_Comm comm, const hc_deck *deck, const hc_run_conf
     if (!err) err = hc_run_check_outputs(deck, cfg, nranks);
     if (err) snprintf(msg, sizeof(msg), "%s", hc_error_message());
   }
-  MPI_Bcast(&err, 1, MPI_INT, 0, comm);
-  if (err) {
-    MPI_Bcast(msg, sizeof(msg), MPI_CHAR, 0, comm);
-    return HC_ERROR(err, "%s", msg);
-  }
-  return HC_OK;
+  HC_CALL_MPI(MPI_Bcast(&err, 1, MPI_INT, 0, comm));
+  if (err) HC_CALL_MPI(MPI_Bcast(msg, sizeof(msg), MPI_CHAR, 0, comm));
+  *agreed = 1;
+  return err ? HC_ERROR(err, "%s", msg) : HC_OK;
 }
 
 /* Prints a message and ends every rank with the documented exit code (errors found on one rank). On one
-   rank there is no other rank to stop: MPI_Finalize and exit, so that Open MPI adds no MPI_Abort notes. */
+   rank there is no other rank to stop: MPI_Finalize and exit, so that Open MPI adds no MPI_Abort notes.
+   Its MPI calls go unchecked: this is the way out after an error, and a failure there leaves nothing more
+   to do (a rank that cannot be read prints as -1; a size that cannot be read takes MPI_Abort). */
 static void hc_run_abort(MPI_Comm comm, int code) {
-  int rank, nranks = 0;
+  int rank = -1, nranks = 0;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &nranks);
   hc_app_stderr("hexcontract: error on rank %d: %s\n", rank, hc_error_message());
@@ -439,84 +447,118 @@ static void hc_run_abort(MPI_Comm comm, int code) {
   MPI_Abort(comm, hc_error_exit_code(code));
 }
 
-int hc_main_run(int argc, char **argv) {
-  const char *path = NULL;
-  char **sets = calloc((size_t)argc + 1, sizeof(*sets));
-  int nset = 0, err = HC_OK, rank, dump = 0;
-  if (!sets) {
-    hc_app_stderr("hexcontract: error: out of host memory reading the arguments\n");
-    return 3;
-  }
+/* Reads the proxy run's arguments: the deck's path (NULL for none), the --set overrides into sets (room for
+   argc of them) and --dump's number of cells. *help is set by --help, which ends the reading. */
+static int hc_run_parse_args(int argc, char **argv, const char **path, char **sets, int *nset, int *dump, int *help) {
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-      hc_run_usage(stdout);
-      free(sets);
-      return 0;
+      *help = 1;
+      return HC_OK;
     } else if (strcmp(argv[i], "--set") == 0) {
-      if (i + 1 >= argc) {
-        free(sets);
-        hc_app_stderr("hexcontract: error: option --set needs key=value (see hexcontract --help)\n");
-        return 2;
-      }
-      sets[nset++] = argv[++i];
+      HC_CHECK(i + 1 < argc, HC_ERR_INPUT, "option --set needs key=value (see hexcontract --help)");
+      sets[(*nset)++] = argv[++i];
     } else if (strncmp(argv[i], "--set=", 6) == 0) {
-      sets[nset++] = argv[i] + 6;
+      sets[(*nset)++] = argv[i] + 6;
     } else if (strcmp(argv[i], "--dump") == 0 || strncmp(argv[i], "--dump=", 7) == 0) {
       const char *v = argv[i][6] == '=' ? argv[i] + 7 : (i + 1 < argc ? argv[++i] : "");
       char *end = NULL;
       long n = strtol(v, &end, 10);
-      if (!*v || *end || n < 1 || n > 1000000) {
-        free(sets);
-        hc_app_stderr("hexcontract: error: option --dump: expected a number of cells from 1 to 1000000, got '%s'\n", v);
-        return 2;
-      }
-      dump = (int)n;
+      HC_CHECK(*v && !*end && n >= 1 && n <= 1000000, HC_ERR_INPUT,
+               "option --dump: expected a number of cells from 1 to 1000000, got '%s'", v);
+      *dump = (int)n;
     } else if (argv[i][0] == '-') {
-      free(sets);
-      hc_app_stderr("hexcontract: error: unknown option '%s' (see hexcontract --help)\n", argv[i]);
-      return 2;
-    } else if (!path) {
-      path = argv[i];
+      return HC_ERROR(HC_ERR_INPUT, "unknown option '%s' (see hexcontract --help)", argv[i]);
+    } else if (!*path) {
+      *path = argv[i];
     } else {
-      free(sets);
-      hc_app_stderr("hexcontract: error: unexpected argument '%s': give one deck (see hexcontract --help)\n", argv[i]);
-      return 2;
+      return HC_ERROR(HC_ERR_INPUT, "unexpected argument '%s': give one deck (see hexcontract --help)", argv[i]);
     }
   }
+  return HC_OK;
+}
 
+/* Starts MPI. After a failure there is no MPI to finalise or abort. */
+static int hc_run_mpi_init(int *argc, char ***argv) {
   int provided;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  HC_CALL_MPI(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided));
+  return HC_OK;
+}
+
+/* Makes comm return its errors (for HC_CALL_MPI to check) and finds this rank and the number of ranks. */
+static int hc_run_mpi_comm(MPI_Comm comm, int *rank, int *nranks) {
+  HC_CALL_MPI(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
+  HC_CALL_MPI(MPI_Comm_rank(comm, rank));
+  HC_CALL_MPI(MPI_Comm_size(comm, nranks));
+  return HC_OK;
+}
+
+/* The most ranks that share one device, over every node. Collective. */
+static int hc_run_max_sharing(MPI_Comm comm, const hc_run *run, int *shared_max) {
+  HC_CALL_MPI(MPI_Allreduce(&run->ranks_per_device, shared_max, 1, MPI_INT, MPI_MAX, comm));
+  return HC_OK;
+}
+
+/* Ends MPI. Collective. */
+static int hc_run_mpi_finalize(void) {
+  HC_CALL_MPI(MPI_Finalize());
+  return HC_OK;
+}
+
+int hc_main_run(int argc, char **argv) {
+  const char *path = NULL;
+  char **sets = calloc((size_t)argc + 1, sizeof(*sets));
+  int nset = 0, err = HC_OK, rank = 0, nranks = 1, dump = 0, help = 0;
+  if (!sets) err = HC_ERROR(HC_ERR_RESOURCE, "out of host memory reading the arguments");
+  if (!err) err = hc_run_parse_args(argc, argv, &path, sets, &nset, &dump, &help);
+  if (err || help) {
+    free(sets);
+    if (help) hc_run_usage(stdout);
+    hc_app_report_error(err);
+    return hc_error_exit_code(err);
+  }
+
   MPI_Comm comm = MPI_COMM_WORLD;
-  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-  MPI_Comm_rank(comm, &rank);
+  err = hc_run_mpi_init(&argc, &argv);
+  if (err) {
+    free(sets);
+    hc_app_report_error(err);
+    return hc_error_exit_code(err);
+  }
+  err = hc_run_mpi_comm(comm, &rank, &nranks);
+  if (err) {
+    free(sets);
+    hc_run_abort(comm, err);
+  }
   hc_deck deck;
   hc_run_config cfg;
   hc_run run;
   memset(&run, 0, sizeof(run));
+  int agreed = 1;
   err = hc_deck_load(comm, path, nset, sets, &deck);
   free(sets);
   if (!err) {
-    int nranks = 1;
-    MPI_Comm_size(comm, &nranks);
     hc_config_from_deck(&deck, &cfg);
     cfg.dump_cells = dump;
     /* The same environment and deck, so the same outcome, on every rank. */
     err = hc_inject_init(nranks, cfg.warmup + cfg.steps, cfg.checks);
-    if (!err) err = hc_run_precheck(comm, &deck, &cfg);
+    if (!err) err = hc_run_precheck(comm, rank, nranks, &deck, &cfg, &agreed);
   }
+  if (err && !agreed) hc_run_abort(comm, err);
   if (err) {
-    /* The same error on every rank: rank 0 says it once, everyone exits. */
+    /* The same error on every rank: rank 0 says it once, everyone exits. MPI_Finalize goes unchecked: the
+       exit code already says that the run failed, and a failure on the way out could not change it. */
     if (rank == 0) hc_app_report_error(err);
     MPI_Finalize();
     return hc_error_exit_code(err);
   }
-  if (rank == 0 && deck.output.summary) hc_run_print_header(&deck, &cfg);
+  if (rank == 0 && deck.output.summary) hc_run_print_header(&deck, &cfg, nranks);
   err = hc_signal_catch();
   if (!err) err = hc_run_execute(comm, &cfg, &run);
   hc_signal_release();
   if (err) hc_run_abort(comm, err);
-  int shared = run.ranks_per_device, shared_max = 1;
-  MPI_Allreduce(&shared, &shared_max, 1, MPI_INT, MPI_MAX, comm);
+  int shared_max = 1;
+  err = hc_run_max_sharing(comm, &run, &shared_max);
+  if (err) hc_run_abort(comm, err);
   if (rank == 0 && shared_max > 1)
     hc_app_stderr("hexcontract: warning: up to %d ranks share one device on a node; timings include the sharing\n",
                   shared_max);
@@ -549,9 +591,11 @@ int hc_main_run(int argc, char **argv) {
   }
   hc_results_destroy(&res);
   hc_run_free(&run);
-  MPI_Finalize();
+  /* A run whose results are out but whose MPI_Finalize fails says so on its rank and exits 1. */
+  err = hc_run_mpi_finalize();
+  hc_app_report_error(err);
   /* The shell's convention for a process ended by a signal. */
   if (signo) return 128 + signo;
   if (failed && rank == 0) hc_app_stderr("hexcontract: error: a self-check failed (see the checks above)\n");
-  return failed ? 1 : 0;
+  return failed ? 1 : hc_error_exit_code(err);
 }

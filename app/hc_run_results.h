@@ -7,8 +7,8 @@
 #include "io/hc_deck.h"
 #include "io/hc_results.h"
 
-/* Prints what is about to run (rank 0). */
-void hc_run_print_header(const hc_deck *deck, const hc_run_config *cfg);
+/* Prints what is about to run on nranks ranks (rank 0). */
+void hc_run_print_header(const hc_deck *deck, const hc_run_config *cfg, int nranks);
 
 /* Fills res (from hc_results_create) with the run: timers and sizes reduced over ranks, each rank's host and device
    (rank 0 only), the kernels' costs, the roofline, the checks and values. Collective. */

@@ -10,6 +10,7 @@
 #include "app/hc_app.h"
 #include "app/hc_report.h"
 #include "hc_config.h"
+#include "mesh/hc_mpi.h"
 
 static void hc_print_usage(FILE *out) {
   fprintf(out,
@@ -49,7 +50,7 @@ static void hc_print_usage(FILE *out) {
 
 /* --version: the build, every backend built in with the runtime under it, and the MPI library (whose version
    may be asked before MPI_Init). Needs no device. */
-static void hc_print_version(void) {
+static int hc_print_version(void) {
   printf("hexcontract %s (git %s, %s build, %s)\n", HC_VERSION, HC_GIT_REVISION, HC_BUILD_TYPE, HC_C_COMPILER);
   printf("backends:");
   for (int i = 0; i < hc_num_backend_names; i++) {
@@ -72,9 +73,10 @@ static void hc_print_version(void) {
   if (HC_HAVE_CUDA) printf("CUDA compiler: %s, architectures %s\n", HC_CUDA_COMPILER, HC_CUDA_ARCHITECTURES);
   char mpi[MPI_MAX_LIBRARY_VERSION_STRING] = "";
   int len = 0;
-  MPI_Get_library_version(mpi, &len);
+  HC_CALL_MPI(MPI_Get_library_version(mpi, &len));
   mpi[strcspn(mpi, "\n")] = '\0';
   printf("MPI: %s\n", mpi);
+  return HC_OK;
 }
 
 void hc_app_stderr(const char *fmt, ...) {
@@ -118,8 +120,9 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
-    hc_print_version();
-    return 0;
+    int err = hc_print_version();
+    hc_app_report_error(err);
+    return hc_error_exit_code(err);
   }
   int err;
   if (argc >= 2 && strcmp(argv[1], "contract") == 0) {

@@ -52,24 +52,21 @@ static void hc_device_of(const hc_run *run, char *buf, size_t n) {
 }
 
 static int hc_reduce_stats(MPI_Comm comm, int n, const double *local, hc_results_stat *out) {
+  int ierr = HC_OK, nranks;
+  HC_CALL_MPI(MPI_Comm_size(comm, &nranks));
   double *buf = malloc(sizeof(double) * 3 * (size_t)n);
   HC_CHECK(buf, HC_ERR_RESOURCE, "out of host memory");
-  int nranks;
-  MPI_Comm_size(comm, &nranks);
-  int err = MPI_Allreduce(local, buf, n, MPI_DOUBLE, MPI_MIN, comm);
-  if (err == MPI_SUCCESS) err = MPI_Allreduce(local, buf + n, n, MPI_DOUBLE, MPI_SUM, comm);
-  if (err == MPI_SUCCESS) err = MPI_Allreduce(local, buf + 2 * n, n, MPI_DOUBLE, MPI_MAX, comm);
-  if (err != MPI_SUCCESS) {
-    free(buf);
-    return HC_ERROR(HC_ERR_RUNTIME, "MPI_Allreduce of the timers failed (MPI error %d)", err);
-  }
+  HC_CALL_MPI_GOTO(MPI_Allreduce(local, buf, n, MPI_DOUBLE, MPI_MIN, comm), cleanup);
+  HC_CALL_MPI_GOTO(MPI_Allreduce(local, buf + n, n, MPI_DOUBLE, MPI_SUM, comm), cleanup);
+  HC_CALL_MPI_GOTO(MPI_Allreduce(local, buf + 2 * n, n, MPI_DOUBLE, MPI_MAX, comm), cleanup);
   for (int i = 0; i < n; i++) {
     out[i].min = buf[i];
     out[i].avg = buf[n + i] / nranks;
     out[i].max = buf[2 * n + i];
   }
+cleanup:
   free(buf);
-  return HC_OK;
+  return ierr;
 }
 
 /* This rank's compulsory bytes per step and their roofline seconds at the rates it measured. */
@@ -302,9 +299,7 @@ int hc_run_results_gather(const hc_run *run, hc_results *res) {
   return HC_OK;
 }
 
-void hc_run_print_header(const hc_deck *deck, const hc_run_config *cfg) {
-  int nranks;
-  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+void hc_run_print_header(const hc_deck *deck, const hc_run_config *cfg, int nranks) {
   const int p = cfg->mesh.order, q = cfg->quadrature;
   printf("hexcontract %s (git %s): %d rank%s, backend %s, %s, %s\n", HC_VERSION, HC_GIT_REVISION, nranks,
          nranks == 1 ? "" : "s", cfg->backend, hc_precision_name(cfg->precision), hc_layout_name(cfg->layout));
