@@ -51,7 +51,7 @@ static int hc_option_bad_value(const hc_option *o, const char *value) {
 }
 
 /* Stores the value of option o (NULL for an option without one); *stop is set by HC_OPTION_HELP. */
-static int hc_option_set(const hc_option *o, const char *value, int *stop) {
+static int hc_option_set(const hc_option *o, char *value, int *stop) {
   char *end = NULL;
   errno = 0;
   switch (o->kind) {
@@ -111,7 +111,7 @@ static int hc_options_read(const hc_options *spec, int argc, char **argv, int op
   const int getopt = (spec->rules & HC_OPTIONS_GETOPT) == HC_OPTIONS_GETOPT;
   int only_operands = 0;
   for (int i = 1; i < argc && !*stop; i++) {
-    const char *arg = argv[i];
+    char *arg = argv[i];
     if (only_operands || arg[0] != '-' || (getopt && arg[1] == '\0')) {
       if (operands) HC_CALL(hc_options_operand(spec, arg));
       continue;
@@ -121,15 +121,15 @@ static int hc_options_read(const hc_options *spec, int argc, char **argv, int op
       continue;
     }
     const hc_option *o = NULL;
-    const char *value = NULL;
+    char *value = NULL;
     if (arg[1] == '-') {
-      const char *name = arg + 2, *eq = spec->rules & HC_OPTIONS_EQUALS ? strchr(name, '=') : NULL;
+      char *name = arg + 2, *eq = spec->rules & HC_OPTIONS_EQUALS ? strchr(name, '=') : NULL;
       o = hc_options_find_long(spec, name, eq ? (size_t)(eq - name) : strlen(name));
       HC_CHECK(o && (!eq || hc_option_takes_value(o)), HC_ERR_INPUT, "unknown option '%s'%s", arg, spec->see);
       if (eq) value = eq + 1;
     } else {
       /* -x, or under getopt's rules -xyz (flags then at most one option with a value, which takes the rest). */
-      const char *c = arg + 1;
+      char *c = arg + 1;
       for (;;) {
         o = hc_options_find_short(spec, *c);
         HC_CHECK(o && (getopt || c[1] == '\0'), HC_ERR_INPUT, "unknown option '%s'%s", arg, spec->see);

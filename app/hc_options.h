@@ -18,9 +18,10 @@ typedef enum {
   HC_OPTION_PARSE   /* whatever parse reads the value into */
 } hc_option_kind;
 
-/* The values of an HC_OPTION_LIST: items has room for one per argument (argc), owned by the caller. */
+/* The values of an HC_OPTION_LIST, pointers into argv: items has room for one per argument (argc) and is
+   owned by the caller. */
 typedef struct {
-  const char **items;
+  char **items;
   int n;
 } hc_option_list;
 
