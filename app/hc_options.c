@@ -108,15 +108,15 @@ static int hc_options_operand(const hc_options *spec, const char *arg) {
 /* One pass over the command line: the options (when options is set) and the operands (when operands is set),
    in their order. */
 static int hc_options_read(const hc_options *spec, int argc, char **argv, int options, int operands, int *stop) {
-  const int getopt = (spec->rules & HC_OPTIONS_GETOPT) == HC_OPTIONS_GETOPT;
+  const int getopt_rules = (spec->rules & HC_OPTIONS_GETOPT) == HC_OPTIONS_GETOPT;
   int only_operands = 0;
   for (int i = 1; i < argc && !*stop; i++) {
     char *arg = argv[i];
-    if (only_operands || arg[0] != '-' || (getopt && arg[1] == '\0')) {
+    if (only_operands || arg[0] != '-' || (getopt_rules && arg[1] == '\0')) {
       if (operands) HC_CALL(hc_options_operand(spec, arg));
       continue;
     }
-    if (getopt && strcmp(arg, "--") == 0) {
+    if (getopt_rules && strcmp(arg, "--") == 0) {
       only_operands = 1;
       continue;
     }
@@ -132,7 +132,7 @@ static int hc_options_read(const hc_options *spec, int argc, char **argv, int op
       char *c = arg + 1;
       for (;;) {
         o = hc_options_find_short(spec, *c);
-        HC_CHECK(o && (getopt || c[1] == '\0'), HC_ERR_INPUT, "unknown option '%s'%s", arg, spec->see);
+        HC_CHECK(o && (getopt_rules || c[1] == '\0'), HC_ERR_INPUT, "unknown option '%s'%s", arg, spec->see);
         if (hc_option_takes_value(o) || c[1] == '\0') break;
         if (options) HC_CALL(hc_option_set(o, NULL, stop));
         if (*stop) return HC_OK;

@@ -31,7 +31,7 @@ typedef struct {
   const char *value; /* the value's name in the help ("NAME", "N"); NULL for HC_OPTION_FLAG and HC_OPTION_HELP */
   hc_option_kind kind;
   void *dest;
-  const char *help; /* one line per "\n", indented to the help column */
+  const char *help; /* one line per "\n", indented to the help column; NULL: not listed in the help */
   double min, max;  /* HC_OPTION_INT, HC_OPTION_INT64, HC_OPTION_DOUBLE: the range */
   /* What a bad value should have been, in "option --NAME: expected <expected>, got 'VALUE'"; NULL: "an integer
      from MIN to MAX", or for HC_OPTION_CHOICE the choices. */
@@ -71,8 +71,8 @@ int hc_options_parse(const hc_options *spec, int argc, char **argv);
    help_column on. */
 void hc_options_help(FILE *out, const hc_options *spec);
 
-/* Breaks text, one line of help whose first line starts at column first, into lines of at most width columns
-   (a word longer than that keeps its line), replacing spaces with "\n" in place. */
+/* Breaks text, words separated by single spaces, into lines of at most width columns that each start at column
+   first (a word longer than that keeps its line), replacing spaces with "\n" in place. */
 void hc_options_wrap(char *text, int first, int width);
 
 #endif
