@@ -2,7 +2,6 @@
    copy bandwidth, its peak flop rate and cuBLAS, with every result checked. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +13,7 @@
 #include "app/hc_host.h"
 #include "app/hc_bench.h"
 #include "app/hc_measure.h"
+#include "app/hc_options.h"
 #include "app/hc_timer.h"
 #include "io/hc_path.h"
 #include "kernels/hc_roofline.h"
@@ -36,9 +36,7 @@ static const int hc_standard_L[] = {8, 27, 64, 125}, hc_standard_P[] = {8, 27, 6
 /* Array offsets in the pool are aligned to this many bytes. */
 #define HC_BENCH_ALIGN 256
 
-static void hc_bench_usage(FILE *out) {
-  char backends[256];
-  hc_names_format(hc_backend_names, HC_NUM_BACKENDS, " or ", backends, sizeof(backends));
+static void hc_bench_usage(FILE *out, const hc_options *spec) {
   fprintf(out,
           "Usage: hexcontract bench [options]\n"
           "\n"
@@ -46,41 +44,17 @@ static void hc_bench_usage(FILE *out) {
           "bandwidth measured in the same run, and the peak flop rate) and against cuBLAS, checks every\n"
           "result, and writes DIR/bench.yaml, DIR/bench.csv and the roofline plot DIR/roofline.png.\n"
           "\n"
-          "Options:\n"
-          "  --backend B           %s (default %s)\n"
-          "  --kernel K[,K..]      kernels by name, or DataData, DataField, FieldField, all (default all)\n"
-          "  --variant V[,V..]     variants (default all; those the backend does not run are listed as skipped)\n"
-          "  --precision P         double, float or both (default both)\n"
-          "  --layout L            cell-major, cell-minor or both (default both)\n"
-          "  --shapes S            standard: (L,P) = (8,8), (27,27), (64,64), (125,216); or L,P[;L,P..]\n"
-          "                        (R = L, D = 3; DataData uses P only)\n"
-          "  --memory-gb G         the arrays of each case fill G GB (1e9 bytes; default 2, capped by the free\n"
-          "                        device and host memory) so that caches do not flatter the result\n"
-          "  --cells N             N cells in every case instead of filling the budget\n"
-          "  --repeat N            timed calls per variant after a warm-up (default 10; fewer, at least 3,\n"
-          "                        when a call takes long)\n"
-          "  --out DIR             output directory, created if missing (default ./bench-results)\n"
-          "  --no-intrepid2        on a CPU backend, do not also time Trilinos Intrepid2 on each case's arrays\n"
-          "                        (when the intrepid2 backend is built; one core, so it takes long at 2 GB)\n"
-          "  -h, --help            print this help\n"
+          "Options:\n");
+  hc_options_help(out, spec);
+  fprintf(out,
           "\n"
           "Exit codes: 0 ran and every result agreed; 1 a result disagreed (FAILED) or a runtime error;\n"
-          "2 bad option; 3 out of memory or no device.\n",
-          backends, HC_DEFAULT_BACKEND);
-}
-
-static int hc_bench_parse_int(const char *opt, const char *text, int64_t lo, int64_t hi, int64_t *value) {
-  char *end = NULL;
-  errno = 0;
-  long long v = strtoll(text, &end, 10);
-  HC_CHECK(errno == 0 && end != text && *end == '\0' && v >= lo && v <= hi, HC_ERR_INPUT,
-           "option %s: expected an integer from %lld to %lld, got '%s'", opt, (long long)lo, (long long)hi, text);
-  *value = v;
-  return HC_OK;
+          "2 bad option; 3 out of memory or no device.\n");
 }
 
 /* --kernel: names, family names (DataData, DataField, FieldField) or all, comma-separated. */
-static int hc_bench_parse_kernels(const char *text, int *sel) {
+static int hc_bench_parse_kernels(const char *text, void *dest) {
+  int *sel = dest;
   char buf[1024];
   snprintf(buf, sizeof(buf), "%s", text);
   memset(sel, 0, sizeof(int) * HC_NUM_KERNELS);
@@ -117,7 +91,8 @@ static int hc_bench_parse_kernels(const char *text, int *sel) {
   return HC_OK;
 }
 
-static int hc_bench_parse_variants(const char *text, int *sel) {
+static int hc_bench_parse_variants(const char *text, void *dest) {
+  int *sel = dest;
   char buf[1024];
   snprintf(buf, sizeof(buf), "%s", text);
   memset(sel, 0, sizeof(int) * HC_NUM_VARIANTS);
@@ -145,7 +120,8 @@ static int hc_bench_parse_variants(const char *text, int *sel) {
 }
 
 /* --shapes: standard, or L,P pairs separated by ';'. */
-static int hc_bench_parse_shapes(const char *text, hc_bench_options *o) {
+static int hc_bench_parse_shapes(const char *text, void *dest) {
+  hc_bench_options *o = dest;
   if (strcmp(text, "standard") == 0) {
     o->nshapes = 4;
     for (int i = 0; i < 4; i++) o->shape_L[i] = hc_standard_L[i], o->shape_P[i] = hc_standard_P[i];
@@ -179,105 +155,112 @@ static int hc_bench_parse_shapes(const char *text, hc_bench_options *o) {
   return HC_OK;
 }
 
+/* --out: a directory, not "". */
+static int hc_bench_parse_out(const char *text, void *dest) {
+  HC_CHECK(text[0] != '\0', HC_ERR_INPUT, "option --out: expected a directory, got ''");
+  *(const char **)dest = text;
+  return HC_OK;
+}
+
+/* Reads the command line into o; on --help prints the help and sets *help. */
 static int hc_bench_parse(int argc, char **argv, hc_bench_options *o, int *help) {
-  enum {
-    OPT_BACKEND = 256,
-    OPT_KERNEL,
-    OPT_VARIANT,
-    OPT_PRECISION,
-    OPT_LAYOUT,
-    OPT_SHAPES,
-    OPT_MEMORY,
-    OPT_REPEAT,
-    OPT_OUT,
-    OPT_CELLS,
-    OPT_NO_INTREPID2
-  };
-  static const struct option longopts[] = {{"backend", required_argument, NULL, OPT_BACKEND},
-                                           {"kernel", required_argument, NULL, OPT_KERNEL},
-                                           {"variant", required_argument, NULL, OPT_VARIANT},
-                                           {"precision", required_argument, NULL, OPT_PRECISION},
-                                           {"layout", required_argument, NULL, OPT_LAYOUT},
-                                           {"shapes", required_argument, NULL, OPT_SHAPES},
-                                           {"memory-gb", required_argument, NULL, OPT_MEMORY},
-                                           {"repeat", required_argument, NULL, OPT_REPEAT},
-                                           {"out", required_argument, NULL, OPT_OUT},
-                                           {"cells", required_argument, NULL, OPT_CELLS},
-                                           {"no-intrepid2", no_argument, NULL, OPT_NO_INTREPID2},
-                                           {"help", no_argument, NULL, 'h'},
-                                           {NULL, 0, NULL, 0}};
+  /* In the order of hc_precision and hc_layout, then both. */
+  static const char *const precisions[] = {"double", "float", "both", NULL};
+  static const char *const layouts[] = {"cell-major", "cell-minor", "both", NULL};
+  int precision = 2, layout = 2;
+  char backends[256], backend_help[320];
+  hc_names_format(hc_backend_names, HC_NUM_BACKENDS, " or ", backends, sizeof(backends));
+  snprintf(backend_help, sizeof(backend_help), "%s (default %s)", backends, HC_DEFAULT_BACKEND);
+  const hc_option table[] = {
+      {.name = "backend", .value = "B", .kind = HC_OPTION_STRING, .dest = &o->backend, .help = backend_help},
+      {.name = "kernel",
+       .value = "K[,K..]",
+       .kind = HC_OPTION_PARSE,
+       .dest = o->kernel,
+       .parse = hc_bench_parse_kernels,
+       .help = "kernels by name, or DataData, DataField, FieldField, all (default all)"},
+      {.name = "variant",
+       .value = "V[,V..]",
+       .kind = HC_OPTION_PARSE,
+       .dest = o->variant,
+       .parse = hc_bench_parse_variants,
+       .help = "variants (default all; those the backend does not run are listed as skipped)"},
+      {.name = "precision",
+       .value = "P",
+       .kind = HC_OPTION_CHOICE,
+       .dest = &precision,
+       .choices = precisions,
+       .help = "double, float or both (default both)"},
+      {.name = "layout",
+       .value = "L",
+       .kind = HC_OPTION_CHOICE,
+       .dest = &layout,
+       .choices = layouts,
+       .help = "cell-major, cell-minor or both (default both)"},
+      {.name = "shapes",
+       .value = "S",
+       .kind = HC_OPTION_PARSE,
+       .dest = o,
+       .parse = hc_bench_parse_shapes,
+       .help = "standard: (L,P) = (8,8), (27,27), (64,64), (125,216); or L,P[;L,P..]\n"
+               "(R = L, D = 3; DataData uses P only)"},
+      {.name = "memory-gb",
+       .value = "G",
+       .kind = HC_OPTION_DOUBLE,
+       .dest = &o->memory_gb,
+       .min = 1e-6,
+       .max = 1e4,
+       .expected = "a number of GB from 0.000001 to 10000",
+       .help = "the arrays of each case fill G GB (1e9 bytes; default 2, capped by the free\n"
+               "device and host memory) so that caches do not flatter the result"},
+      {.name = "cells",
+       .value = "N",
+       .kind = HC_OPTION_INT64,
+       .dest = &o->cells,
+       .min = 1,
+       .max = 1000000000,
+       .help = "N cells in every case instead of filling the budget"},
+      {.name = "repeat",
+       .value = "N",
+       .kind = HC_OPTION_INT,
+       .dest = &o->repeat,
+       .min = 1,
+       .max = 100000,
+       .help = "timed calls per variant after a warm-up (default 10; fewer, at least 3,\n"
+               "when a call takes long)"},
+      {.name = "out",
+       .value = "DIR",
+       .kind = HC_OPTION_PARSE,
+       .dest = &o->out,
+       .parse = hc_bench_parse_out,
+       .help = "output directory, created if missing (default ./bench-results)"},
+      {.name = "no-intrepid2",
+       .kind = HC_OPTION_FLAG,
+       .dest = &o->no_intrepid2,
+       .help = "on a CPU backend, do not also time Trilinos Intrepid2 on each case's arrays\n"
+               "(when the intrepid2 backend is built; one core, so it takes long at 2 GB)"},
+      {.name = "help", .short_name = 'h', .kind = HC_OPTION_HELP, .dest = help, .help = "print this help"},
+      {0}};
+  const hc_options spec = {
+      .options = table, .rules = HC_OPTIONS_GETOPT, .see = " (see hexcontract bench --help)", .help_column = 24};
   memset(o, 0, sizeof(*o));
   o->backend = HC_DEFAULT_BACKEND;
   for (int i = 0; i < HC_NUM_KERNELS; i++) o->kernel[i] = 1;
   for (int i = 0; i < HC_NUM_VARIANTS; i++) o->variant[i] = 1;
-  o->precision[HC_DOUBLE] = o->precision[HC_FLOAT] = 1;
-  o->layout[HC_LAYOUT_CELL_MAJOR] = o->layout[HC_LAYOUT_CELL_MINOR] = 1;
   HC_CALL(hc_bench_parse_shapes("standard", o));
   o->memory_gb = 2.0;
   o->repeat = 10;
   o->out = "bench-results";
   *help = 0;
-  opterr = 0;
-  optind = 1;
-  int c;
-  int64_t v = 0;
-  char *end;
-  while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-    switch (c) {
-      case OPT_BACKEND:
-        o->backend = optarg;
-        break;
-      case OPT_KERNEL:
-        HC_CALL(hc_bench_parse_kernels(optarg, o->kernel));
-        break;
-      case OPT_VARIANT:
-        HC_CALL(hc_bench_parse_variants(optarg, o->variant));
-        break;
-      case OPT_PRECISION:
-        HC_CHECK(!strcmp(optarg, "double") || !strcmp(optarg, "float") || !strcmp(optarg, "both"), HC_ERR_INPUT,
-                 "option --precision: expected double, float or both, got '%s'", optarg);
-        o->precision[HC_DOUBLE] = strcmp(optarg, "float") != 0;
-        o->precision[HC_FLOAT] = strcmp(optarg, "double") != 0;
-        break;
-      case OPT_LAYOUT:
-        HC_CHECK(!strcmp(optarg, "cell-major") || !strcmp(optarg, "cell-minor") || !strcmp(optarg, "both"),
-                 HC_ERR_INPUT, "option --layout: expected cell-major, cell-minor or both, got '%s'", optarg);
-        o->layout[HC_LAYOUT_CELL_MAJOR] = strcmp(optarg, "cell-minor") != 0;
-        o->layout[HC_LAYOUT_CELL_MINOR] = strcmp(optarg, "cell-major") != 0;
-        break;
-      case OPT_SHAPES:
-        HC_CALL(hc_bench_parse_shapes(optarg, o));
-        break;
-      case OPT_MEMORY:
-        errno = 0;
-        o->memory_gb = strtod(optarg, &end);
-        HC_CHECK(errno == 0 && end != optarg && *end == '\0' && o->memory_gb >= 1e-6 && o->memory_gb <= 1e4,
-                 HC_ERR_INPUT, "option --memory-gb: expected a number of GB from 0.000001 to 10000, got '%s'", optarg);
-        break;
-      case OPT_REPEAT:
-        HC_CALL(hc_bench_parse_int("--repeat", optarg, 1, 100000, &v));
-        o->repeat = (int)v;
-        break;
-      case OPT_OUT:
-        HC_CHECK(optarg[0] != '\0', HC_ERR_INPUT, "option --out: expected a directory, got ''");
-        o->out = optarg;
-        break;
-      case OPT_CELLS:
-        HC_CALL(hc_bench_parse_int("--cells", optarg, 1, 1000000000, &o->cells));
-        break;
-      case OPT_NO_INTREPID2:
-        o->no_intrepid2 = 1;
-        break;
-      case 'h':
-        *help = 1;
-        return HC_OK;
-      case ':':
-        return HC_ERROR(HC_ERR_INPUT, "option %s needs a value (see hexcontract bench --help)", argv[optind - 1]);
-      default:
-        return HC_ERROR(HC_ERR_INPUT, "unknown option '%s' (see hexcontract bench --help)", argv[optind - 1]);
-    }
+  HC_CALL(hc_options_parse(&spec, argc, argv));
+  if (*help) {
+    hc_bench_usage(stdout, &spec);
+    return HC_OK;
   }
-  HC_CHECK(optind == argc, HC_ERR_INPUT, "unexpected argument '%s' (see hexcontract bench --help)", argv[optind]);
+  o->precision[HC_DOUBLE] = precision != HC_FLOAT;
+  o->precision[HC_FLOAT] = precision != HC_DOUBLE;
+  o->layout[HC_LAYOUT_CELL_MAJOR] = layout != HC_LAYOUT_CELL_MINOR;
+  o->layout[HC_LAYOUT_CELL_MINOR] = layout != HC_LAYOUT_CELL_MAJOR;
   return HC_OK;
 }
 
@@ -1076,10 +1059,7 @@ int hc_cmd_bench(int argc, char **argv) {
   hc_bench bench;
   memset(&bench, 0, sizeof(bench));
   HC_CALL(hc_bench_parse(argc, argv, &bench.opt, &help));
-  if (help) {
-    hc_bench_usage(stdout);
-    return HC_OK;
-  }
+  if (help) return HC_OK;
   HC_CALL(hc_backend_find(bench.opt.backend, &bench.b));
   time_t now = time(NULL);
   strftime(bench.date, sizeof(bench.date), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));

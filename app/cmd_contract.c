@@ -1,39 +1,22 @@
 /* `hexcontract contract`: one contraction on arrays from NumPy .npy files, on any backend. */
-#define _GNU_SOURCE
-#include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "app/hc_app.h"
 #include "app/hc_measure.h"
+#include "app/hc_options.h"
 #include "kernels/hc_transfer.h"
 #include "io/hc_npy.h"
 #include "io/hc_path.h"
 
-/* Writes text after prefix, wrapped at HC_HELP_WIDTH columns with continuation lines indented to prefix's width. */
-#define HC_HELP_WIDTH 96
-static void hc_help_wrap(FILE *out, const char *prefix, const char *text) {
-  const int indent = (int)strlen(prefix);
-  int col = fprintf(out, "%s", prefix);
-  const char *p = text;
-  while (*p) {
-    const char *end = strchr(p, ' ');
-    int len = end ? (int)(end - p) : (int)strlen(p);
-    if (col > indent && col + 1 + len > HC_HELP_WIDTH) col = fprintf(out, "\n%*s", indent, "") - 1;
-    col += fprintf(out, "%s%.*s", col > indent ? " " : "", len, p);
-    p += len;
-    while (*p == ' ') p++;
-  }
-  fputc('\n', out);
-}
+/* Where the help of each option starts, and the width --variant's help is wrapped to. */
+#define HC_CONTRACT_HELP_COLUMN 21
+#define HC_HELP_WIDTH           96
 
 /* --variant's help: auto, and the variants each backend has beyond it (HC_VARIANT_LIST). */
-static void hc_contract_usage_variants(FILE *out) {
-  char text[1024];
-  size_t used =
-      (size_t)snprintf(text, sizeof(text), "kernel algorithm: %s (default)", hc_variant_name(HC_VARIANT_AUTO));
+static void hc_contract_variant_help(char *text, size_t size) {
+  size_t used = (size_t)snprintf(text, size, "kernel algorithm: %s (default)", hc_variant_name(HC_VARIANT_AUTO));
   for (int b = 0; b < HC_NUM_BACKENDS; b++) {
     const char *names[HC_NUM_VARIANTS];
     int n = 0;
@@ -41,18 +24,15 @@ static void hc_contract_usage_variants(FILE *out) {
       if (v != HC_VARIANT_AUTO && hc_variant_provided((hc_variant)v, (hc_backend_id)b))
         names[n++] = hc_variant_names[v];
     }
-    if (n == 0 || used >= sizeof(text)) continue;
+    if (n == 0 || used >= size) continue;
     char list[512];
     hc_names_format(names, n, " and ", list, sizeof(list));
-    used +=
-        (size_t)snprintf(text + used, sizeof(text) - used, "; the %s backend also has %s", hc_backend_names[b], list);
+    used += (size_t)snprintf(text + used, size - used, "; the %s backend also has %s", hc_backend_names[b], list);
   }
-  hc_help_wrap(out, "  --variant NAME     ", text);
+  hc_options_wrap(text, HC_CONTRACT_HELP_COLUMN, HC_HELP_WIDTH);
 }
 
-static void hc_contract_usage(FILE *out) {
-  char backends[256];
-  hc_names_format(hc_backend_names, HC_NUM_BACKENDS, " or ", backends, sizeof(backends));
+static void hc_contract_usage(FILE *out, const hc_options *spec) {
   fprintf(out,
           "Usage: hexcontract contract --kernel NAME --left A.npy --right B.npy --out O.npy [options]\n"
           "\n"
@@ -70,34 +50,12 @@ static void hc_contract_usage(FILE *out) {
           "For DataField kernels --left is the field array and --right the data array; data with P = 1\n"
           "(shape (C,1,...)) is constant over the points.\n"
           "\n"
-          "Options:\n"
-          "  --kernel NAME      one of the nine names above (required)\n"
-          "  --left FILE        left array, .npy (required)\n"
-          "  --right FILE       right array, .npy (required)\n"
-          "  --out FILE         output array, .npy, written atomically (required)\n"
-          "  --backend NAME     %s (default openmp when built, else serial)\n",
-          backends);
-  hc_contract_usage_variants(out);
+          "Options:\n");
+  hc_options_help(out, spec);
   fprintf(out,
-          "  --layout NAME      layout used inside the computation: cell-major (default) or cell-minor;\n"
-          "                     files are always C order (cell-major)\n"
-          "  --sum-into         read the existing --out array and add the contraction into it\n"
-          "  --repeat N         also time N more calls (after one warm-up) and print the time per call\n"
-          "                     (median and min) with GB/s and GFLOP/s from the cost model of kernels/README.md\n"
-          "  -h, --help         print this help\n"
           "\n"
           "Exit codes: 0 done; 1 runtime failure; 2 bad input or usage (the message names the file or\n"
           "option); 3 out of memory or device.\n");
-}
-
-static int hc_parse_count(const char *opt, const char *text, int *value) {
-  char *end = NULL;
-  errno = 0;
-  long v = strtol(text, &end, 10);
-  HC_CHECK(errno == 0 && end != text && *end == '\0' && v >= 0 && v <= 1000000000L, HC_ERR_INPUT,
-           "option %s: expected an integer from 0 to 1000000000, got '%s'", opt, text);
-  *value = (int)v;
-  return HC_OK;
 }
 
 typedef struct {
@@ -105,66 +63,69 @@ typedef struct {
   int sum_into, repeat;
 } hc_contract_options;
 
+/* Reads the command line into o; on --help prints the help and sets *help. */
 static int hc_contract_parse(int argc, char **argv, hc_contract_options *o, int *help) {
-  enum { OPT_KERNEL = 256, OPT_LEFT, OPT_RIGHT, OPT_OUT, OPT_BACKEND, OPT_VARIANT, OPT_LAYOUT, OPT_SUM, OPT_REPEAT };
-  static const struct option longopts[] = {{"kernel", required_argument, NULL, OPT_KERNEL},
-                                           {"left", required_argument, NULL, OPT_LEFT},
-                                           {"right", required_argument, NULL, OPT_RIGHT},
-                                           {"out", required_argument, NULL, OPT_OUT},
-                                           {"backend", required_argument, NULL, OPT_BACKEND},
-                                           {"variant", required_argument, NULL, OPT_VARIANT},
-                                           {"layout", required_argument, NULL, OPT_LAYOUT},
-                                           {"sum-into", no_argument, NULL, OPT_SUM},
-                                           {"repeat", required_argument, NULL, OPT_REPEAT},
-                                           {"help", no_argument, NULL, 'h'},
-                                           {NULL, 0, NULL, 0}};
+  char backends[256], backend_help[320], variant_help[1024];
+  hc_names_format(hc_backend_names, HC_NUM_BACKENDS, " or ", backends, sizeof(backends));
+  snprintf(backend_help, sizeof(backend_help), "%s (default openmp when built, else serial)", backends);
+  hc_contract_variant_help(variant_help, sizeof(variant_help));
+  const hc_option table[] = {
+      {.name = "kernel",
+       .value = "NAME",
+       .kind = HC_OPTION_STRING,
+       .dest = &o->kernel,
+       .help = "one of the nine names above (required)"},
+      {.name = "left",
+       .value = "FILE",
+       .kind = HC_OPTION_STRING,
+       .dest = &o->left,
+       .help = "left array, .npy (required)"},
+      {.name = "right",
+       .value = "FILE",
+       .kind = HC_OPTION_STRING,
+       .dest = &o->right,
+       .help = "right array, .npy (required)"},
+      {.name = "out",
+       .value = "FILE",
+       .kind = HC_OPTION_STRING,
+       .dest = &o->out,
+       .help = "output array, .npy, written atomically (required)"},
+      {.name = "backend", .value = "NAME", .kind = HC_OPTION_STRING, .dest = &o->backend, .help = backend_help},
+      {.name = "variant", .value = "NAME", .kind = HC_OPTION_STRING, .dest = &o->variant, .help = variant_help},
+      {.name = "layout",
+       .value = "NAME",
+       .kind = HC_OPTION_STRING,
+       .dest = &o->layout,
+       .help = "layout used inside the computation: cell-major (default) or cell-minor;\n"
+               "files are always C order (cell-major)"},
+      {.name = "sum-into",
+       .kind = HC_OPTION_FLAG,
+       .dest = &o->sum_into,
+       .help = "read the existing --out array and add the contraction into it"},
+      {.name = "repeat",
+       .value = "N",
+       .kind = HC_OPTION_INT,
+       .dest = &o->repeat,
+       .min = 0,
+       .max = 1000000000,
+       .help = "also time N more calls (after one warm-up) and print the time per call\n"
+               "(median and min) with GB/s and GFLOP/s from the cost model of kernels/README.md"},
+      {.name = "help", .short_name = 'h', .kind = HC_OPTION_HELP, .dest = help, .help = "print this help"},
+      {0}};
+  const hc_options spec = {.options = table,
+                           .rules = HC_OPTIONS_GETOPT,
+                           .see = " (see hexcontract contract --help)",
+                           .help_column = HC_CONTRACT_HELP_COLUMN};
   memset(o, 0, sizeof(*o));
   o->backend = HC_DEFAULT_BACKEND;
   o->variant = "auto";
   o->layout = "cell-major";
   *help = 0;
-  opterr = 0;
-  optind = 1;
-  int c;
-  while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-    switch (c) {
-      case OPT_KERNEL:
-        o->kernel = optarg;
-        break;
-      case OPT_LEFT:
-        o->left = optarg;
-        break;
-      case OPT_RIGHT:
-        o->right = optarg;
-        break;
-      case OPT_OUT:
-        o->out = optarg;
-        break;
-      case OPT_BACKEND:
-        o->backend = optarg;
-        break;
-      case OPT_VARIANT:
-        o->variant = optarg;
-        break;
-      case OPT_LAYOUT:
-        o->layout = optarg;
-        break;
-      case OPT_SUM:
-        o->sum_into = 1;
-        break;
-      case OPT_REPEAT:
-        HC_CALL(hc_parse_count("--repeat", optarg, &o->repeat));
-        break;
-      case 'h':
-        *help = 1;
-        return HC_OK;
-      case ':':
-        return HC_ERROR(HC_ERR_INPUT, "option %s needs a value (see hexcontract contract --help)", argv[optind - 1]);
-      default:
-        return HC_ERROR(HC_ERR_INPUT, "unknown option '%s' (see hexcontract contract --help)", argv[optind - 1]);
-    }
+  HC_CALL(hc_options_parse(&spec, argc, argv));
+  if (*help) {
+    hc_contract_usage(stdout, &spec);
+    return HC_OK;
   }
-  HC_CHECK(optind == argc, HC_ERR_INPUT, "unexpected argument '%s' (see hexcontract contract --help)", argv[optind]);
   HC_CHECK(o->kernel, HC_ERR_INPUT, "option --kernel is required (see hexcontract contract --help)");
   HC_CHECK(o->left, HC_ERR_INPUT, "option --left is required (see hexcontract contract --help)");
   HC_CHECK(o->right, HC_ERR_INPUT, "option --right is required (see hexcontract contract --help)");
@@ -180,10 +141,7 @@ int hc_cmd_contract(int argc, char **argv) {
   void *d_left = NULL, *d_right = NULL, *d_out = NULL;
   hc_contract k;
   HC_CALL(hc_contract_parse(argc, argv, &o, &help));
-  if (help) {
-    hc_contract_usage(stdout);
-    return HC_OK;
-  }
+  if (help) return HC_OK;
   hc_kernel kernel;
   hc_variant variant;
   hc_layout layout;

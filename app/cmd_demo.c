@@ -1,8 +1,5 @@
 /* `hexcontract demo`: the nine contractions on generated arrays
    on every backend built in, checked against the serial reference and timed. */
-#define _GNU_SOURCE
-#include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +7,7 @@
 
 #include "app/hc_app.h"
 #include "app/hc_measure.h"
+#include "app/hc_options.h"
 #include "kernels/hc_transfer.h"
 
 /* Largest |x - ref| over n entries, relative to the bound K of |sum_q a_q b_q| for entries in [-1, 1]. */
@@ -24,36 +22,44 @@ static double hc_max_error(hc_precision precision, int64_t n, const void *x, con
   return e;
 }
 
-static int hc_demo_parse(int argc, char **argv, const char **backend, long *cells, int *help) {
-  static const struct option longopts[] = {{"backend", required_argument, NULL, 'b'},
-                                           {"cells", required_argument, NULL, 'c'},
-                                           {"help", no_argument, NULL, 'h'},
-                                           {NULL, 0, NULL, 0}};
-  opterr = 0;
-  optind = 1;
-  int c;
-  char *end;
-  while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-    switch (c) {
-      case 'b':
-        *backend = optarg;
-        break;
-      case 'c':
-        errno = 0;
-        *cells = strtol(optarg, &end, 10);
-        HC_CHECK(errno == 0 && end != optarg && *end == '\0' && *cells >= 1 && *cells <= 10000000, HC_ERR_INPUT,
-                 "option --cells: expected an integer from 1 to 10000000, got '%s'", optarg);
-        break;
-      case 'h':
-        *help = 1;
-        return HC_OK;
-      case ':':
-        return HC_ERROR(HC_ERR_INPUT, "option %s needs a value (see hexcontract demo --help)", argv[optind - 1]);
-      default:
-        return HC_ERROR(HC_ERR_INPUT, "unknown option '%s' (see hexcontract demo --help)", argv[optind - 1]);
-    }
-  }
-  HC_CHECK(optind == argc, HC_ERR_INPUT, "unexpected argument '%s' (see hexcontract demo --help)", argv[optind]);
+static void hc_demo_usage(FILE *out, const hc_options *spec) {
+  fprintf(out,
+          "Usage: hexcontract demo [--backend NAME] [--cells N]\n"
+          "\n"
+          "Runs the nine contractions at the shape of quadratic hexahedra (L = R = P = 27, D = 3) on N\n"
+          "generated cells, in double, in both layouts, on every backend built in other than serial (or on\n"
+          "the one named), checks each against the serial reference and prints the median time of 5 calls.\n"
+          "A device backend with no device present is reported as skipped.\n"
+          "\n"
+          "Options:\n");
+  hc_options_help(out, spec);
+  fprintf(out,
+          "\n"
+          "Exit codes: 0 every result agrees with the serial reference; 1 a result disagreed (FAILED) or a\n"
+          "runtime error; 2 bad option or a backend not built into this binary; 3 out of memory, or no backend\n"
+          "could run (a device backend without a device).\n");
+}
+
+/* Reads the command line into backend and cells; on --help prints the help and sets *help. */
+static int hc_demo_parse(int argc, char **argv, const char **backend, int *cells, int *help) {
+  char names[256], backend_help[320];
+  hc_names_format(hc_backend_names, HC_NUM_BACKENDS, " or ", names, sizeof(names));
+  snprintf(backend_help, sizeof(backend_help), "%s (default: every backend built in but serial)", names);
+  const hc_option table[] = {
+      {.name = "backend", .value = "NAME", .kind = HC_OPTION_STRING, .dest = backend, .help = backend_help},
+      {.name = "cells",
+       .value = "N",
+       .kind = HC_OPTION_INT,
+       .dest = cells,
+       .min = 1,
+       .max = 10000000,
+       .help = "cells per array, 1 to 10000000 (default 2000)"},
+      {.name = "help", .short_name = 'h', .kind = HC_OPTION_HELP, .dest = help, .help = "print this help"},
+      {0}};
+  const hc_options spec = {
+      .options = table, .rules = HC_OPTIONS_GETOPT, .see = " (see hexcontract demo --help)", .help_column = 19};
+  HC_CALL(hc_options_parse(&spec, argc, argv));
+  if (*help) hc_demo_usage(stdout, &spec);
   return HC_OK;
 }
 
@@ -87,30 +93,9 @@ cleanup:
 int hc_cmd_demo(int argc, char **argv) {
   int ierr = HC_OK, help = 0, failed = 0;
   const char *only = NULL;
-  long cells = 2000;
+  int cells = 2000;
   HC_CALL(hc_demo_parse(argc, argv, &only, &cells, &help));
-  if (help) {
-    char names[256];
-    hc_names_format(hc_backend_names, HC_NUM_BACKENDS, " or ", names, sizeof(names));
-    printf(
-        "Usage: hexcontract demo [--backend NAME] [--cells N]\n"
-        "\n"
-        "Runs the nine contractions at the shape of quadratic hexahedra (L = R = P = 27, D = 3) on N\n"
-        "generated cells, in double, in both layouts, on every backend built in other than serial (or on\n"
-        "the one named), checks each against the serial reference and prints the median time of 5 calls.\n"
-        "A device backend with no device present is reported as skipped.\n"
-        "\n"
-        "Options:\n"
-        "  --backend NAME   %s (default: every backend built in but serial)\n"
-        "  --cells N        cells per array, 1 to 10000000 (default 2000)\n"
-        "  -h, --help       print this help\n"
-        "\n"
-        "Exit codes: 0 every result agrees with the serial reference; 1 a result disagreed (FAILED) or a\n"
-        "runtime error; 2 bad option or a backend not built into this binary; 3 out of memory, or no backend\n"
-        "could run (a device backend without a device).\n",
-        names);
-    return HC_OK;
-  }
+  if (help) return HC_OK;
   const hc_backend *serial, *backends[HC_NUM_BACKENDS];
   int nb = 0;
   HC_CALL(hc_backend_get(HC_BACKEND_SERIAL, &serial));
@@ -124,7 +109,7 @@ int hc_cmd_demo(int argc, char **argv) {
     if (nb == 0) backends[nb++] = serial;
     hc_error_clear();
   }
-  printf("hexcontract demo: nine contractions, C=%ld cells, L=R=P=27, D=3, double; errors relative to K\n", cells);
+  printf("hexcontract demo: nine contractions, C=%d cells, L=R=P=27, D=3, double; errors relative to K\n", cells);
   printf("  %-17s %-9s %-10s %10s %9s %9s   %s\n", "kernel", "backend", "layout", "ms/call", "GB/s", "GFLOP/s",
          "max error vs serial");
   void *h_left = NULL, *h_right = NULL, *ref = NULL, *h_out = NULL;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "app/hc_app.h"
+#include "app/hc_options.h"
 #include "app/hc_report.h"
 #include "hc_config.h"
 #include "io/hc_atomic_file.h"
@@ -817,24 +818,34 @@ static void hc_report_print(const hc_report *rep) {
   if (!rep->plots) printf("note: %s\n", rep->plot_note);
 }
 
+/* The report's one operand: the directory of results files. */
+static int hc_report_dir_operand(void *ctx, const char *arg) {
+  const char **dir = ctx;
+  HC_CHECK(!*dir, HC_ERR_INPUT, "report takes one directory, got '%s' and '%s'", *dir, arg);
+  *dir = arg;
+  return HC_OK;
+}
+
 int hc_cmd_report(int argc, char **argv) {
-  int ierr = HC_OK;
+  int ierr = HC_OK, help = 0;
   hc_report rep;
   memset(&rep, 0, sizeof(rep));
   const char *dir = NULL, *out = NULL;
-  for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-      hc_report_usage(stdout);
-      return HC_OK;
-    } else if (strcmp(argv[i], "--out") == 0) {
-      HC_CHECK(i + 1 < argc, HC_ERR_INPUT, "--out needs a directory (hexcontract report DIR --out DIR2)");
-      out = argv[++i];
-    } else if (argv[i][0] == '-') {
-      return HC_ERROR(HC_ERR_INPUT, "unknown option '%s' (hexcontract report --help lists the options)", argv[i]);
-    } else {
-      HC_CHECK(!dir, HC_ERR_INPUT, "report takes one directory, got '%s' and '%s'", dir, argv[i]);
-      dir = argv[i];
-    }
+  /* The help is written by hand (hc_report_usage): it lists the files written, not the options. */
+  const hc_option table[] = {{.name = "out",
+                              .kind = HC_OPTION_STRING,
+                              .dest = &out,
+                              .missing = "--out needs a directory (hexcontract report DIR --out DIR2)"},
+                             {.name = "help", .short_name = 'h', .kind = HC_OPTION_HELP, .dest = &help},
+                             {0}};
+  const hc_options spec = {.options = table,
+                           .see = " (hexcontract report --help lists the options)",
+                           .operand = hc_report_dir_operand,
+                           .ctx = &dir};
+  HC_CALL(hc_options_parse(&spec, argc, argv));
+  if (help) {
+    hc_report_usage(stdout);
+    return HC_OK;
   }
   HC_CHECK(dir, HC_ERR_INPUT, "report needs a directory of results files: hexcontract report DIR [--out DIR2]");
   HC_CHECK(strlen(dir) < sizeof(rep.dir) && (!out || strlen(out) < sizeof(rep.out)), HC_ERR_INPUT,

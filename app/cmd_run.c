@@ -12,6 +12,7 @@
 #include "app/hc_app.h"
 #include "app/hc_host.h"
 #include "app/hc_inject.h"
+#include "app/hc_options.h"
 #include "app/hc_run_results.h"
 #include "app/hc_run.h"
 #include "app/hc_signal.h"
@@ -21,7 +22,7 @@
 #include "io/hc_vtk.h"
 #include "mesh/hc_mpi.h"
 
-static void hc_run_usage(FILE *out) {
+static void hc_run_usage(FILE *out, const hc_options *spec) {
   fprintf(out,
           "Usage: mpirun -np N hexcontract [DECK.yaml] [--set key=value ...]\n"
           "\n"
@@ -30,14 +31,9 @@ static void hc_run_usage(FILE *out) {
           "ranks and checks its own answer (app/README.md). With no deck the defaults run (the\n"
           "same as inputs/default.yaml). Every deck key is documented in inputs/README.md.\n"
           "\n"
-          "Options:\n"
-          "  --set key=value    override one deck key (repeatable), e.g. --set mesh.cells=32,32,32\n"
-          "                     --set run.backend=cuda --set kernels.variants.FieldFieldTensor=tile\n"
-          "  --dump N           at the last step, write the left, right and output arrays of every enabled\n"
-          "                     contraction for the first N cells of rank 0 as output.dir/dump_KERNEL_{left,\n"
-          "                     right,out}.npy (cell-major, the run's precision); the dump's time is not timed\n"
-          "                     apart: use it on a check run, not a timed one\n"
-          "  -h, --help         print this help\n"
+          "Options:\n");
+  hc_options_help(out, spec);
+  fprintf(out,
           "\n"
           "Writes a one-screen summary on rank 0 and a YAML results file (output.dir/output.results); with\n"
           "output.vtk: true also ParaView files of the mesh and its nodal vectors (NAME.pvtu, a .vtu per rank,\n"
@@ -48,6 +44,50 @@ static void hc_run_usage(FILE *out) {
           "Exit codes: 0 ran and verified; 1 a check or the run failed; 2 bad input (the message names the\n"
           "deck file:line:column or the --set option); 3 out of memory or device; 130 (SIGINT) or 143 (SIGTERM):\n"
           "stopped by the signal after a step, results file written with status incomplete.\n");
+}
+
+/* The run's one operand: the deck. */
+static int hc_run_deck_operand(void *ctx, const char *arg) {
+  const char **path = ctx;
+  HC_CHECK(!*path, HC_ERR_INPUT, "unexpected argument '%s': give one deck (see hexcontract --help)", arg);
+  *path = arg;
+  return HC_OK;
+}
+
+/* Reads the command line: the deck, the --set overrides in order and --dump; on --help prints the help and
+   sets *help. */
+static int hc_run_parse(int argc, char **argv, const char **path, hc_option_list *sets, int *dump, int *help) {
+  const hc_option table[] = {
+      {.name = "set",
+       .value = "key=value",
+       .kind = HC_OPTION_LIST,
+       .dest = sets,
+       .missing = "option --set needs key=value (see hexcontract --help)",
+       .help = "override one deck key (repeatable), e.g. --set mesh.cells=32,32,32\n"
+               "--set run.backend=cuda --set kernels.variants.FieldFieldTensor=tile"},
+      {.name = "dump",
+       .value = "N",
+       .kind = HC_OPTION_INT,
+       .dest = dump,
+       .min = 1,
+       .max = 1000000,
+       .expected = "a number of cells from 1 to 1000000",
+       .missing = "option --dump: expected a number of cells from 1 to 1000000, got ''",
+       .help = "at the last step, write the left, right and output arrays of every enabled\n"
+               "contraction for the first N cells of rank 0 as output.dir/dump_KERNEL_{left,\n"
+               "right,out}.npy (cell-major, the run's precision); the dump's time is not timed\n"
+               "apart: use it on a check run, not a timed one"},
+      {.name = "help", .short_name = 'h', .kind = HC_OPTION_HELP, .dest = help, .help = "print this help"},
+      {0}};
+  const hc_options spec = {.options = table,
+                           .rules = HC_OPTIONS_EQUALS,
+                           .see = " (see hexcontract --help)",
+                           .operand = hc_run_deck_operand,
+                           .ctx = path,
+                           .help_column = 21};
+  HC_CALL(hc_options_parse(&spec, argc, argv));
+  if (*help) hc_run_usage(stdout, &spec);
+  return HC_OK;
 }
 
 /* The run configuration of a deck. */
@@ -447,36 +487,6 @@ static void hc_run_abort(MPI_Comm comm, int code) {
   MPI_Abort(comm, hc_error_exit_code(code));
 }
 
-/* Reads the proxy run's arguments: the deck's path (NULL for none), the --set overrides into sets (room for
-   argc of them) and --dump's number of cells. *help is set by --help, which ends the reading. */
-static int hc_run_parse_args(int argc, char **argv, const char **path, char **sets, int *nset, int *dump, int *help) {
-  for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-      *help = 1;
-      return HC_OK;
-    } else if (strcmp(argv[i], "--set") == 0) {
-      HC_CHECK(i + 1 < argc, HC_ERR_INPUT, "option --set needs key=value (see hexcontract --help)");
-      sets[(*nset)++] = argv[++i];
-    } else if (strncmp(argv[i], "--set=", 6) == 0) {
-      sets[(*nset)++] = argv[i] + 6;
-    } else if (strcmp(argv[i], "--dump") == 0 || strncmp(argv[i], "--dump=", 7) == 0) {
-      const char *v = argv[i][6] == '=' ? argv[i] + 7 : (i + 1 < argc ? argv[++i] : "");
-      char *end = NULL;
-      long n = strtol(v, &end, 10);
-      HC_CHECK(*v && !*end && n >= 1 && n <= 1000000, HC_ERR_INPUT,
-               "option --dump: expected a number of cells from 1 to 1000000, got '%s'", v);
-      *dump = (int)n;
-    } else if (argv[i][0] == '-') {
-      return HC_ERROR(HC_ERR_INPUT, "unknown option '%s' (see hexcontract --help)", argv[i]);
-    } else if (!*path) {
-      *path = argv[i];
-    } else {
-      return HC_ERROR(HC_ERR_INPUT, "unexpected argument '%s': give one deck (see hexcontract --help)", argv[i]);
-    }
-  }
-  return HC_OK;
-}
-
 /* Starts MPI. After a failure there is no MPI to finalise or abort. */
 static int hc_run_mpi_init(int *argc, char ***argv) {
   int provided;
@@ -506,13 +516,12 @@ static int hc_run_mpi_finalize(void) {
 
 int hc_main_run(int argc, char **argv) {
   const char *path = NULL;
-  char **sets = calloc((size_t)argc + 1, sizeof(*sets));
-  int nset = 0, err = HC_OK, rank = 0, nranks = 1, dump = 0, help = 0;
-  if (!sets) err = HC_ERROR(HC_ERR_RESOURCE, "out of host memory reading the arguments");
-  if (!err) err = hc_run_parse_args(argc, argv, &path, sets, &nset, &dump, &help);
+  hc_option_list sets = {calloc((size_t)argc + 1, sizeof(*sets.items)), 0};
+  int err = HC_OK, rank = 0, nranks = 1, dump = 0, help = 0;
+  if (!sets.items) err = HC_ERROR(HC_ERR_RESOURCE, "out of host memory reading the arguments");
+  if (!err) err = hc_run_parse(argc, argv, &path, &sets, &dump, &help);
   if (err || help) {
-    free(sets);
-    if (help) hc_run_usage(stdout);
+    free(sets.items);
     hc_app_report_error(err);
     return hc_error_exit_code(err);
   }
@@ -520,13 +529,13 @@ int hc_main_run(int argc, char **argv) {
   MPI_Comm comm = MPI_COMM_WORLD;
   err = hc_run_mpi_init(&argc, &argv);
   if (err) {
-    free(sets);
+    free(sets.items);
     hc_app_report_error(err);
     return hc_error_exit_code(err);
   }
   err = hc_run_mpi_comm(comm, &rank, &nranks);
   if (err) {
-    free(sets);
+    free(sets.items);
     hc_run_abort(comm, err);
   }
   hc_deck deck;
@@ -534,8 +543,8 @@ int hc_main_run(int argc, char **argv) {
   hc_run run;
   memset(&run, 0, sizeof(run));
   int agreed = 1;
-  err = hc_deck_load(comm, path, nset, sets, &deck);
-  free(sets);
+  err = hc_deck_load(comm, path, sets.n, sets.items, &deck);
+  free(sets.items);
   if (!err) {
     hc_config_from_deck(&deck, &cfg);
     cfg.dump_cells = dump;

@@ -162,6 +162,8 @@ static void test_bad_input(void **state) {
   expect_exit(2, "--kernel is required", "contract %s", io);
   expect_exit(2, "--out is required", "contract --kernel FieldFieldScalar --left cli_left.npy --right cli_right.npy");
   expect_exit(2, "unknown option '--frobnicate'", "contract --kernel FieldFieldScalar %s --frobnicate", io);
+  /* A long name after one dash is named as typed (getopt_long named the argument before it). */
+  expect_exit(2, "unknown option '-kernel'", "contract -kernel FieldFieldScalar %s", io);
   expect_exit(2, "option --repeat", "contract --kernel FieldFieldScalar %s --repeat many", io);
   expect_exit(2, "unknown layout 'row-major'", "contract --kernel FieldFieldScalar %s --layout row-major", io);
   expect_exit(2, "unknown backend 'vulkan'", "contract --kernel FieldFieldScalar %s --backend vulkan", io);
