@@ -250,11 +250,7 @@ static int hc_run_setup(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
     if (!cfg->enabled[kid]) continue;
     size_t bytes = s * (size_t)hc_contract_numel(&run->k[kid], HC_ARRAY_OUT);
     HC_CALL(be->mem_alloc(bytes, &run->d_out[kid]));
-    if (be->is_device) {
-      HC_CALL(hc_calloc(bytes, 1, &run->h_out[kid]));
-    } else {
-      run->h_out[kid] = run->d_out[kid];
-    }
+    run->h_out[kid] = run->d_out[kid]; /* a host copy of its own in device memory (below) */
     if (hc_kernel_family((hc_kernel)kid) != HC_FAMILY_DATADATA) {
       HC_CALL(hc_calloc((size_t)m->num_nodes, sizeof(double), &run->y[kid]));
     }
@@ -269,6 +265,11 @@ static int hc_run_setup(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
      arrays are the host's. */
   run->device_assembly = be->is_device;
   if (run->device_assembly) {
+    for (int kid = 0; kid < HC_NUM_KERNELS; kid++) {
+      if (!cfg->enabled[kid]) continue;
+      run->h_out[kid] = NULL;
+      HC_CALL(hc_calloc(s * (size_t)hc_contract_numel(&run->k[kid], HC_ARRAY_OUT), 1, &run->h_out[kid]));
+    }
     HC_CALL(hc_halo_shared(run->halo, &run->num_shared, &run->shared));
     size_t sh = (size_t)(run->num_shared > 0 ? run->num_shared : 1);
     HC_CALL(be->mem_alloc(sizeof(int32_t) * sh, (void **)&run->d_shared));
@@ -300,19 +301,12 @@ static int hc_run_setup(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
 void hc_run_free(hc_run *run) {
   const hc_backend *be = run->be;
   if (be) {
-    for (int kid = 0; kid < HC_NUM_KERNELS; kid++) {
-      if (run->d_out[kid]) be->mem_free(run->d_out[kid]);
-      if (be->is_device) free(run->h_out[kid]);
-      if (run->device_assembly && run->d_y[kid]) be->mem_free(run->d_y[kid]);
-      free(run->y[kid]);
-      run->d_out[kid] = run->h_out[kid] = NULL;
-      run->d_y[kid] = run->y[kid] = NULL;
-    }
-    if (run->d_X0) be->mem_free(run->d_X0);
-    if (run->d_left) be->mem_free(run->d_left);
-    if (run->d_scratch) be->mem_free(run->d_scratch);
-    /* The host's arrays where the backend's memory is the host's (hc_run_setup). */
+    /* The mirrors of a device's memory; on the host they are the host's arrays (hc_run_setup). */
     if (run->device_assembly) {
+      for (int kid = 0; kid < HC_NUM_KERNELS; kid++) {
+        if (run->h_out[kid] != run->d_out[kid]) free(run->h_out[kid]);
+        if (run->d_y[kid]) be->mem_free(run->d_y[kid]);
+      }
       if (run->d_cell_nodes) be->mem_free(run->d_cell_nodes);
       if (run->d_u) be->mem_free(run->d_u);
       if (run->d_u0) be->mem_free(run->d_u0);
@@ -320,6 +314,15 @@ void hc_run_free(hc_run *run) {
       if (run->d_shared) be->mem_free(run->d_shared);
       if (run->d_shbuf) be->mem_free(run->d_shbuf);
     }
+    for (int kid = 0; kid < HC_NUM_KERNELS; kid++) {
+      if (run->d_out[kid]) be->mem_free(run->d_out[kid]);
+      free(run->y[kid]);
+      run->d_out[kid] = run->h_out[kid] = NULL;
+      run->d_y[kid] = run->y[kid] = NULL;
+    }
+    if (run->d_X0) be->mem_free(run->d_X0);
+    if (run->d_left) be->mem_free(run->d_left);
+    if (run->d_scratch) be->mem_free(run->d_scratch);
   }
   free(run->h_shbuf);
   run->h_shbuf = NULL;
@@ -632,6 +635,17 @@ static int hc_run_step(hc_run *run, double t, int timed, int dump) {
   return HC_OK;
 }
 
+/* The assembled nodal vectors on the host in full: a device keeps them in its memory, and the host arrays hold
+   only their shared entries (hc_run_halo_begin). */
+static int hc_run_fetch_nodal(hc_run *run) {
+  if (!run->device_assembly) return HC_OK;
+  for (int kid = 0; kid < HC_NUM_KERNELS; kid++) {
+    if (!run->y[kid]) continue;
+    HC_CALL(run->be->copy_to_host(run->y[kid], run->d_y[kid], sizeof(double) * (size_t)run->mesh->num_nodes));
+  }
+  return HC_OK;
+}
+
 /* Global sum and 2-norm over nodes (each counted once) of the assembled vectors. */
 static int hc_run_nodal_values(hc_run *run) {
   double v[2 * HC_NUM_KERNELS] = {0};
@@ -676,11 +690,7 @@ static int hc_run_vtk_piece(hc_run *run, int step) {
   HC_CALL_GOTO(hc_calloc((size_t)m->C, sizeof(double), &volume), cleanup);
   HC_CALL_GOTO(hc_calloc((size_t)m->C, sizeof(double), &min_det), cleanup);
   HC_CALL_GOTO(hc_calloc((size_t)HC_RUN_VTK_CHUNK * (size_t)P, sizeof(*geom), &geom), cleanup);
-  /* Device assembly keeps the vectors on the device; the host copies hold only the shared entries. */
-  for (int kid = 0; run->device_assembly && kid < HC_NUM_KERNELS; kid++) {
-    if (!run->y[kid]) continue;
-    HC_CALL_GOTO(run->be->copy_to_host(run->y[kid], run->d_y[kid], sizeof(double) * (size_t)m->num_nodes), cleanup);
-  }
+  HC_CALL_GOTO(hc_run_fetch_nodal(run), cleanup);
   hc_celldata_desc desc;
   hc_run_desc(run, m->vertex_coords, m->C, run->t, &desc);
   HC_CALL_GOTO(hc_celldata_nodes(&desc, run->node_x), cleanup);
@@ -834,11 +844,7 @@ int hc_run_execute(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
   HC_CALL_MPI(MPI_Barrier(comm));
   /* The VTK output is not part of the run's time. */
   run->total_s = run->steps_done > 0 ? hc_wtime() - start - run->vtk_s : 0.0;
-  if (run->device_assembly) {
-    for (int kid = 0; kid < HC_NUM_KERNELS; kid++)
-      if (run->y[kid])
-        HC_CALL(run->be->copy_to_host(run->y[kid], run->d_y[kid], sizeof(double) * (size_t)run->mesh->num_nodes));
-  }
+  HC_CALL(hc_run_fetch_nodal(run));
   HC_CALL(hc_run_nodal_values(run));
   for (int kid = 0; kid < HC_NUM_KERNELS; kid++) {
     run->chosen[kid] = run->k[kid].variant;
