@@ -250,7 +250,7 @@ static int hc_run_setup(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
     if (!cfg->enabled[kid]) continue;
     size_t bytes = s * (size_t)hc_contract_numel(&run->k[kid], HC_ARRAY_OUT);
     HC_CALL(be->mem_alloc(bytes, &run->d_out[kid]));
-    run->h_out[kid] = run->d_out[kid]; /* a host copy of its own in device memory (below) */
+    run->h_out[kid] = run->d_out[kid]; /* the host's view: the same array, or on a device a copy (below) */
     if (hc_kernel_family((hc_kernel)kid) != HC_FAMILY_DATADATA) {
       HC_CALL(hc_calloc((size_t)m->num_nodes, sizeof(double), &run->y[kid]));
     }
