@@ -468,7 +468,7 @@ static int hc_bench_variant(hc_bench *bench, hc_bench_case *bc, hc_bench_pool *p
   double t_warm = 0;
   err = hc_measure_call(b, hc_bench_contract_call, &a, &t_warm);
   if (err == HC_OK) err = b->copy_to_host(buf->cur, d_out, out_bytes);
-  if (err == HC_OK && b->chosen_variant) err = b->chosen_variant(&k, &row->chosen);
+  if (err == HC_OK) err = b->chosen_variant(&k, &row->chosen);
   if (err != HC_OK) {
     if (err == HC_ERR_UNSUPPORTED || err == HC_ERR_INPUT) {
       snprintf(row->reason, sizeof(row->reason), "%s", hc_error_message());
@@ -852,7 +852,7 @@ static void hc_bench_budget(hc_bench *bench) {
   double budget = bench->opt.memory_gb * 1e9;
   bench->budget_note[0] = '\0';
   size_t free_b = 0, total_b = 0;
-  if (b->is_device && b->device_memory && b->device_memory(&free_b, &total_b) == HC_OK && free_b > 0) {
+  if (b->is_device && b->device_memory(&free_b, &total_b) == HC_OK && free_b > 0) {
     double cap = 0.85 * (double)free_b;
     if (budget > cap) {
       budget = cap;
@@ -934,7 +934,7 @@ static int hc_bench_run(hc_bench *bench) {
     void *probe = NULL;
     HC_CALL(b->mem_alloc(256, &probe));
     HC_CALL(b->mem_free(probe));
-    if (b->device_name && b->device_name(bench->device, sizeof(bench->device)) != HC_OK) {
+    if (b->device_name(bench->device, sizeof(bench->device)) != HC_OK) {
       bench->device[0] = '\0';
       hc_error_clear();
     }
@@ -958,12 +958,10 @@ static int hc_bench_run(hc_bench *bench) {
         snprintf(how, HC_BENCH_HOW_LEN, "no tensor cores: the same as without");
         continue;
       }
-      int err =
-          b->peak_flops ? b->peak_flops((hc_precision)p, tc, 0.0, peak, how, HC_BENCH_HOW_LEN) : HC_ERR_UNSUPPORTED;
+      int err = b->peak_flops((hc_precision)p, tc, 0.0, peak, how, HC_BENCH_HOW_LEN);
       if (err == HC_ERR_UNSUPPORTED) {
         *peak = 0;
-        snprintf(how, HC_BENCH_HOW_LEN, "unknown (%s): the roofline is the memory roof alone",
-                 b->peak_flops ? hc_error_message() : "the backend reports no peak");
+        snprintf(how, HC_BENCH_HOW_LEN, "unknown (%s): the roofline is the memory roof alone", hc_error_message());
         hc_error_clear();
       } else {
         HC_CALL(err);

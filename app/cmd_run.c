@@ -438,7 +438,7 @@ static int hc_run_precheck(MPI_Comm comm, int rank, int nranks, const hc_deck *d
       /* Device memory: the deck's limit, or what rank 0's device has free, shared by the ranks on it. */
       double dlimit = cfg->device_limit_gib * GiB;
       const char *dsource = "memory.device_limit_gib";
-      if (!err && be->is_device && dlimit <= 0 && be->device_memory && be->device_count) {
+      if (!err && be->is_device && dlimit <= 0) {
         size_t free_b = 0, total_b = 0;
         int count = 0;
         if (be->device_count(&count) == HC_OK && count > 0 && be->device_memory(&free_b, &total_b) == HC_OK) {

@@ -110,12 +110,12 @@ typedef struct {
   void *h_out[HC_NUM_KERNELS];       /* the same on the host (aliases d_out on host backends) */
   void *d_scratch;                   /* a spare output for the checks */
   double *u;                         /* nodal interpolant of a linear function at the current time */
-  int device_assembly;               /* the backend assembles in its own memory (element outputs stay there) */
-  int32_t *d_cell_nodes;             /* [C][L] node map in the backend's memory (device assembly) */
-  double *d_u;                       /* u in the backend's memory (device assembly) */
-  double *d_u0, *d_du;               /* u0 and du there, when the backend computes u itself (hc_backend.waxpy) */
-  int u_upload;                      /* device assembly without waxpy: u is copied to the device every step */
-  double *d_y[HC_NUM_KERNELS];       /* assembled nodal vectors in the backend's memory (device assembly) */
+  int device_assembly;               /* the backend's memory is a device's: element outputs and nodal vectors stay
+                                        there, only DataData outputs and shared nodes cross (hc_backend.is_device) */
+  int32_t *d_cell_nodes;             /* [C][L] node map in the backend's memory (aliases the mesh's on the host) */
+  double *d_u;                       /* u in the backend's memory (aliases u on the host) */
+  double *d_u0, *d_du;               /* u0 and du there, where the step computes u (aliases on the host) */
+  double *d_y[HC_NUM_KERNELS];       /* assembled nodal vectors in the backend's memory (alias y on the host) */
   int64_t num_shared;                /* nodes shared with other ranks (device assembly: only these cross) */
   const int32_t *shared;             /* their local ids (borrowed from the halo) */
   int32_t *d_shared;                 /* the same in the backend's memory */

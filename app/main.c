@@ -63,7 +63,7 @@ static int hc_print_version(void) {
     char buf[512] = "";
     if (hc_backend_find(hc_backend_names[i], &b) != HC_OK) {
       printf("  %-9s not built into this binary\n", hc_backend_names[i]);
-    } else if (!b->version || b->version(buf, sizeof(buf)) != HC_OK) {
+    } else if (b->version(buf, sizeof(buf)) != HC_OK) {
       printf("  %-9s %s\n", b->name, b->description);
     } else {
       printf("  %-9s %s; %s\n", b->name, b->description, buf);

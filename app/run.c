@@ -93,7 +93,7 @@ static int hc_run_bind_device(hc_run *run) {
   HC_CALL_MPI(MPI_Comm_size(node, &nlocal));
   HC_CALL_MPI(MPI_Comm_free(&node));
   run->ranks_on_node = nlocal;
-  if (!be->device_select || !be->device_count) return HC_OK;
+  if (!be->is_device) return HC_OK; /* a host backend computes on the host */
   HC_CALL(be->device_count(&count));
   HC_CHECK(count > 0, HC_ERR_RESOURCE, "rank %d: no device for backend %s", run->rank, be->name);
   if (!run->cfg.gpu_binding) {
@@ -156,8 +156,7 @@ static int hc_run_measure_rates(hc_run *run) {
   const int sharing = be->is_device ? run->ranks_per_device : run->ranks_on_node > 0 ? run->ranks_on_node : 1;
   double free_b = hc_host_mem_available() / sharing;
   size_t dev_free = 0, dev_total = 0;
-  if (be->is_device && be->device_memory && be->device_memory(&dev_free, &dev_total) == HC_OK && dev_free > 0)
-    free_b = (double)dev_free / sharing;
+  if (be->device_memory(&dev_free, &dev_total) == HC_OK && dev_free > 0) free_b = (double)dev_free / sharing;
   hc_error_clear();
   size_t half = HC_ROOFLINE_HALF / (size_t)sharing;
   if (half < HC_ROOFLINE_HALF_MIN) half = HC_ROOFLINE_HALF_MIN;
@@ -179,7 +178,7 @@ static int hc_run_measure_rates(hc_run *run) {
     HC_CALL(ierr);
   }
   snprintf(r->peak_how, sizeof(r->peak_how), "unknown: the contraction's roofline is its memory roof alone");
-  for (int tc = 0; tc < 2 && be->peak_flops; tc++) {
+  for (int tc = 0; tc < 2; tc++) {
     double *peak = tc ? &r->tc : &r->peak;
     if (tc && !be->is_device) {
       *peak = r->peak;
@@ -251,11 +250,7 @@ static int hc_run_setup(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
     if (!cfg->enabled[kid]) continue;
     size_t bytes = s * (size_t)hc_contract_numel(&run->k[kid], HC_ARRAY_OUT);
     HC_CALL(be->mem_alloc(bytes, &run->d_out[kid]));
-    if (be->is_device) {
-      HC_CALL(hc_calloc(bytes, 1, &run->h_out[kid]));
-    } else {
-      run->h_out[kid] = run->d_out[kid];
-    }
+    run->h_out[kid] = run->d_out[kid]; /* the host's view: the same array, or on a device a copy (below) */
     if (hc_kernel_family((hc_kernel)kid) != HC_FAMILY_DATADATA) {
       HC_CALL(hc_calloc((size_t)m->num_nodes, sizeof(double), &run->y[kid]));
     }
@@ -265,10 +260,16 @@ static int hc_run_setup(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
   HC_CALL(hc_calloc((size_t)m->num_nodes, sizeof(double), &run->du));
   HC_CALL(hc_calloc((size_t)(m->C * m->nodes_per_cell * 3), sizeof(double), &run->node_x));
   HC_CALL(hc_run_prepare_u(run));
-  /* A device backend that assembles keeps the element outputs on the device: only nodal vectors move. */
-  run->device_assembly =
-      be->is_device && be->assemble_vector && be->assemble_apply && be->mem_zero && be->gather && be->scatter;
+  /* Every backend assembles in its own memory. A device keeps the element outputs and nodal vectors there, so
+     that only DataData outputs and shared nodes cross, and computes u there each step; on the host the backend's
+     arrays are the host's. */
+  run->device_assembly = be->is_device;
   if (run->device_assembly) {
+    for (int kid = 0; kid < HC_NUM_KERNELS; kid++) {
+      if (!cfg->enabled[kid]) continue;
+      run->h_out[kid] = NULL;
+      HC_CALL(hc_calloc(s * (size_t)hc_contract_numel(&run->k[kid], HC_ARRAY_OUT), 1, &run->h_out[kid]));
+    }
     HC_CALL(hc_halo_shared(run->halo, &run->num_shared, &run->shared));
     size_t sh = (size_t)(run->num_shared > 0 ? run->num_shared : 1);
     HC_CALL(be->mem_alloc(sizeof(int32_t) * sh, (void **)&run->d_shared));
@@ -282,14 +283,17 @@ static int hc_run_setup(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
     HC_CALL(be->mem_alloc(nodal, (void **)&run->d_u));
     for (int kid = 0; kid < HC_NUM_KERNELS; kid++)
       if (run->y[kid]) HC_CALL(be->mem_alloc(nodal, (void **)&run->d_y[kid]));
-    /* u = u0 + sin(omega t) du computed on the device each step, rather than copied there. */
-    if (be->waxpy && hc_run_any_fieldfield(run)) {
+    /* u = u0 + sin(omega t) du, where a FieldField kernel applies its outputs to it */
+    if (hc_run_any_fieldfield(run)) {
       HC_CALL(be->mem_alloc(nodal, (void **)&run->d_u0));
       HC_CALL(be->mem_alloc(nodal, (void **)&run->d_du));
       HC_CALL(be->copy_to_device(run->d_u0, run->u0, nodal));
       HC_CALL(be->copy_to_device(run->d_du, run->du, nodal));
     }
-    run->u_upload = !run->d_u0 && hc_run_any_fieldfield(run);
+  } else {
+    run->d_cell_nodes = m->cell_nodes;
+    run->d_u = run->u, run->d_u0 = run->u0, run->d_du = run->du;
+    for (int kid = 0; kid < HC_NUM_KERNELS; kid++) run->d_y[kid] = run->y[kid];
   }
   return HC_OK;
 }
@@ -297,24 +301,28 @@ static int hc_run_setup(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
 void hc_run_free(hc_run *run) {
   const hc_backend *be = run->be;
   if (be) {
+    /* The mirrors of a device's memory; on the host they are the host's arrays (hc_run_setup). */
+    if (run->device_assembly) {
+      for (int kid = 0; kid < HC_NUM_KERNELS; kid++) {
+        if (run->h_out[kid] != run->d_out[kid]) free(run->h_out[kid]);
+        if (run->d_y[kid]) be->mem_free(run->d_y[kid]);
+      }
+      if (run->d_cell_nodes) be->mem_free(run->d_cell_nodes);
+      if (run->d_u) be->mem_free(run->d_u);
+      if (run->d_u0) be->mem_free(run->d_u0);
+      if (run->d_du) be->mem_free(run->d_du);
+      if (run->d_shared) be->mem_free(run->d_shared);
+      if (run->d_shbuf) be->mem_free(run->d_shbuf);
+    }
     for (int kid = 0; kid < HC_NUM_KERNELS; kid++) {
       if (run->d_out[kid]) be->mem_free(run->d_out[kid]);
-      if (run->d_y[kid]) be->mem_free(run->d_y[kid]);
-      run->d_y[kid] = NULL;
-      if (be->is_device) free(run->h_out[kid]);
       free(run->y[kid]);
       run->d_out[kid] = run->h_out[kid] = NULL;
-      run->y[kid] = NULL;
+      run->d_y[kid] = run->y[kid] = NULL;
     }
     if (run->d_X0) be->mem_free(run->d_X0);
     if (run->d_left) be->mem_free(run->d_left);
     if (run->d_scratch) be->mem_free(run->d_scratch);
-    if (run->d_cell_nodes) be->mem_free(run->d_cell_nodes);
-    if (run->d_u) be->mem_free(run->d_u);
-    if (run->d_u0) be->mem_free(run->d_u0);
-    if (run->d_du) be->mem_free(run->d_du);
-    if (run->d_shared) be->mem_free(run->d_shared);
-    if (run->d_shbuf) be->mem_free(run->d_shbuf);
   }
   free(run->h_shbuf);
   run->h_shbuf = NULL;
@@ -502,16 +510,15 @@ static int hc_run_halo_end(hc_run *run) {
 }
 
 /* Opens a range named "what" or "what KERNEL" (kid >= 0) on a profiler's timeline, where the backend has
-   the hook (NVTX on CUDA); closed by hc_run_range_end. Nothing at all on the CPU backends. */
+   the hook (NVTX on CUDA); closed by hc_run_range_end. Nothing on the CPU backends (the core's no-op). */
 static void hc_run_range(const hc_run *run, const char *what, int kid) {
-  if (!run->be->range_push) return;
   char name[64];
   snprintf(name, sizeof(name), "%s%s%s", what, kid >= 0 ? " " : "", kid >= 0 ? hc_kernel_name((hc_kernel)kid) : "");
   run->be->range_push(name);
 }
 
 static void hc_run_range_end(const hc_run *run) {
-  if (run->be->range_pop) run->be->range_pop();
+  run->be->range_pop();
 }
 
 /* Times of one step: per phase, and per kernel for contractions and cell data. */
@@ -519,7 +526,7 @@ typedef struct {
   double ph[HC_NUM_PHASES], kern[HC_NUM_KERNELS], cd[HC_NUM_KERNELS];
 } hc_step_times;
 
-/* One kernel of a step: cell data, contraction, assembly (on the device or on the host). */
+/* One kernel of a step: cell data, contraction, assembly (in the backend's memory). */
 static int hc_run_kernel(hc_run *run, const hc_celldata_desc *desc, int kid, int dump, hc_step_times *tm) {
   const hc_backend *be = run->be;
   const hc_mesh *m = run->mesh;
@@ -532,39 +539,19 @@ static int hc_run_kernel(hc_run *run, const hc_celldata_desc *desc, int kid, int
   tm->ph[HC_PHASE_CELLDATA] += tm->cd[kid];
   hc_run_range_end(run);
 
-  /* The contraction alone: CUDA events where the backend has them, else the wall clock. */
+  /* The contraction alone: the backend's timer (CUDA events; the wall clock on the host). */
   hc_run_range(run, "contract", kid);
-  t0 = hc_wtime();
-  if (be->timer_start && be->timer_stop) {
-    HC_CALL(be->timer_start());
-    HC_CALL(hc_contract_apply(be, k, run->d_left, run->d_right, run->d_out[kid]));
-    HC_CALL(be->timer_stop(&tm->kern[kid]));
-  } else {
-    HC_CALL(hc_contract_apply(be, k, run->d_left, run->d_right, run->d_out[kid]));
-    HC_CALL(be->synchronize());
-    tm->kern[kid] = hc_wtime() - t0;
-  }
+  HC_CALL(be->timer_start());
+  HC_CALL(hc_contract_apply(be, k, run->d_left, run->d_right, run->d_out[kid]));
+  HC_CALL(be->timer_stop(&tm->kern[kid]));
   tm->ph[HC_PHASE_CONTRACT] += tm->kern[kid];
   hc_run_range_end(run);
   if (dump) HC_CALL(hc_run_dump(run, (hc_kernel)kid));
 
   hc_family fam = hc_kernel_family((hc_kernel)kid);
-  if (run->device_assembly) {
-    /* Assemble on the device: the nodal vector stays there but for its shared nodes (hc_run_halo_begin);
-       the DataData outputs (C values) come over for the reduction. */
-    if (fam != HC_FAMILY_DATADATA) {
-      hc_run_range(run, "assembly", kid);
-      t0 = hc_wtime();
-      HC_CALL(be->mem_zero(run->d_y[kid], sizeof(double) * (size_t)m->num_nodes));
-      if (fam == HC_FAMILY_DATAFIELD) {
-        HC_CALL(be->assemble_vector(k, run->d_out[kid], run->d_cell_nodes, run->d_y[kid]));
-      } else {
-        HC_CALL(be->assemble_apply(k, run->d_out[kid], run->d_cell_nodes, run->d_u, run->d_y[kid]));
-      }
-      HC_CALL(be->synchronize());
-      tm->ph[HC_PHASE_ASSEMBLY] += hc_wtime() - t0;
-      hc_run_range_end(run);
-    } else {
+  if (fam == HC_FAMILY_DATADATA) {
+    /* No assembly: the C values come to the host for the reduction from a device's memory. */
+    if (be->is_device) {
       hc_run_range(run, "transfer", kid);
       t0 = hc_wtime();
       HC_CALL(be->copy_to_host(run->h_out[kid], run->d_out[kid], hc_precision_size(k->precision) * (size_t)k->C));
@@ -573,25 +560,16 @@ static int hc_run_kernel(hc_run *run, const hc_celldata_desc *desc, int kid, int
     }
     return HC_OK;
   }
-  if (be->is_device) {
-    hc_run_range(run, "transfer", kid);
-    t0 = hc_wtime();
-    size_t bytes = hc_precision_size(k->precision) * (size_t)hc_contract_numel(k, HC_ARRAY_OUT);
-    HC_CALL(be->copy_to_host(run->h_out[kid], run->d_out[kid], bytes));
-    tm->ph[HC_PHASE_TRANSFER] += hc_wtime() - t0;
-    hc_run_range_end(run);
-  }
+  /* Assembly in the backend's memory: the nodal vector stays there but for its shared nodes (hc_run_halo_begin). */
   hc_run_range(run, "assembly", kid);
   t0 = hc_wtime();
+  HC_CALL(be->mem_zero(run->d_y[kid], sizeof(double) * (size_t)m->num_nodes));
   if (fam == HC_FAMILY_DATAFIELD) {
-    memset(run->y[kid], 0, sizeof(double) * (size_t)m->num_nodes);
-    HC_CALL(
-        hc_assemble_vector(run->coloring, k->L, k->layout, k->precision, run->h_out[kid], m->cell_nodes, run->y[kid]));
-  } else if (fam == HC_FAMILY_FIELDFIELD) {
-    memset(run->y[kid], 0, sizeof(double) * (size_t)m->num_nodes);
-    HC_CALL(hc_assemble_apply(run->coloring, k->L, k->layout, k->precision, run->h_out[kid], m->cell_nodes, run->u,
-                              run->y[kid], NULL));
+    HC_CALL(be->assemble_vector(k, run->coloring, run->d_out[kid], run->d_cell_nodes, run->d_y[kid]));
+  } else {
+    HC_CALL(be->assemble_apply(k, run->coloring, run->d_out[kid], run->d_cell_nodes, run->d_u, run->d_y[kid]));
   }
+  HC_CALL(be->synchronize());
   tm->ph[HC_PHASE_ASSEMBLY] += hc_wtime() - t0;
   hc_run_range_end(run);
   return HC_OK;
@@ -610,24 +588,13 @@ static int hc_run_step(hc_run *run, double t, int timed, int dump) {
   hc_celldata_desc desc;
   hc_run_desc(run, run->d_X0, m->C, t, &desc);
 
-  /* The mesh motion's interpolant u, which the FieldField assembly applies the outputs to: on the host, or
-     (device assembly) computed on the device where the backend can, else copied there. */
+  /* The mesh motion's interpolant u, which the FieldField assembly applies the outputs to, computed in the
+     backend's memory: every step on the host, on a device where a FieldField kernel runs (hc_run_setup). */
   hc_run_range(run, "celldata", -1);
   t0 = hc_wtime();
-  if (run->d_u0) {
-    HC_CALL(be->waxpy(m->num_nodes, sin(run->cfg.shear_omega * t), run->d_du, run->d_u0, run->d_u));
-  } else if (!run->device_assembly || run->u_upload) {
-    HC_CALL(hc_run_interpolate_u(run, t));
-  }
+  if (run->d_u0) HC_CALL(be->waxpy(m->num_nodes, sin(run->cfg.shear_omega * t), run->d_du, run->d_u0, run->d_u));
   tm.ph[HC_PHASE_CELLDATA] += hc_wtime() - t0;
   hc_run_range_end(run);
-  if (run->u_upload) {
-    hc_run_range(run, "transfer", -1);
-    t0 = hc_wtime();
-    HC_CALL(be->copy_to_device(run->d_u, run->u, sizeof(double) * (size_t)m->num_nodes));
-    tm.ph[HC_PHASE_TRANSFER] += hc_wtime() - t0;
-    hc_run_range_end(run);
-  }
   for (int kid = HC_DATAFIELD_SCALAR; kid < HC_NUM_KERNELS; kid++)
     if (run->cfg.enabled[kid]) HC_CALL(hc_run_kernel(run, &desc, kid, dump, &tm));
   hc_run_range(run, "halo", -1);
@@ -664,6 +631,17 @@ static int hc_run_step(hc_run *run, double t, int timed, int dump) {
     for (int i = 0; i < HC_NUM_KERNELS; i++) run->kernel_s[i] += tm.kern[i], run->celldata_s[i] += tm.cd[i];
   }
   run->t = t;
+  return HC_OK;
+}
+
+/* The assembled nodal vectors on the host in full: a device keeps them in its memory, and the host arrays hold
+   only their shared entries (hc_run_halo_begin). */
+static int hc_run_fetch_nodal(hc_run *run) {
+  if (!run->device_assembly) return HC_OK;
+  for (int kid = 0; kid < HC_NUM_KERNELS; kid++) {
+    if (!run->y[kid]) continue;
+    HC_CALL(run->be->copy_to_host(run->y[kid], run->d_y[kid], sizeof(double) * (size_t)run->mesh->num_nodes));
+  }
   return HC_OK;
 }
 
@@ -711,11 +689,7 @@ static int hc_run_vtk_piece(hc_run *run, int step) {
   HC_CALL_GOTO(hc_calloc((size_t)m->C, sizeof(double), &volume), cleanup);
   HC_CALL_GOTO(hc_calloc((size_t)m->C, sizeof(double), &min_det), cleanup);
   HC_CALL_GOTO(hc_calloc((size_t)HC_RUN_VTK_CHUNK * (size_t)P, sizeof(*geom), &geom), cleanup);
-  /* Device assembly keeps the vectors on the device; the host copies hold only the shared entries. */
-  for (int kid = 0; run->device_assembly && kid < HC_NUM_KERNELS; kid++) {
-    if (!run->y[kid]) continue;
-    HC_CALL_GOTO(run->be->copy_to_host(run->y[kid], run->d_y[kid], sizeof(double) * (size_t)m->num_nodes), cleanup);
-  }
+  HC_CALL_GOTO(hc_run_fetch_nodal(run), cleanup);
   hc_celldata_desc desc;
   hc_run_desc(run, m->vertex_coords, m->C, run->t, &desc);
   HC_CALL_GOTO(hc_celldata_nodes(&desc, run->node_x), cleanup);
@@ -869,15 +843,11 @@ int hc_run_execute(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
   HC_CALL_MPI(MPI_Barrier(comm));
   /* The VTK output is not part of the run's time. */
   run->total_s = run->steps_done > 0 ? hc_wtime() - start - run->vtk_s : 0.0;
-  if (run->device_assembly) {
-    for (int kid = 0; kid < HC_NUM_KERNELS; kid++)
-      if (run->y[kid])
-        HC_CALL(run->be->copy_to_host(run->y[kid], run->d_y[kid], sizeof(double) * (size_t)run->mesh->num_nodes));
-  }
+  HC_CALL(hc_run_fetch_nodal(run));
   HC_CALL(hc_run_nodal_values(run));
   for (int kid = 0; kid < HC_NUM_KERNELS; kid++) {
     run->chosen[kid] = run->k[kid].variant;
-    if (cfg->enabled[kid] && run->be->chosen_variant) HC_CALL(run->be->chosen_variant(&run->k[kid], &run->chosen[kid]));
+    if (cfg->enabled[kid]) HC_CALL(run->be->chosen_variant(&run->k[kid], &run->chosen[kid]));
   }
   return HC_OK;
 }

@@ -40,14 +40,12 @@ static void hc_device_of(const hc_run *run, char *buf, size_t n) {
 #if HC_HAVE_OPENMP
   if (run->be->openmp_threads) threads = omp_get_max_threads();
 #endif
-  if (run->be->device_name) {
-    char dev[200] = "";
-    if (run->be->device_name(dev, sizeof(dev)) == HC_OK) {
-      snprintf(buf, n, "%s", dev);
-      return;
-    }
-    hc_error_clear();
+  char dev[200] = "";
+  if (run->be->device_name(dev, sizeof(dev)) == HC_OK) {
+    snprintf(buf, n, "%s", dev);
+    return;
   }
+  hc_error_clear(); /* a host backend: the host it runs on */
   snprintf(buf, n, "%s, %d thread%s", cpu, threads, threads == 1 ? "" : "s");
 }
 
@@ -80,7 +78,6 @@ static void hc_run_roofline(const hc_run *run, int64_t halo_bytes, double bytes[
       .reduction_bytes = (int)sizeof(double) * 3 * (run->cfg.deterministic ? HC_XSUM_LIMBS + 1 : 1),
       .is_device = run->be->is_device,
       .device_assembly = run->device_assembly,
-      .u_upload = run->u_upload,
   };
   hc_step_bytes b;
   hc_step_bytes_of(&p, &b);

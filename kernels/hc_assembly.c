@@ -1,4 +1,5 @@
-/* Host assembly by colours: cells of one colour share no node, so each colour is a parallel loop. */
+/* Host assembly by colours: cells of one colour share no node, so each colour is a parallel loop (or, for the
+   serial backend, a plain one in the same order). */
 #include "kernels/hc_assembly.h"
 
 #include <math.h>
@@ -42,41 +43,41 @@ int hc_coloring_destroy(hc_coloring **coloring) {
 
 /* The assembly loops for one scalar type T and one layout: entry (c, q) of an array with `inner`
    entries per cell sits at IDX(c, q). */
-#define HC_ASSEMBLY_DEF(SUFFIX, T, IDX)                                                                           \
-  static void hc_assemble_vector_##SUFFIX(const hc_coloring *col, int L, const T *out, const int32_t *cell_nodes, \
-                                          double *y) {                                                            \
-    const int64_t C = col->C, inner = L;                                                                          \
-    (void)C, (void)inner;                                                                                         \
-    for (int k = 0; k < 8; k++) {                                                                                 \
-      HC_OMP_PARALLEL_FOR for (int64_t i = col->start[k]; i < col->start[k + 1]; i++) {                           \
-        const int64_t c = col->cells[i];                                                                          \
-        const int32_t *nodes = cell_nodes + c * L;                                                                \
-        for (int l = 0; l < L; l++) y[nodes[l]] += (double)out[IDX(c, l)];                                        \
-      }                                                                                                           \
-    }                                                                                                             \
-  }                                                                                                               \
-  static void hc_assemble_apply_##SUFFIX(const hc_coloring *col, int L, const T *A, const int32_t *cell_nodes,    \
-                                         const double *u, double *y, double *abs_y) {                             \
-    const int64_t C = col->C, inner = (int64_t)L * L;                                                             \
-    (void)C, (void)inner;                                                                                         \
-    for (int k = 0; k < 8; k++) {                                                                                 \
-      HC_OMP_PARALLEL_FOR for (int64_t i = col->start[k]; i < col->start[k + 1]; i++) {                           \
-        const int64_t c = col->cells[i];                                                                          \
-        const int32_t *nodes = cell_nodes + c * L;                                                                \
-        double uc[HC_ASSEMBLY_MAX_L];                                                                             \
-        for (int r = 0; r < L; r++) uc[r] = u[nodes[r]];                                                          \
-        for (int l = 0; l < L; l++) {                                                                             \
-          double s = 0, sa = 0;                                                                                   \
-          for (int r = 0; r < L; r++) {                                                                           \
-            double t = (double)A[IDX(c, (int64_t)l * L + r)] * uc[r];                                             \
-            s += t;                                                                                               \
-            sa += fabs(t);                                                                                        \
-          }                                                                                                       \
-          y[nodes[l]] += s;                                                                                       \
-          if (abs_y) abs_y[nodes[l]] += sa;                                                                       \
-        }                                                                                                         \
-      }                                                                                                           \
-    }                                                                                                             \
+#define HC_ASSEMBLY_DEF(SUFFIX, T, IDX)                                                                          \
+  static void hc_assemble_vector_##SUFFIX(const hc_coloring *col, int threaded, int L, const T *out,             \
+                                          const int32_t *cell_nodes, double *y) {                                \
+    const int64_t C = col->C, inner = L;                                                                         \
+    (void)C, (void)inner, (void)threaded;                                                                        \
+    for (int k = 0; k < 8; k++) {                                                                                \
+      HC_OMP_PARALLEL_FOR_IF(threaded) for (int64_t i = col->start[k]; i < col->start[k + 1]; i++) {             \
+        const int64_t c = col->cells[i];                                                                         \
+        const int32_t *nodes = cell_nodes + c * L;                                                               \
+        for (int l = 0; l < L; l++) y[nodes[l]] += (double)out[IDX(c, l)];                                       \
+      }                                                                                                          \
+    }                                                                                                            \
+  }                                                                                                              \
+  static void hc_assemble_apply_##SUFFIX(const hc_coloring *col, int threaded, int L, const T *A,                \
+                                         const int32_t *cell_nodes, const double *u, double *y, double *abs_y) { \
+    const int64_t C = col->C, inner = (int64_t)L * L;                                                            \
+    (void)C, (void)inner, (void)threaded;                                                                        \
+    for (int k = 0; k < 8; k++) {                                                                                \
+      HC_OMP_PARALLEL_FOR_IF(threaded) for (int64_t i = col->start[k]; i < col->start[k + 1]; i++) {             \
+        const int64_t c = col->cells[i];                                                                         \
+        const int32_t *nodes = cell_nodes + c * L;                                                               \
+        double uc[HC_ASSEMBLY_MAX_L];                                                                            \
+        for (int r = 0; r < L; r++) uc[r] = u[nodes[r]];                                                         \
+        for (int l = 0; l < L; l++) {                                                                            \
+          double s = 0, sa = 0;                                                                                  \
+          for (int r = 0; r < L; r++) {                                                                          \
+            double t = (double)A[IDX(c, (int64_t)l * L + r)] * uc[r];                                            \
+            s += t;                                                                                              \
+            sa += fabs(t);                                                                                       \
+          }                                                                                                      \
+          y[nodes[l]] += s;                                                                                      \
+          if (abs_y) abs_y[nodes[l]] += sa;                                                                      \
+        }                                                                                                        \
+      }                                                                                                          \
+    }                                                                                                            \
   }
 
 /* Nodes per cell the apply's gather buffer holds: order 8 hexahedra. */
@@ -88,26 +89,47 @@ HC_ASSEMBLY_DEF(f64_minor, double, HC_IDX_MINOR)
 HC_ASSEMBLY_DEF(f32_major, float, HC_IDX_MAJOR)
 HC_ASSEMBLY_DEF(f32_minor, float, HC_IDX_MINOR)
 
-int hc_assemble_vector(const hc_coloring *col, int L, hc_layout layout, hc_precision precision, const void *out,
-                       const int32_t *cell_nodes, double *y) {
+/* The loops of layout and precision, on OpenMP's threads where threaded is nonzero (and OpenMP is built). */
+static int hc_assemble_vector_run(const hc_coloring *col, int threaded, int L, hc_layout layout, hc_precision precision,
+                                  const void *out, const int32_t *cell_nodes, double *y) {
   const int minor = layout == HC_LAYOUT_CELL_MINOR;
   if (precision == HC_FLOAT) {
-    (minor ? hc_assemble_vector_f32_minor : hc_assemble_vector_f32_major)(col, L, out, cell_nodes, y);
+    (minor ? hc_assemble_vector_f32_minor : hc_assemble_vector_f32_major)(col, threaded, L, out, cell_nodes, y);
   } else {
-    (minor ? hc_assemble_vector_f64_minor : hc_assemble_vector_f64_major)(col, L, out, cell_nodes, y);
+    (minor ? hc_assemble_vector_f64_minor : hc_assemble_vector_f64_major)(col, threaded, L, out, cell_nodes, y);
   }
   return HC_OK;
 }
 
-int hc_assemble_apply(const hc_coloring *col, int L, hc_layout layout, hc_precision precision, const void *A,
-                      const int32_t *cell_nodes, const double *u, double *y, double *abs_y) {
+static int hc_assemble_apply_run(const hc_coloring *col, int threaded, int L, hc_layout layout, hc_precision precision,
+                                 const void *A, const int32_t *cell_nodes, const double *u, double *y, double *abs_y) {
   HC_CHECK(L >= 1 && L <= HC_ASSEMBLY_MAX_L, HC_ERR_INPUT, "assembly supports 1 to %d nodes per cell, got %d",
            HC_ASSEMBLY_MAX_L, L);
   const int minor = layout == HC_LAYOUT_CELL_MINOR;
   if (precision == HC_FLOAT) {
-    (minor ? hc_assemble_apply_f32_minor : hc_assemble_apply_f32_major)(col, L, A, cell_nodes, u, y, abs_y);
+    (minor ? hc_assemble_apply_f32_minor : hc_assemble_apply_f32_major)(col, threaded, L, A, cell_nodes, u, y, abs_y);
   } else {
-    (minor ? hc_assemble_apply_f64_minor : hc_assemble_apply_f64_major)(col, L, A, cell_nodes, u, y, abs_y);
+    (minor ? hc_assemble_apply_f64_minor : hc_assemble_apply_f64_major)(col, threaded, L, A, cell_nodes, u, y, abs_y);
   }
   return HC_OK;
+}
+
+int hc_assemble_vector(const hc_coloring *col, int L, hc_layout layout, hc_precision precision, const void *out,
+                       const int32_t *cell_nodes, double *y) {
+  return hc_assemble_vector_run(col, 1, L, layout, precision, out, cell_nodes, y);
+}
+
+int hc_assemble_vector_serial(const hc_coloring *col, int L, hc_layout layout, hc_precision precision, const void *out,
+                              const int32_t *cell_nodes, double *y) {
+  return hc_assemble_vector_run(col, 0, L, layout, precision, out, cell_nodes, y);
+}
+
+int hc_assemble_apply(const hc_coloring *col, int L, hc_layout layout, hc_precision precision, const void *A,
+                      const int32_t *cell_nodes, const double *u, double *y, double *abs_y) {
+  return hc_assemble_apply_run(col, 1, L, layout, precision, A, cell_nodes, u, y, abs_y);
+}
+
+int hc_assemble_apply_serial(const hc_coloring *col, int L, hc_layout layout, hc_precision precision, const void *A,
+                             const int32_t *cell_nodes, const double *u, double *y, double *abs_y) {
+  return hc_assemble_apply_run(col, 0, L, layout, precision, A, cell_nodes, u, y, abs_y);
 }

@@ -14,7 +14,7 @@ extern "C" {
 
 /* The cells of a structured block split into 8 colours by the parity of their (i,j,k) index, so that
    cells of one colour share no node and can be assembled in parallel without atomics. */
-typedef struct {
+typedef struct hc_coloring {
   int64_t C;
   int64_t start[9]; /* cells of colour k: cells[start[k] .. start[k+1]-1] */
   int64_t *cells;   /* cells: [C], ordered by colour */
@@ -25,15 +25,20 @@ int hc_coloring_create(int64_t C, const int64_t *cell_index, hc_coloring **color
 int hc_coloring_destroy(hc_coloring **coloring);
 
 /* y[cell_nodes[c][l]] += out[c,l] for every cell. out: [C][L] in layout and precision (host memory);
-   cell_nodes: [C][L]; y: nodal vector in double. Parallel over cells of one colour with OpenMP. */
+   cell_nodes: [C][L]; y: nodal vector in double. Parallel over cells of one colour with OpenMP where it is
+   built; the _serial form runs the same loops, in the same order, on the calling thread alone (same result). */
 int hc_assemble_vector(const hc_coloring *col, int L, hc_layout layout, hc_precision precision, const void *out,
                        const int32_t *cell_nodes, double *y);
+int hc_assemble_vector_serial(const hc_coloring *col, int L, hc_layout layout, hc_precision precision, const void *out,
+                              const int32_t *cell_nodes, double *y);
 
 /* y[cell_nodes[c][l]] += sum_r A[c,l,r] u[cell_nodes[c][r]] for every cell. A: [C][L][L] in layout and
    precision (host memory); u, y: nodal vectors in double. With abs_y non-NULL, also accumulates
-   sum_r |A[c,l,r] u[...]| there (the scale of the patch test's tolerance). */
+   sum_r |A[c,l,r] u[...]| there (the scale of the patch test's tolerance). Threads as hc_assemble_vector. */
 int hc_assemble_apply(const hc_coloring *col, int L, hc_layout layout, hc_precision precision, const void *A,
                       const int32_t *cell_nodes, const double *u, double *y, double *abs_y);
+int hc_assemble_apply_serial(const hc_coloring *col, int L, hc_layout layout, hc_precision precision, const void *A,
+                             const int32_t *cell_nodes, const double *u, double *y, double *abs_y);
 
 #ifdef __cplusplus
 }

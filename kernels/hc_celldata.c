@@ -62,7 +62,6 @@ int hc_celldata_fill(const hc_backend *backend, const hc_celldata_desc *desc, hc
   HC_CHECK(backend, HC_ERR_INPUT, "cell data: no backend");
   HC_CALL(hc_celldata_contract(desc, kernel, &k));
   HC_CHECK(left && right, HC_ERR_INPUT, "cell data: %s needs both a left and a right array", hc_kernel_name(kernel));
-  HC_CHECK(backend->celldata, HC_ERR_UNSUPPORTED, "backend %s does not compute cell data", backend->name);
   return backend->celldata(desc, kernel, left, right);
 }
 

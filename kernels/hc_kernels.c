@@ -1,11 +1,15 @@
 /* Backend-independent parts of the contraction interface: names, shapes, cost model, layout
-   conversion and the backend registry. */
+   conversion, and the backend registry that completes each backend's table with the core's defaults. */
+#define _POSIX_C_SOURCE 200809L
 #include "kernels/hc_kernels.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "hc_config.h"
+#include "kernels/hc_assembly.h"
 
 #define HC_KERNEL_NAME(id, name) #name,
 const char *const hc_kernel_names[HC_NUM_KERNELS] = {HC_KERNEL_LIST(HC_KERNEL_NAME)};
@@ -367,8 +371,175 @@ static const hc_backend *const hc_backend_tables[HC_NUM_BACKENDS] = {HC_BACKEND_
 static const char *const hc_backend_options[HC_NUM_BACKENDS] = {HC_BACKEND_LIST(HC_BACKEND_OPTION)};
 #undef HC_BACKEND_OPTION
 
+/* The core's defaults for what a backend's own table leaves NULL (see hc_backend). Host memory first: for host
+   backends only. */
+static int hc_host_alloc(size_t bytes, void **ptr) {
+  *ptr = NULL;
+  if (bytes == 0) return HC_OK;
+  /* 64-byte alignment for vector loads; aligned_alloc wants a multiple of the alignment. */
+  size_t rounded = (bytes + 63) / 64 * 64;
+  void *p = aligned_alloc(64, rounded);
+  HC_CHECK(p, HC_ERR_RESOURCE, "out of host memory allocating %zu bytes", bytes);
+  *ptr = p;
+  return HC_OK;
+}
+
+static int hc_host_free(void *ptr) {
+  free(ptr);
+  return HC_OK;
+}
+
+static int hc_host_copy(void *dst, const void *src, size_t bytes) {
+  if (bytes) memmove(dst, src, bytes);
+  return HC_OK;
+}
+
+static int hc_host_synchronize(void) {
+  return HC_OK;
+}
+
+static int hc_host_mem_zero(void *ptr, size_t bytes) {
+  if (bytes) memset(ptr, 0, bytes);
+  return HC_OK;
+}
+
+static int hc_host_gather(const double *x, const int32_t *idx, int64_t n, double *buf) {
+  for (int64_t i = 0; i < n; i++) buf[i] = x[idx[i]];
+  return HC_OK;
+}
+
+static int hc_host_scatter(const double *buf, const int32_t *idx, int64_t n, double *x) {
+  for (int64_t i = 0; i < n; i++) x[idx[i]] = buf[i];
+  return HC_OK;
+}
+
+static int hc_host_waxpy(int64_t n, double a, const double *x, const double *y, double *w) {
+  for (int64_t i = 0; i < n; i++) w[i] = a * x[i] + y[i];
+  return HC_OK;
+}
+
+/* Host assembly on one core, cells in colour order (kernels/hc_assembly.h). */
+static int hc_host_assemble_vector(const hc_contract *k, const hc_coloring *col, const void *out,
+                                   const int32_t *cell_nodes, double *y) {
+  return hc_assemble_vector_serial(col, k->L, k->layout, k->precision, out, cell_nodes, y);
+}
+
+static int hc_host_assemble_apply(const hc_contract *k, const hc_coloring *col, const void *A,
+                                  const int32_t *cell_nodes, const double *u, double *y) {
+  return hc_assemble_apply_serial(col, k->L, k->layout, k->precision, A, cell_nodes, u, y, NULL);
+}
+
+/* The wall clock (as app/hc_timer.h's hc_wtime): a host backend's work is done when its call returns. */
+static double hc_timer_t0;
+
+static double hc_clock_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int hc_clock_timer_start(void) {
+  hc_timer_t0 = hc_clock_s();
+  return HC_OK;
+}
+
+static int hc_clock_timer_stop(double *seconds) {
+  *seconds = hc_clock_s() - hc_timer_t0;
+  return HC_OK;
+}
+
+/* Defaults for every backend. */
+static int hc_no_device_name(char *buf, size_t size) {
+  if (size) buf[0] = '\0';
+  return HC_ERROR(HC_ERR_UNSUPPORTED, "the backend computes on the host and names no device");
+}
+
+static int hc_no_device_count(int *count) {
+  *count = 0;
+  return HC_OK;
+}
+
+static int hc_no_device_select(int device) {
+  return HC_ERROR(HC_ERR_INPUT, "no device %d: the backend computes on the host", device);
+}
+
+static int hc_no_device_memory(size_t *free_bytes, size_t *total_bytes) {
+  *free_bytes = *total_bytes = 0;
+  return HC_ERROR(HC_ERR_UNSUPPORTED, "the backend computes on the host and has no device memory");
+}
+
+static int hc_one_variant(const hc_contract *k, hc_variant *variant) {
+  *variant = k->variant;
+  return HC_OK;
+}
+
+static int hc_no_peak_flops(hc_precision precision, int tensor_cores, double budget_s, double *flops_per_s, char *how,
+                            size_t size) {
+  (void)precision, (void)tensor_cores, (void)budget_s;
+  *flops_per_s = 0;
+  if (size) how[0] = '\0';
+  return HC_ERROR(HC_ERR_UNSUPPORTED, "the backend reports no peak");
+}
+
+static int hc_no_version(char *buf, size_t size) {
+  if (size) buf[0] = '\0';
+  return HC_ERROR(HC_ERR_UNSUPPORTED, "the backend reports no version");
+}
+
+static void hc_no_range_push(const char *name) {
+  (void)name;
+}
+
+static void hc_no_range_pop(void) {}
+
+/* Sets an operation that own leaves NULL: to the default where there is one, else (device backends) it is an
+   error that names the operation. */
+#define HC_DEFAULT(op, value)                                                                                 \
+  do {                                                                                                        \
+    if (!done->op) done->op = (value);                                                                        \
+    HC_CHECK(done->op, HC_ERR_RUNTIME, "backend %s: its table lacks %s, which a device backend must provide", \
+             own->name, #op);                                                                                 \
+  } while (0)
+
+/* own's table completed with the core's defaults into done (see hc_backend). */
+static int hc_backend_complete(const hc_backend *own, hc_backend *done) {
+  *done = *own;
+  HC_CHECK(own->contract && own->supports && own->celldata, HC_ERR_RUNTIME,
+           "backend %s: its table lacks contract, supports or celldata", own->name);
+  const int host = !own->is_device;
+  HC_DEFAULT(mem_alloc, host ? hc_host_alloc : NULL);
+  HC_DEFAULT(mem_free, host ? hc_host_free : NULL);
+  HC_DEFAULT(copy_to_device, host ? hc_host_copy : NULL);
+  HC_DEFAULT(copy_to_host, host ? hc_host_copy : NULL);
+  HC_DEFAULT(synchronize, host ? hc_host_synchronize : NULL);
+  HC_DEFAULT(mem_zero, host ? hc_host_mem_zero : NULL);
+  HC_DEFAULT(mem_copy, host ? hc_host_copy : NULL);
+  HC_DEFAULT(gather, host ? hc_host_gather : NULL);
+  HC_DEFAULT(scatter, host ? hc_host_scatter : NULL);
+  HC_DEFAULT(waxpy, host ? hc_host_waxpy : NULL);
+  HC_DEFAULT(assemble_vector, host ? hc_host_assemble_vector : NULL);
+  HC_DEFAULT(assemble_apply, host ? hc_host_assemble_apply : NULL);
+  HC_DEFAULT(timer_start, host ? hc_clock_timer_start : NULL);
+  HC_DEFAULT(timer_stop, host ? hc_clock_timer_stop : NULL);
+  HC_DEFAULT(device_name, hc_no_device_name);
+  HC_DEFAULT(device_count, hc_no_device_count);
+  HC_DEFAULT(device_select, hc_no_device_select);
+  HC_DEFAULT(device_memory, hc_no_device_memory);
+  HC_DEFAULT(chosen_variant, hc_one_variant);
+  HC_DEFAULT(peak_flops, hc_no_peak_flops);
+  HC_DEFAULT(version, hc_no_version);
+  HC_DEFAULT(range_push, hc_no_range_push);
+  HC_DEFAULT(range_pop, hc_no_range_pop);
+  return HC_OK;
+}
+#undef HC_DEFAULT
+
+/* The completed tables, filled at a backend's first lookup (from the process's main thread). */
+static hc_backend hc_backend_done[HC_NUM_BACKENDS];
+static int hc_backend_ready[HC_NUM_BACKENDS];
+
 int hc_backend_is(const hc_backend *backend, hc_backend_id id) {
-  return id >= 0 && id < HC_NUM_BACKENDS && backend && hc_backend_tables[id] == backend;
+  return id >= 0 && id < HC_NUM_BACKENDS && backend && hc_backend_ready[id] && &hc_backend_done[id] == backend;
 }
 
 int hc_backend_get(hc_backend_id id, const hc_backend **backend) {
@@ -376,7 +547,11 @@ int hc_backend_get(hc_backend_id id, const hc_backend **backend) {
   HC_CHECK(hc_backend_tables[id], HC_ERR_NOT_BUILT,
            "backend '%s' is not built into this binary (reconfigure with -D%s=ON)", hc_backend_names[id],
            hc_backend_options[id]);
-  *backend = hc_backend_tables[id];
+  if (!hc_backend_ready[id]) {
+    HC_CALL(hc_backend_complete(hc_backend_tables[id], &hc_backend_done[id]));
+    hc_backend_ready[id] = 1;
+  }
+  *backend = &hc_backend_done[id];
   return HC_OK;
 }
 

@@ -169,9 +169,19 @@ int hc_layout_convert(const hc_contract *k, hc_array which, hc_layout src_layout
                       void *dst);
 
 /* A backend: a table of function pointers filled with designated initialisers. Pointers passed to a
-   backend's functions live in that backend's memory (host memory for serial and openmp, device
-   memory for cuda). */
+   backend's functions live in that backend's memory (host memory for serial, openmp and intrepid2, device
+   memory for cuda). A backend's own table (hc_backend_<name>) names what is its own; hc_backend_find and
+   hc_backend_get give the table completed by the core (libCEED's "optional operations defaulted by the
+   core"), in which no pointer is NULL, so that callers never test one:
+     every backend provides  contract, supports, celldata;
+     a device backend also   mem_alloc, mem_free, copy_to_device, copy_to_host, synchronize, mem_zero, mem_copy,
+                             gather, scatter, waxpy, assemble_vector, assemble_apply, timer_start, timer_stop
+                             (the core defaults them on host backends only: host memory, one-core assembly by
+                             colours, the wall clock);
+     the rest is optional    (device_*, chosen_variant, peak_flops, version, range_*: see each default below).
+   A backend lacking an operation it must provide is an HC_ERR_RUNTIME at lookup that names it. */
 struct hc_celldata_desc; /* kernels/hc_celldata.h */
+struct hc_coloring;      /* kernels/hc_assembly.h */
 typedef struct hc_backend {
   const char *name;
   const char *description;
@@ -181,64 +191,69 @@ typedef struct hc_backend {
   int (*contract)(const hc_contract *k, const void *left, const void *right, void *out);
   /* Whether k (its variant, shapes, precision) is supported: HC_OK, or HC_ERR_UNSUPPORTED with why. */
   int (*supports)(const hc_contract *k);
+  /* Fills the left and right arrays of kernel from the cells of desc (see hc_celldata_fill). */
+  int (*celldata)(const struct hc_celldata_desc *desc, hc_kernel kernel, void *left, void *right);
+  /* The backend's memory (default: 64-byte aligned host memory, memmove, nothing to wait for). mem_zero zeroes
+     bytes; mem_copy copies bytes between two buffers of the backend's memory with its own copy kernel, queued
+     like a contraction (its bandwidth is the bench's memory roof). */
   int (*mem_alloc)(size_t bytes, void **ptr);
   int (*mem_free)(void *ptr);
   int (*copy_to_device)(void *dst, const void *h_src, size_t bytes);
   int (*copy_to_host)(void *h_dst, const void *src, size_t bytes);
   int (*synchronize)(void);
-  /* Fills the left and right arrays of kernel from the cells of desc (see hc_celldata_fill); NULL when the
-     backend computes no cell data. */
-  int (*celldata)(const struct hc_celldata_desc *desc, hc_kernel kernel, void *left, void *right);
-  /* The device this rank computes on, e.g. "NVIDIA H100 80GB HBM3 (device 0, PCI 0000:19:00.0)"; NULL on the
-     CPU backends, whose device the app describes itself. */
-  int (*device_name)(char *buf, size_t size);
-  /* Optional (NULL on the CPU backends): how many devices this process sees, and choosing the one it
-     uses; device_select is called before any other call of the backend. */
-  int (*device_count)(int *count);
-  int (*device_select)(int device);
-  /* Optional: free and total bytes of the selected device's memory. */
-  int (*device_memory)(size_t *free_bytes, size_t *total_bytes);
-  /* Optional (device backends): assembly in the backend's memory, so that element outputs stay there.
-     assemble_vector: y[cell_nodes[c][l]] += out[c,l] for a DataField k; assemble_apply:
-     y[cell_nodes[c][l]] += sum_r A[c,l,r] u[cell_nodes[c][r]] for a FieldField k with L = R. cell_nodes:
-     [C][L] int32, y and u: nodal vectors of doubles, all in the backend's memory. mem_zero zeroes bytes. */
-  int (*assemble_vector)(const hc_contract *k, const void *out, const int32_t *cell_nodes, double *y);
-  int (*assemble_apply)(const hc_contract *k, const void *A, const int32_t *cell_nodes, const double *u, double *y);
   int (*mem_zero)(void *ptr, size_t bytes);
-  /* Optional (device backends): buf[i] = x[idx[i]] and x[idx[i]] = buf[i] for i < n, doubles, all in the
-     backend's memory: the shared nodes of a nodal vector on their way to and from the halo exchange. */
+  int (*mem_copy)(void *dst, const void *src, size_t bytes);
+  /* buf[i] = x[idx[i]] and x[idx[i]] = buf[i] for i < n, doubles, all in the backend's memory: the shared nodes
+     of a nodal vector on their way to and from the halo exchange (default: host loops). */
   int (*gather)(const double *x, const int32_t *idx, int64_t n, double *buf);
   int (*scatter)(const double *buf, const int32_t *idx, int64_t n, double *x);
-  /* Optional (NULL where a backend has only one algorithm): the variant that runs k, which for auto
-     is the one chosen for k's shape (HC_VARIANT_AUTO while none has been chosen yet). */
-  int (*chosen_variant)(const hc_contract *k, hc_variant *variant);
-  /* Optional, for `hexcontract bench`: copies bytes between two buffers of the backend's memory with the
-     backend's own copy kernel, queued like a contraction (its bandwidth is the bench's memory roof). */
-  int (*mem_copy)(void *dst, const void *src, size_t bytes);
-  /* Optional: the peak flop rate of the device in precision, in flops per second; with tensor_cores
-     nonzero, that of the units a tensor-core variant (tensorcore, cublas) uses, the same as without where
-     there are none. how (size bytes) says where the number comes from (a table or a measurement).
-     budget_s: about how many seconds a measured peak may take (the CPU backends measure it; 0: the bench's
-     thorough default of about 0.3 s per instruction set); a peak from a table ignores it. */
-  int (*peak_flops)(hc_precision precision, int tensor_cores, double budget_s, double *flops_per_s, char *how,
-                    size_t size);
-  /* Optional (NULL: the host clock after synchronize): device-side timing of the work queued between
-     timer_start and timer_stop on the backend's stream (CUDA events); timer_stop waits for that work and
-     gives its seconds. */
+  /* w[i] = a x[i] + y[i] for i < n, doubles in the backend's memory, queued on its stream: the nodal interpolant
+     of a step computed where the assembly uses it (default: a host loop). */
+  int (*waxpy)(int64_t n, double a, const double *x, const double *y, double *w);
+  /* Assembly in the backend's memory, so that element outputs stay there. assemble_vector:
+     y[cell_nodes[c][l]] += out[c,l] for a DataField k; assemble_apply: y[cell_nodes[c][l]] +=
+     sum_r A[c,l,r] u[cell_nodes[c][r]] for a FieldField k with L = R. cell_nodes: [C][L] int32, y and u: nodal
+     vectors of doubles, all in the backend's memory; col: the cells by colour (host memory), for a host
+     backend's parallel loops (a device backend may ignore it). Default: kernels/hc_assembly.h on one core, cells
+     in colour order (the openmp backend names its threaded loops). */
+  int (*assemble_vector)(const hc_contract *k, const struct hc_coloring *col, const void *out,
+                         const int32_t *cell_nodes, double *y);
+  int (*assemble_apply)(const hc_contract *k, const struct hc_coloring *col, const void *A, const int32_t *cell_nodes,
+                        const double *u, double *y);
+  /* Timing of the work queued between timer_start and timer_stop on the backend's stream (CUDA events);
+     timer_stop waits for that work and gives its seconds. Default: the wall clock between the two calls, the
+     host backends' work being done when a call returns. Not nested. */
   int (*timer_start)(void);
   int (*timer_stop)(double *seconds);
-  /* Optional (NULL: nothing beyond the backend's name): the runtime the backend runs on and its versions, e.g.
-     "CUDA runtime 13.0, driver 12.8, 2 devices", for hexcontract --version. Needs no device: one that is
-     missing is said in buf, not an error. */
+  /* The device this rank computes on, e.g. "NVIDIA H100 80GB HBM3 (device 0, PCI 0000:19:00.0)". Default:
+     HC_ERR_UNSUPPORTED, the host backends' device being the host, which the app describes itself. */
+  int (*device_name)(char *buf, size_t size);
+  /* How many devices this process sees, and choosing the one it uses; device_select is called before any other
+     call of a device backend. Default: no device (0; device_select is HC_ERR_INPUT). */
+  int (*device_count)(int *count);
+  int (*device_select)(int device);
+  /* Free and total bytes of the selected device's memory. Default: HC_ERR_UNSUPPORTED. */
+  int (*device_memory)(size_t *free_bytes, size_t *total_bytes);
+  /* The variant that runs k, which for auto is the one chosen for k's shape (HC_VARIANT_AUTO while none has been
+     chosen yet). Default: k->variant (a backend with one algorithm). */
+  int (*chosen_variant)(const hc_contract *k, hc_variant *variant);
+  /* The peak flop rate of the device in precision, in flops per second; with tensor_cores nonzero, that of the
+     units a tensor-core variant (tensorcore, cublas) uses, the same as without where there are none. how (size
+     bytes) says where the number comes from (a table or a measurement). budget_s: about how many seconds a
+     measured peak may take (the CPU backends measure it; 0: the bench's thorough default of about 0.3 s per
+     instruction set); a peak from a table ignores it. Default: HC_ERR_UNSUPPORTED, "the backend reports no
+     peak". */
+  int (*peak_flops)(hc_precision precision, int tensor_cores, double budget_s, double *flops_per_s, char *how,
+                    size_t size);
+  /* The runtime the backend runs on and its versions, e.g. "CUDA runtime 13.0, driver 12.8, 2 devices", for
+     hexcontract --version. Needs no device: one that is missing is said in buf, not an error. Default:
+     HC_ERR_UNSUPPORTED (nothing beyond the backend's description). */
   int (*version)(char *buf, size_t size);
-  /* Optional (NULL: none): opens and closes a named range on a profiler's timeline (NVTX on CUDA, so that an
-     nsys timeline shows the step's phases and kernels), nested like a stack. Near-free when no profiler is
-     attached. name is copied by the profiler. */
+  /* Opens and closes a named range on a profiler's timeline (NVTX on CUDA, so that an nsys timeline shows the
+     step's phases and kernels), nested like a stack. Near-free when no profiler is attached. name is copied by
+     the profiler. Default: nothing. */
   void (*range_push)(const char *name);
   void (*range_pop)(void);
-  /* Optional (device backends): w[i] = a x[i] + y[i] for i < n, doubles in the backend's memory, queued on its
-     stream: the nodal interpolant of a step computed where the assembly uses it. */
-  int (*waxpy)(int64_t n, double a, const double *x, const double *y, double *w);
 } hc_backend;
 
 /* Names of every backend hexcontract knows, built or not (HC_BACKEND_LIST): "serial", "openmp", "cuda",
@@ -246,8 +261,8 @@ typedef struct hc_backend {
 extern const char *const hc_backend_names[HC_NUM_BACKENDS];
 extern const int hc_num_backend_names;
 
-/* Looks a backend up by name. A known backend that was not built gives HC_ERR_NOT_BUILT
-   ("not built into this binary"); an unknown name gives HC_ERR_INPUT. */
+/* Looks a backend up by name and gives its completed table (no NULL pointer; see hc_backend). A known backend
+   that was not built gives HC_ERR_NOT_BUILT ("not built into this binary"); an unknown name gives HC_ERR_INPUT. */
 int hc_backend_find(const char *name, const hc_backend **backend);
 
 /* The same by id: hc_backend_get(HC_BACKEND_SERIAL, &b) is the serial reference. */
@@ -259,7 +274,8 @@ int hc_backend_is(const hc_backend *backend, hc_backend_id id);
 /* Validates k, asks the backend whether it supports k, then runs it. */
 int hc_contract_apply(const hc_backend *backend, const hc_contract *k, const void *left, const void *right, void *out);
 
-/* The backends' tables, each defined by its backend when it is built (see hc_backend_find). */
+/* The backends' own tables, each defined by its backend when it is built: what is its own, the rest NULL.
+   Callers use the completed table of hc_backend_find or hc_backend_get instead. */
 #define HC_BACKEND_TABLE_DECLARE(id, name, built, option) extern const hc_backend hc_backend_##name;
 HC_BACKEND_LIST(HC_BACKEND_TABLE_DECLARE)
 #undef HC_BACKEND_TABLE_DECLARE

@@ -2,7 +2,8 @@
    summed into a nodal vector and FieldField outputs applied element by element, y = sum_c P_c^T A_c P_c u, on
    structured blocks of order 1 to 3, both layouts and precisions. Entries are small integers, so that every sum
    is exact whatever its order and the comparison is bitwise. Also the colouring: every cell once, and no two
-   cells of a colour sharing a node. */
+   cells of a colour sharing a node; the serial forms; and the assembly of every built host backend's table
+   (hc_backend.assemble_*), whose other operations the core completes (no NULL pointer). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -113,9 +114,49 @@ static void test_coloring(void **state) {
   block_free(&b);
 }
 
-/* hc_assemble_vector and hc_assemble_apply against the plain loops, every order 1..3, layout and precision. */
+/* hc_assemble_vector and hc_assemble_apply against the plain loops, every order 1..3, layout and precision; their
+   _serial forms, and with be non-NULL a host backend's table's assembly, against the same. */
+static void check_against_plain_loops(const hc_backend *be);
+
 static void test_against_plain_loops(void **state) {
   (void)state;
+  check_against_plain_loops(NULL);
+}
+
+/* Each built host backend's completed table: no NULL operation, and its assembly is the host's. */
+static void test_backend_tables(void **state) {
+  (void)state;
+  for (int i = 0; i < HC_NUM_BACKENDS; i++) {
+    const hc_backend *be = NULL;
+    if (hc_backend_get((hc_backend_id)i, &be) != HC_OK) continue; /* not built */
+    const void *ops[] = {
+        (const void *)be->contract,       (const void *)be->supports,        (const void *)be->celldata,
+        (const void *)be->mem_alloc,      (const void *)be->mem_free,        (const void *)be->copy_to_device,
+        (const void *)be->copy_to_host,   (const void *)be->synchronize,     (const void *)be->mem_zero,
+        (const void *)be->mem_copy,       (const void *)be->gather,          (const void *)be->scatter,
+        (const void *)be->waxpy,          (const void *)be->assemble_vector, (const void *)be->assemble_apply,
+        (const void *)be->timer_start,    (const void *)be->timer_stop,      (const void *)be->device_name,
+        (const void *)be->device_count,   (const void *)be->device_select,   (const void *)be->device_memory,
+        (const void *)be->chosen_variant, (const void *)be->peak_flops,      (const void *)be->version,
+        (const void *)be->range_push,     (const void *)be->range_pop};
+    for (size_t o = 0; o < sizeof(ops) / sizeof(ops[0]); o++) {
+      if (!ops[o]) print_error("backend %s: operation %zu of the completed table is NULL\n", be->name, o);
+      assert_non_null(ops[o]);
+    }
+    assert_true(hc_backend_is(be, (hc_backend_id)i));
+    if (be->is_device) continue;
+    int count = -1;
+    assert_int_equal(be->device_count(&count), HC_OK);
+    assert_int_equal(count, 0);
+    double seconds = -1;
+    assert_int_equal(be->timer_start(), HC_OK);
+    assert_int_equal(be->timer_stop(&seconds), HC_OK);
+    assert_true(seconds >= 0);
+    check_against_plain_loops(be);
+  }
+}
+
+static void check_against_plain_loops(const hc_backend *be) {
   for (int p = 1; p <= 3; p++) {
     block b;
     block_make(&b, 3, 2, 4 - p, p, 0, 1, 0);
@@ -137,6 +178,17 @@ static void test_against_plain_loops(void **state) {
         for (int64_t c = 0; c < b.C; c++)
           for (int l = 0; l < L; l++) want[b.cell_nodes[c * L + l]] += outd[at(layout, b.C, L, c, l)];
         assert_memory_equal(y, want, sizeof(*y) * b.N);
+        for (int64_t n = 0; n < b.N; n++) y[n] = (double)(n % 5);
+        assert_int_equal(hc_assemble_vector_serial(col, L, layout, precision, out, b.cell_nodes, y), HC_OK);
+        assert_memory_equal(y, want, sizeof(*y) * b.N);
+        if (be) {
+          hc_contract k;
+          hc_contract_init(&k, HC_DATAFIELD_SCALAR);
+          k.C = b.C, k.L = L, k.layout = layout, k.precision = precision;
+          for (int64_t n = 0; n < b.N; n++) y[n] = (double)(n % 5);
+          assert_int_equal(be->assemble_vector(&k, col, out, b.cell_nodes, y), HC_OK);
+          assert_memory_equal(y, want, sizeof(*y) * b.N);
+        }
         memset(y, 0, sizeof(*y) * b.N), memset(want, 0, sizeof(*want) * b.N);
         assert_int_equal(hc_assemble_apply(col, L, layout, precision, A, b.cell_nodes, u, y, ya), HC_OK);
         for (int64_t c = 0; c < b.C; c++) {
@@ -152,10 +204,22 @@ static void test_against_plain_loops(void **state) {
           print_error("apply differs: p=%d prec=%d layout=%d\n", p, prec, lay);
         assert_memory_equal(y, want, sizeof(*y) * b.N);
         assert_memory_equal(ya, wanta, sizeof(*ya) * b.N);
-        /* without abs_y */
+        /* without abs_y, and serially */
         memset(y, 0, sizeof(*y) * b.N);
         assert_int_equal(hc_assemble_apply(col, L, layout, precision, A, b.cell_nodes, u, y, NULL), HC_OK);
         assert_memory_equal(y, want, sizeof(*y) * b.N);
+        memset(y, 0, sizeof(*y) * b.N), memset(ya, 0, sizeof(*ya) * b.N);
+        assert_int_equal(hc_assemble_apply_serial(col, L, layout, precision, A, b.cell_nodes, u, y, ya), HC_OK);
+        assert_memory_equal(y, want, sizeof(*y) * b.N);
+        assert_memory_equal(ya, wanta, sizeof(*ya) * b.N);
+        if (be) {
+          hc_contract k;
+          hc_contract_init(&k, HC_FIELDFIELD_SCALAR);
+          k.C = b.C, k.L = k.R = L, k.layout = layout, k.precision = precision;
+          memset(y, 0, sizeof(*y) * b.N);
+          assert_int_equal(be->assemble_apply(&k, col, A, b.cell_nodes, u, y), HC_OK);
+          assert_memory_equal(y, want, sizeof(*y) * b.N);
+        }
         free(out), free(outd), free(A), free(Ad), free(u), free(y), free(want), free(ya), free(wanta);
       }
     }
@@ -168,6 +232,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_coloring),
       cmocka_unit_test(test_against_plain_loops),
+      cmocka_unit_test(test_backend_tables),
   };
   return cmocka_run_group_tests_name("assembly", tests, NULL, NULL);
 }

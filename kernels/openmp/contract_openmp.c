@@ -1,12 +1,13 @@
-/* The OpenMP backend: the contractions on the host's cores, parallel over cells and vectorised. */
+/* The OpenMP backend: the contractions on the host's cores, parallel over cells and vectorised, and the host
+   assembly on the same threads; its memory and timer are the core's host defaults (hc_backend). */
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
 
 #include "kernels/hc_kernels.h"
+#include "kernels/hc_assembly.h"
 #include "kernels/hc_celldata.h"
 #include "kernels/openmp/bench_openmp.h"
-#include "kernels/serial/hc_host_memory.h"
 
 /* Cells per block in the cell-minor DataData loop: rows of 8 KiB (double), long enough for the prefetchers. */
 #define HC_OMP_CB_DD 1024
@@ -110,6 +111,17 @@ static int hc_contract_openmp(const hc_contract *k, const void *left, const void
   return HC_OK;
 }
 
+/* Host assembly on OpenMP's threads, one colour at a time (kernels/hc_assembly.h). */
+static int hc_assemble_vector_openmp(const hc_contract *k, const hc_coloring *col, const void *out,
+                                     const int32_t *cell_nodes, double *y) {
+  return hc_assemble_vector(col, k->L, k->layout, k->precision, out, cell_nodes, y);
+}
+
+static int hc_assemble_apply_openmp(const hc_contract *k, const hc_coloring *col, const void *A,
+                                    const int32_t *cell_nodes, const double *u, double *y) {
+  return hc_assemble_apply(col, k->L, k->layout, k->precision, A, cell_nodes, u, y, NULL);
+}
+
 static int hc_supports_openmp(const hc_contract *k) {
   return hc_variant_check(k->variant, HC_BACKEND_OPENMP);
 }
@@ -121,14 +133,10 @@ const hc_backend hc_backend_openmp = {
     .openmp_threads = 1,
     .contract = hc_contract_openmp,
     .supports = hc_supports_openmp,
-    .mem_alloc = hc_host_alloc,
-    .mem_free = hc_host_free,
-    .copy_to_device = hc_host_copy,
-    .copy_to_host = hc_host_copy,
-    .synchronize = hc_host_synchronize,
     .celldata = hc_celldata_fill_openmp,
-    .chosen_variant = NULL,
     .mem_copy = hc_mem_copy_openmp,
+    .assemble_vector = hc_assemble_vector_openmp,
+    .assemble_apply = hc_assemble_apply_openmp,
     .peak_flops = hc_peak_flops_openmp,
     .version = hc_openmp_version,
 };
