@@ -140,7 +140,8 @@ static void hc_config_from_deck(const hc_deck *deck, hc_run_config *cfg) {
   }
   cfg->gpu_binding = deck->gpu.binding == HC_DECK_BINDING_NODE_LOCAL;
   cfg->num_device_ids = deck->gpu.num_device_ids;
-  for (int i = 0; i < deck->gpu.num_device_ids && i < 64; i++) cfg->device_ids[i] = deck->gpu.device_ids[i];
+  for (int i = 0; i < deck->gpu.num_device_ids && i < HC_DECK_MAX_DEVICE_IDS; i++)
+    cfg->device_ids[i] = deck->gpu.device_ids[i];
 }
 
 /* Copies the last error's message and raises it again as an error of deck key (HC_DECK_ERROR). */
@@ -599,7 +600,7 @@ int hc_main_run(int argc, char **argv) {
     }
   }
   hc_results_destroy(&res);
-  hc_run_free(&run);
+  hc_run_destroy(&run);
   /* A run whose results are out but whose MPI_Finalize fails says so on its rank and exits 1. */
   err = hc_run_mpi_finalize();
   hc_app_report_error(err);

@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include "app/hc_measure.h"
+#include "io/hc_deck.h"
 #include "io/hc_vtk.h"
 #include "kernels/hc_assembly.h"
 #include "kernels/hc_basis.h"
@@ -43,7 +44,7 @@ typedef struct {
   hc_vtk_names vtk_names;                  /* their file names */
   int gpu_binding;                         /* 1: each rank picks a device by its node-local rank */
   int num_device_ids;                      /* devices to pick from (0: all the node has) */
-  int device_ids[64];
+  int device_ids[HC_DECK_MAX_DEVICE_IDS];  /* gpu.device_ids */
 } hc_run_config;
 
 /* Phases of a step, timed separately (seconds summed over the timed steps). */
@@ -146,8 +147,8 @@ typedef struct {
    On return run holds the timers, checks and values (for the summary and the results file). */
 int hc_run_execute(MPI_Comm comm, const hc_run_config *cfg, hc_run *run);
 
-/* Releases what hc_run_execute allocated. Collective. */
-void hc_run_free(hc_run *run);
+/* Releases what hc_run_execute allocated, setting the pointers it frees to NULL. Collective. */
+void hc_run_destroy(hc_run *run);
 
 /* One rank's memory for a run, with the largest block of the decomposition. */
 typedef struct {

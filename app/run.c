@@ -298,7 +298,7 @@ static int hc_run_setup(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
   return HC_OK;
 }
 
-void hc_run_free(hc_run *run) {
+void hc_run_destroy(hc_run *run) {
   const hc_backend *be = run->be;
   if (be) {
     /* The mirrors of a device's memory; on the host they are the host's arrays (hc_run_setup). */

@@ -106,21 +106,21 @@ __global__ void __launch_bounds__(kThreads)
 
 }  // namespace
 
-extern "C" int hc_cuda_waxpy(int64_t n, double a, const double *d_x, const double *d_y, double *d_w) {
+extern "C" int hc_waxpy_cuda(int64_t n, double a, const double *d_x, const double *d_y, double *d_w) {
   if (n <= 0) return HC_OK;
   waxpy<<<hc_cuda_grid((n + kThreads - 1) / kThreads), kThreads, 0, hc_cuda_stream()>>>(n, a, d_x, d_y, d_w);
   HC_CALL_CUDA_LAUNCH(cudaGetLastError(), "waxpy");
   return HC_OK;
 }
 
-extern "C" int hc_cuda_gather(const double *d_x, const int32_t *d_idx, int64_t n, double *d_buf) {
+extern "C" int hc_gather_cuda(const double *d_x, const int32_t *d_idx, int64_t n, double *d_buf) {
   if (n <= 0) return HC_OK;
   gather<<<hc_cuda_grid((n + kThreads - 1) / kThreads), kThreads, 0, hc_cuda_stream()>>>(d_x, d_idx, n, d_buf);
   HC_CALL_CUDA_LAUNCH(cudaGetLastError(), "gather");
   return HC_OK;
 }
 
-extern "C" int hc_cuda_scatter(const double *d_buf, const int32_t *d_idx, int64_t n, double *d_x) {
+extern "C" int hc_scatter_cuda(const double *d_buf, const int32_t *d_idx, int64_t n, double *d_x) {
   if (n <= 0) return HC_OK;
   scatter<<<hc_cuda_grid((n + kThreads - 1) / kThreads), kThreads, 0, hc_cuda_stream()>>>(d_buf, d_idx, n, d_x);
   HC_CALL_CUDA_LAUNCH(cudaGetLastError(), "scatter");
@@ -152,7 +152,7 @@ extern "C" int hc_assemble_apply_cuda(const hc_contract *k, const void *d_A, con
   return HC_OK;
 }
 
-extern "C" int hc_cuda_mem_zero(void *d_ptr, size_t bytes) {
+extern "C" int hc_mem_zero_cuda(void *d_ptr, size_t bytes) {
   if (bytes) HC_CALL_CUDA(cudaMemsetAsync(d_ptr, 0, bytes, hc_cuda_stream()));
   return HC_OK;
 }

@@ -29,7 +29,7 @@ cudaEvent_t timer_events[2] = {nullptr, nullptr};
 
 }  // namespace
 
-extern "C" int hc_cuda_mem_copy(void *d_dst, const void *d_src, size_t bytes) {
+extern "C" int hc_mem_copy_cuda(void *d_dst, const void *d_src, size_t bytes) {
   if (bytes == 0) return HC_OK;
   const cudaStream_t stream = hc_cuda_stream();
   const bool aligned = ((uintptr_t)d_dst % 16 == 0) && ((uintptr_t)d_src % 16 == 0);
@@ -47,7 +47,7 @@ extern "C" int hc_cuda_mem_copy(void *d_dst, const void *d_src, size_t bytes) {
   return HC_OK;
 }
 
-extern "C" int hc_cuda_peak_flops(hc_precision precision, int tensor_cores, double budget_s, double *flops_per_s,
+extern "C" int hc_peak_flops_cuda(hc_precision precision, int tensor_cores, double budget_s, double *flops_per_s,
                                   char *how, size_t size) {
   const cudaDeviceProp *props = nullptr;
   int device = 0, clock_khz = 0;
@@ -68,7 +68,7 @@ extern "C" int hc_cuda_peak_flops(hc_precision precision, int tensor_cores, doub
   return HC_OK;
 }
 
-extern "C" int hc_cuda_timer_start(void) {
+extern "C" int hc_timer_start_cuda(void) {
   for (int i = 0; i < 2; i++) {
     if (!timer_events[i]) HC_CALL_CUDA(cudaEventCreate(&timer_events[i]));
   }
@@ -76,7 +76,7 @@ extern "C" int hc_cuda_timer_start(void) {
   return HC_OK;
 }
 
-extern "C" int hc_cuda_timer_stop(double *seconds) {
+extern "C" int hc_timer_stop_cuda(double *seconds) {
   float ms = 0;
   *seconds = 0;
   HC_CHECK(timer_events[0] && timer_events[1], HC_ERR_RUNTIME, "CUDA timer stopped before it was started");

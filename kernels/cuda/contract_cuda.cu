@@ -236,7 +236,7 @@ extern "C" int hc_chosen_variant_cuda(const hc_contract *k, hc_variant *variant)
   return HC_OK;
 }
 
-extern "C" int hc_cuda_alloc(size_t bytes, void **d_ptr) {
+extern "C" int hc_mem_alloc_cuda(size_t bytes, void **d_ptr) {
   *d_ptr = nullptr;
   HC_CALL(hc_cuda_ready());
   if (bytes == 0) return HC_OK;
@@ -252,18 +252,18 @@ extern "C" int hc_cuda_alloc(size_t bytes, void **d_ptr) {
   return HC_OK;
 }
 
-extern "C" int hc_cuda_free(void *d_ptr) {
+extern "C" int hc_mem_free_cuda(void *d_ptr) {
   if (d_ptr) HC_CALL_CUDA(cudaFree(d_ptr));
   return HC_OK;
 }
 
-extern "C" int hc_cuda_copy_to_device(void *d_dst, const void *h_src, size_t bytes) {
+extern "C" int hc_mem_copy_to_device_cuda(void *d_dst, const void *h_src, size_t bytes) {
   HC_CALL(hc_cuda_ready());
   if (bytes) HC_CALL_CUDA(cudaMemcpyAsync(d_dst, h_src, bytes, cudaMemcpyHostToDevice, hc_stream));
   return HC_OK;
 }
 
-extern "C" int hc_cuda_copy_to_host(void *h_dst, const void *d_src, size_t bytes) {
+extern "C" int hc_mem_copy_to_host_cuda(void *h_dst, const void *d_src, size_t bytes) {
   HC_CALL(hc_cuda_ready());
   if (bytes) {
     HC_CALL_CUDA(cudaMemcpyAsync(h_dst, d_src, bytes, cudaMemcpyDeviceToHost, hc_stream));
@@ -272,7 +272,7 @@ extern "C" int hc_cuda_copy_to_host(void *h_dst, const void *d_src, size_t bytes
   return HC_OK;
 }
 
-extern "C" int hc_cuda_synchronize(void) {
+extern "C" int hc_stream_synchronize_cuda(void) {
   HC_CALL(hc_cuda_ready());
   HC_CALL_CUDA(cudaStreamSynchronize(hc_stream));
   return HC_OK;

@@ -34,7 +34,7 @@ void hc_cuda_no_device_reason(cudaError_t err, char *buf, size_t size) {
   }
 }
 
-extern "C" int hc_cuda_device_count(int *count) {
+extern "C" int hc_device_count_cuda(int *count) {
   *count = 0;
   cudaError_t err = cudaGetDeviceCount(count);
   if (err != cudaSuccess || *count <= 0) {
@@ -47,9 +47,9 @@ extern "C" int hc_cuda_device_count(int *count) {
   return HC_OK;
 }
 
-extern "C" int hc_cuda_device_select(int device) {
+extern "C" int hc_device_select_cuda(int device) {
   int count = 0;
-  HC_CALL(hc_cuda_device_count(&count));
+  HC_CALL(hc_device_count_cuda(&count));
   HC_CHECK(device >= 0 && device < count, HC_ERR_INPUT, "CUDA device %d does not exist: this process sees %d (0..%d)",
            device, count, count - 1);
   HC_CALL_CUDA(cudaSetDevice(device));
@@ -57,7 +57,7 @@ extern "C" int hc_cuda_device_select(int device) {
   return HC_OK;
 }
 
-extern "C" int hc_cuda_device_name(char *buf, size_t size) {
+extern "C" int hc_device_name_cuda(char *buf, size_t size) {
   const cudaDeviceProp *props = nullptr;
   int device = 0;
   HC_CHECK(buf && size > 0, HC_ERR_INPUT, "device name: no buffer");
@@ -73,7 +73,7 @@ extern "C" int hc_cuda_device_name(char *buf, size_t size) {
   return HC_OK;
 }
 
-extern "C" int hc_cuda_device_memory(size_t *free_bytes, size_t *total_bytes) {
+extern "C" int hc_device_memory_cuda(size_t *free_bytes, size_t *total_bytes) {
   const cudaDeviceProp *props = nullptr;
   *free_bytes = *total_bytes = 0;
   HC_CALL(hc_cuda_device_props(&props));  // no usable device: HC_ERR_RESOURCE
@@ -81,7 +81,7 @@ extern "C" int hc_cuda_device_memory(size_t *free_bytes, size_t *total_bytes) {
   return HC_OK;
 }
 
-extern "C" int hc_cuda_version(char *buf, size_t size) {
+extern "C" int hc_version_cuda(char *buf, size_t size) {
   HC_CHECK(buf && size > 0, HC_ERR_INPUT, "CUDA version: no buffer");
   int runtime = 0, driver = 0, count = 0;
   cudaRuntimeGetVersion(&runtime);  // the libcudart this process loaded; needs no driver
@@ -105,10 +105,10 @@ extern "C" int hc_cuda_version(char *buf, size_t size) {
 }
 
 // NVTX v3 is header-only: without a tool attached (nsys) each call returns at once.
-extern "C" void hc_cuda_range_push(const char *name) {
+extern "C" void hc_range_push_cuda(const char *name) {
   nvtxRangePushA(name);
 }
 
-extern "C" void hc_cuda_range_pop(void) {
+extern "C" void hc_range_pop_cuda(void) {
   nvtxRangePop();
 }

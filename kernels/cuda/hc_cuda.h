@@ -19,11 +19,11 @@ int hc_supports_cuda(const hc_contract *k);
 int hc_chosen_variant_cuda(const hc_contract *k, hc_variant *variant);
 
 /* Device memory and the backend's stream. Each reports "no CUDA device" as HC_ERR_RESOURCE. */
-int hc_cuda_alloc(size_t bytes, void **d_ptr);
-int hc_cuda_free(void *d_ptr);
-int hc_cuda_copy_to_device(void *d_dst, const void *h_src, size_t bytes);
-int hc_cuda_copy_to_host(void *h_dst, const void *d_src, size_t bytes);
-int hc_cuda_synchronize(void);
+int hc_mem_alloc_cuda(size_t bytes, void **d_ptr);
+int hc_mem_free_cuda(void *d_ptr);
+int hc_mem_copy_to_device_cuda(void *d_dst, const void *h_src, size_t bytes);
+int hc_mem_copy_to_host_cuda(void *h_dst, const void *d_src, size_t bytes);
+int hc_stream_synchronize_cuda(void);
 
 /* Cell data (kernels/hc_celldata.h): the left and right arrays of kernel computed on the device from
    desc->X0 (device memory; desc validated). Runs on the backend's stream and synchronises it; uploads
@@ -33,27 +33,27 @@ int hc_celldata_fill_cuda(const struct hc_celldata_desc *desc, hc_kernel kernel,
 /* Devices: how many this process sees (none: HC_ERR_RESOURCE), choosing one (before any other call of
    the backend), its name "model (device n, PCI dddd:bb:dd.f, UUID GPU-...)" and its free and total
    memory in bytes. */
-int hc_cuda_device_count(int *count);
-int hc_cuda_device_select(int device);
-int hc_cuda_device_name(char *buf, size_t size);
-int hc_cuda_device_memory(size_t *free_bytes, size_t *total_bytes);
+int hc_device_count_cuda(int *count);
+int hc_device_select_cuda(int device);
+int hc_device_name_cuda(char *buf, size_t size);
+int hc_device_memory_cuda(size_t *free_bytes, size_t *total_bytes);
 /* "CUDA runtime R, driver D, N devices" (cudaRuntimeGetVersion, cudaDriverGetVersion, cudaGetDeviceCount);
    without a driver or a device it says so and still returns HC_OK. */
-int hc_cuda_version(char *buf, size_t size);
+int hc_version_cuda(char *buf, size_t size);
 
 /* NVTX ranges (a push opens a range named name on this thread, a pop closes the innermost one). */
-void hc_cuda_range_push(const char *name);
-void hc_cuda_range_pop(void);
+void hc_range_push_cuda(const char *name);
+void hc_range_pop_cuda(void);
 
 /* Assembly on the device (kernels/cuda/assembly_cuda.cu), on the backend's stream. */
 int hc_assemble_vector_cuda(const hc_contract *k, const void *d_out, const int32_t *d_cell_nodes, double *d_y);
 int hc_assemble_apply_cuda(const hc_contract *k, const void *d_A, const int32_t *d_cell_nodes, const double *d_u,
                            double *d_y);
-int hc_cuda_mem_zero(void *d_ptr, size_t bytes);
-int hc_cuda_gather(const double *d_x, const int32_t *d_idx, int64_t n, double *d_buf);
-int hc_cuda_scatter(const double *d_buf, const int32_t *d_idx, int64_t n, double *d_x);
+int hc_mem_zero_cuda(void *d_ptr, size_t bytes);
+int hc_gather_cuda(const double *d_x, const int32_t *d_idx, int64_t n, double *d_buf);
+int hc_scatter_cuda(const double *d_buf, const int32_t *d_idx, int64_t n, double *d_x);
 /* d_w[i] = a d_x[i] + d_y[i], i < n. */
-int hc_cuda_waxpy(int64_t n, double a, const double *d_x, const double *d_y, double *d_w);
+int hc_waxpy_cuda(int64_t n, double a, const double *d_x, const double *d_y, double *d_w);
 
 #ifdef __cplusplus
 }

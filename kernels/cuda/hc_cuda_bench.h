@@ -13,15 +13,15 @@ extern "C" {
 
 /* Copies bytes from d_src to d_dst (device memory, not overlapping) with a 16-byte-per-thread copy kernel
    on the backend's stream; asynchronous. */
-int hc_cuda_mem_copy(void *d_dst, const void *d_src, size_t bytes);
+int hc_mem_copy_cuda(void *d_dst, const void *d_src, size_t bytes);
 
 /* Multiprocessors x boost clock x FMA per clock per multiprocessor (hc_gpu_fma_per_clock) x 2. */
-int hc_cuda_peak_flops(hc_precision precision, int tensor_cores, double budget_s, double *flops_per_s, char *how,
+int hc_peak_flops_cuda(hc_precision precision, int tensor_cores, double budget_s, double *flops_per_s, char *how,
                        size_t size);
 
 /* CUDA events recorded on the backend's stream; timer_stop waits for the stop event. */
-int hc_cuda_timer_start(void);
-int hc_cuda_timer_stop(double *seconds);
+int hc_timer_start_cuda(void);
+int hc_timer_stop_cuda(double *seconds);
 
 #ifdef __cplusplus
 }

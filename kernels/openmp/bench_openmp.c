@@ -47,7 +47,7 @@ int hc_peak_flops_openmp(hc_precision precision, int tensor_cores, double budget
   return hc_host_peak_flops(hc_fma_run_openmp, omp_get_max_threads(), precision, budget_s, flops_per_s, how, size);
 }
 
-int hc_openmp_version(char *buf, size_t size) {
+int hc_version_openmp(char *buf, size_t size) {
   /* _OPENMP is the release date of the specification the compiler implements. */
   static const struct {
     long date;

@@ -18,6 +18,6 @@ int hc_peak_flops_openmp(hc_precision precision, int tensor_cores, double budget
 
 /* "OpenMP 4.5 (_OPENMP 201511), N threads": the version the backend was compiled for and omp_get_max_threads(),
    the threads a parallel region of the calling thread gets. */
-int hc_openmp_version(char *buf, size_t size);
+int hc_version_openmp(char *buf, size_t size);
 
 #endif

@@ -127,8 +127,9 @@ int hc_celldata_fill_openmp(const hc_celldata_desc *desc, hc_kernel kernel, void
   int64_t bad = -1;
   if (!failed) {
     for (int64_t p = 0; p < P; p++) hc_pw_trilinear_shape(&desc->basis->qpts[3 * p], shape.N[p], shape.dN[p]);
-    bad = desc->precision == HC_FLOAT ? hc_celldata_omp_f32(&shape, kernel, (float *)left, (float *)right, &failed)
-                                      : hc_celldata_omp_f64(&shape, kernel, (double *)left, (double *)right, &failed);
+    bad = desc->precision == HC_FLOAT
+              ? hc_celldata_openmp_f32(&shape, kernel, (float *)left, (float *)right, &failed)
+              : hc_celldata_openmp_f64(&shape, kernel, (double *)left, (double *)right, &failed);
   }
   free(shape.N);
   free(shape.dN);

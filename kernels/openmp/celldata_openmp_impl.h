@@ -188,8 +188,8 @@ static int64_t HC_FN(hc_cd_minor)(const hc_cd_shape *shape, hc_kernel kernel, in
 
 /* Fills left and right for every cell of desc. Returns the lowest inverted or degenerate cell, or -1;
  *failed is set when a thread could not allocate its scratch. */
-static int64_t HC_FN(hc_celldata_omp)(const hc_cd_shape *shape, hc_kernel kernel, HC_REAL *restrict left,
-                                      HC_REAL *restrict right, int *failed) {
+static int64_t HC_FN(hc_celldata_openmp)(const hc_cd_shape *shape, hc_kernel kernel, HC_REAL *restrict left,
+                                         HC_REAL *restrict right, int *failed) {
   const hc_celldata_desc *desc = shape->desc;
   const int64_t C = desc->C, P = desc->basis->P;
   const int64_t cap = 4 * 9 * P + HC_STREAM_LINE; /* cell-major writer buffers: several fields' entries */

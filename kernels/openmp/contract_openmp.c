@@ -39,7 +39,7 @@
 #endif
 /* Cells per block of a cell-minor DataData or DataField loop: at most max, and at most an even share of the
    cells per thread (a multiple of 16, at least 16), so that a small C still spreads over every thread. */
-static inline int64_t hc_omp_minor_block(int64_t C, int64_t max) {
+static inline int64_t hc_minor_block_openmp(int64_t C, int64_t max) {
   const int64_t threads = omp_get_max_threads();
   const int64_t share = ((C + threads - 1) / threads + 15) / 16 * 16;
   return share < 16 ? 16 : share < max ? share : max;
@@ -62,7 +62,7 @@ static inline int64_t hc_omp_minor_block(int64_t C, int64_t max) {
    chunk, (L + R) x kq x nb scalars, and the block's outputs, L x R x nb, take about HC_OMP_FF_PACK_BYTES.
    Wide blocks where all of K fits, so that each row read is long; else rows of HC_OMP_FF_ROW_MIN bytes and K split
    into even chunks of at least HC_OMP_FF_KQ_MIN, so that the outputs are updated rarely. */
-static void hc_ff_minor_blocking_omp(const hc_contract *k, int64_t *nb, int64_t *kq) {
+static void hc_ff_minor_blocking_openmp(const hc_contract *k, int64_t *nb, int64_t *kq) {
   const int64_t s = (int64_t)hc_precision_size(k->precision), nv = 128 / s, K = hc_contract_K(k);
   const int64_t budget = HC_OMP_FF_PACK_BYTES / s, LR = (int64_t)k->L + k->R, LxR = (int64_t)k->L * k->R;
   const int64_t b = budget / (LR * K + LxR) / nv * nv;
@@ -81,10 +81,10 @@ static void hc_ff_minor_blocking_omp(const hc_contract *k, int64_t *nb, int64_t 
 
 /* Scalars of work space per thread for FieldField: the packed B^T panel (cell-major) or the packed left
    and right fields and the outputs of a block of cells (cell-minor). */
-static int64_t hc_ff_work_omp(const hc_contract *k) {
+static int64_t hc_ff_work_openmp(const hc_contract *k) {
   if (k->layout == HC_LAYOUT_CELL_MINOR) {
     int64_t nb, kq;
-    hc_ff_minor_blocking_omp(k, &nb, &kq);
+    hc_ff_minor_blocking_openmp(k, &nb, &kq);
     return (((int64_t)k->L + k->R) * kq + (int64_t)k->L * k->R) * nb;
   }
   const int64_t K = hc_contract_K(k), kb = K < HC_OMP_KB ? K : HC_OMP_KB;
@@ -98,14 +98,14 @@ static int64_t hc_ff_work_omp(const hc_contract *k) {
 static int hc_contract_openmp(const hc_contract *k, const void *left, const void *right, void *out) {
   void *work = NULL;
   if (hc_kernel_family(k->kernel) == HC_FAMILY_FIELDFIELD) {
-    size_t n = (size_t)omp_get_max_threads() * (size_t)hc_ff_work_omp(k);
+    size_t n = (size_t)omp_get_max_threads() * (size_t)hc_ff_work_openmp(k);
     work = malloc(n * hc_precision_size(k->precision));
     HC_CHECK(work, HC_ERR_RESOURCE, "out of host memory for the OpenMP work space (%zu scalars)", n);
   }
   if (k->precision == HC_FLOAT) {
-    hc_contract_omp_f32(k, left, right, out, work);
+    hc_contract_openmp_f32(k, left, right, out, work);
   } else {
-    hc_contract_omp_f64(k, left, right, out, work);
+    hc_contract_openmp_f64(k, left, right, out, work);
   }
   free(work);
   return HC_OK;
@@ -138,5 +138,5 @@ const hc_backend hc_backend_openmp = {
     .assemble_vector = hc_assemble_vector_openmp,
     .assemble_apply = hc_assemble_apply_openmp,
     .peak_flops = hc_peak_flops_openmp,
-    .version = hc_openmp_version,
+    .version = hc_version_openmp,
 };

@@ -13,8 +13,8 @@
 /* acc[c] += a[c] * b[c] for c < n, a row of a cell-minor block; while it runs, the next rows pa and pb
    (NULL for none) are fetched into the cache, 64-byte line by line, a little ahead of their use: rows of a
    block lie in different pages, where the hardware prefetchers stop. */
-static inline void HC_FN(hc_row_fma_omp)(int64_t n, const HC_REAL *restrict a, const HC_REAL *restrict b,
-                                         HC_REAL *restrict acc, const HC_REAL *pa, const HC_REAL *pb) {
+static inline void HC_FN(hc_row_fma_openmp)(int64_t n, const HC_REAL *restrict a, const HC_REAL *restrict b,
+                                            HC_REAL *restrict acc, const HC_REAL *pa, const HC_REAL *pb) {
   const int64_t line = 64 / (int64_t)sizeof(HC_REAL), chunk = 8 * line;
   for (int64_t c0 = 0; c0 < n; c0 += chunk) {
     const int64_t c1 = n - c0 < chunk ? n : c0 + chunk;
@@ -30,7 +30,7 @@ static inline void HC_FN(hc_row_fma_omp)(int64_t n, const HC_REAL *restrict a, c
 }
 
 /* o[c] = acc[c] for c < n, or o[c] += acc[c] when add: a row of a cell-minor block written out. */
-static inline void HC_FN(hc_row_store_omp)(int64_t n, HC_REAL *restrict o, const HC_REAL *restrict acc, int add) {
+static inline void HC_FN(hc_row_store_openmp)(int64_t n, HC_REAL *restrict o, const HC_REAL *restrict acc, int add) {
   if (add) {
 #pragma omp simd
     for (int64_t c = 0; c < n; c++) o[c] += acc[c];
@@ -40,8 +40,8 @@ static inline void HC_FN(hc_row_store_omp)(int64_t n, HC_REAL *restrict o, const
   }
 }
 
-static void HC_FN(hc_datadata_omp)(const hc_contract *k, const HC_REAL *restrict left, const HC_REAL *restrict right,
-                                   HC_REAL *restrict out) {
+static void HC_FN(hc_datadata_openmp)(const hc_contract *k, const HC_REAL *restrict left, const HC_REAL *restrict right,
+                                      HC_REAL *restrict out) {
   const int64_t C = k->C, K = hc_contract_K(k);
   const int sum_into = k->sum_into;
   if (k->layout == HC_LAYOUT_CELL_MAJOR) {
@@ -56,7 +56,7 @@ static void HC_FN(hc_datadata_omp)(const hc_contract *k, const HC_REAL *restrict
     return;
   }
   /* Cell-minor: [K][C]; each row of a block is HC_OMP_CB_DD contiguous cells. */
-  const int64_t cb = hc_omp_minor_block(C, HC_OMP_CB_DD);
+  const int64_t cb = hc_minor_block_openmp(C, HC_OMP_CB_DD);
 #pragma omp parallel for schedule(static)
   for (int64_t c0 = 0; c0 < C; c0 += cb) {
     const int64_t nc = C - c0 < cb ? C - c0 : cb;
@@ -65,14 +65,14 @@ static void HC_FN(hc_datadata_omp)(const hc_contract *k, const HC_REAL *restrict
     for (int64_t c = 0; c < nc; c++) acc[c] = 0;
     for (int64_t q = 0; q < K; q++) {
       const HC_REAL *a = left + q * C + c0, *b = right + q * C + c0;
-      HC_FN(hc_row_fma_omp)(nc, a, b, acc, q + 1 < K ? a + C : NULL, q + 1 < K ? b + C : NULL);
+      HC_FN(hc_row_fma_openmp)(nc, a, b, acc, q + 1 < K ? a + C : NULL, q + 1 < K ? b + C : NULL);
     }
-    HC_FN(hc_row_store_omp)(nc, out + c0, acc, sum_into);
+    HC_FN(hc_row_store_openmp)(nc, out + c0, acc, sum_into);
   }
 }
 
-static void HC_FN(hc_datafield_omp)(const hc_contract *k, const HC_REAL *restrict fields, const HC_REAL *restrict data,
-                                    HC_REAL *restrict out) {
+static void HC_FN(hc_datafield_openmp)(const hc_contract *k, const HC_REAL *restrict fields,
+                                       const HC_REAL *restrict data, HC_REAL *restrict out) {
   const int64_t C = k->C, L = k->L, P = k->P, K = hc_contract_K(k), Dr = K / P;
   const int64_t Kd = (int64_t)k->P_data * Dr;
   const int sum_into = k->sum_into, constant = k->P_data == 1 && P > 1;
@@ -102,7 +102,7 @@ static void HC_FN(hc_datafield_omp)(const hc_contract *k, const HC_REAL *restric
   /* Cell-minor: fields [L][K][C], data [K_data][C], out [L][C]. Blocks of HC_OMP_CB_DF cells, K in chunks
      of HC_OMP_KB_DF so that the chunk's data rows stay in cache while every field row streams past them; the
      outputs of the block are written by the first chunk and added to by the others. */
-  const int64_t cb = hc_omp_minor_block(C, HC_OMP_CB_DF);
+  const int64_t cb = hc_minor_block_openmp(C, HC_OMP_CB_DF);
 #pragma omp parallel for schedule(static)
   for (int64_t c0 = 0; c0 < C; c0 += cb) {
     const int64_t nc = C - c0 < cb ? C - c0 : cb;
@@ -120,9 +120,9 @@ static void HC_FN(hc_datafield_omp)(const hc_contract *k, const HC_REAL *restric
              data row while the first field reads the chunk's data. */
           const HC_REAL *pf = q + 1 < q1 ? f + C : l + 1 < L ? fields + ((l + 1) * K + q0) * C + c0 : NULL;
           const HC_REAL *pd = l == 0 && q + 1 < q1 && !constant ? d + C : NULL;
-          HC_FN(hc_row_fma_omp)(nc, f, d, acc, pf, pd);
+          HC_FN(hc_row_fma_openmp)(nc, f, d, acc, pf, pd);
         }
-        HC_FN(hc_row_store_omp)(nc, out + l * C + c0, acc, add);
+        HC_FN(hc_row_store_openmp)(nc, out + l * C + c0, acc, add);
       }
     }
   }
@@ -130,8 +130,8 @@ static void HC_FN(hc_datafield_omp)(const hc_contract *k, const HC_REAL *restric
 
 /* The right fields of one cell, transposed into a panel: bt[q][r] = B[r][q0 + q] for q < kb, with the
    columns r >= R zero up to rp, a multiple of HC_OMP_NR. B: [R][K]. */
-static void HC_FN(hc_ff_pack_omp)(const HC_REAL *restrict B, int64_t R, int64_t K, int64_t q0, int64_t kb, int64_t rp,
-                                  HC_REAL *restrict bt) {
+static void HC_FN(hc_ff_pack_openmp)(const HC_REAL *restrict B, int64_t R, int64_t K, int64_t q0, int64_t kb,
+                                     int64_t rp, HC_REAL *restrict bt) {
   /* B is read row by row, in memory order; the panel is small enough to be written in cache. */
   for (int64_t r = 0; r < R; r++) {
     for (int64_t q = 0; q < kb; q++) bt[q * rp + r] = B[r * K + q0 + q];
@@ -145,8 +145,9 @@ static void HC_FN(hc_ff_pack_omp)(const HC_REAL *restrict B, int64_t R, int64_t 
    from r, accumulated in registers, then stored into O[i][r + j] for i < mr, r + j < R (added to it when
    add). Rows i >= mr repeat row mr - 1, so that the last, partial tile runs the same code. a: [mr][K] from
    column q0, bt: [kb][rp], O: [mr][R]. */
-static inline void HC_FN(hc_ff_tile_omp)(int64_t mr, const HC_REAL *restrict a, int64_t K, const HC_REAL *restrict bt,
-                                         int64_t kb, int64_t rp, int64_t r, int64_t R, HC_REAL *restrict O, int add) {
+static inline void HC_FN(hc_ff_tile_openmp)(int64_t mr, const HC_REAL *restrict a, int64_t K,
+                                            const HC_REAL *restrict bt, int64_t kb, int64_t rp, int64_t r, int64_t R,
+                                            HC_REAL *restrict O, int add) {
   const HC_REAL *ai[HC_OMP_MR];
   for (int i = 0; i < HC_OMP_MR; i++) ai[i] = a + (i < mr ? i : mr - 1) * K;
   HC_REAL acc[HC_OMP_MR][HC_OMP_NR];
@@ -175,8 +176,8 @@ static inline void HC_FN(hc_ff_tile_omp)(int64_t mr, const HC_REAL *restrict a, 
 
 /* Cell-major FieldField of one cell with few left fields, where packing does not pay: each (l, 4 r) as
    four dot products along K, each left entry loaded once for four products. A: [L][K], B: [R][K], O: [L][R]. */
-static void HC_FN(hc_ff_cell_dots_omp)(const HC_REAL *restrict A, const HC_REAL *restrict B, HC_REAL *restrict O,
-                                       int64_t L, int64_t R, int64_t K, int sum_into) {
+static void HC_FN(hc_ff_cell_dots_openmp)(const HC_REAL *restrict A, const HC_REAL *restrict B, HC_REAL *restrict O,
+                                          int64_t L, int64_t R, int64_t K, int sum_into) {
   for (int64_t l = 0; l < L; l++) {
     const HC_REAL *a = A + l * K;
     int64_t r = 0;
@@ -210,25 +211,25 @@ static void HC_FN(hc_ff_cell_dots_omp)(const HC_REAL *restrict A, const HC_REAL 
 /* Cell-major FieldField of one cell as a small GEMM, O = A B^T: B^T is packed into a panel of at most
    HC_OMP_KB rows of K at a time, and register tiles of HC_OMP_MR x HC_OMP_NR outputs take outer
    products along K. A: [L][K], B: [R][K], O: [L][R]; bt: HC_OMP_KB x rp scalars. */
-static void HC_FN(hc_ff_cell_omp)(const HC_REAL *restrict A, const HC_REAL *restrict B, HC_REAL *restrict O, int64_t L,
-                                  int64_t R, int64_t K, int sum_into, HC_REAL *restrict bt) {
+static void HC_FN(hc_ff_cell_openmp)(const HC_REAL *restrict A, const HC_REAL *restrict B, HC_REAL *restrict O,
+                                     int64_t L, int64_t R, int64_t K, int sum_into, HC_REAL *restrict bt) {
   const int64_t rp = (R + HC_OMP_NR - 1) / HC_OMP_NR * HC_OMP_NR;
   for (int64_t q0 = 0; q0 < K; q0 += HC_OMP_KB) {
     const int64_t kb = K - q0 < HC_OMP_KB ? K - q0 : HC_OMP_KB;
     const int add = sum_into || q0 > 0;
-    HC_FN(hc_ff_pack_omp)(B, R, K, q0, kb, rp, bt);
+    HC_FN(hc_ff_pack_openmp)(B, R, K, q0, kb, rp, bt);
     for (int64_t l = 0; l < L; l += HC_OMP_MR) {
       const int64_t mr = L - l < HC_OMP_MR ? L - l : HC_OMP_MR;
       for (int64_t r = 0; r < R; r += HC_OMP_NR)
-        HC_FN(hc_ff_tile_omp)(mr, A + l * K + q0, K, bt, kb, rp, r, R, O + l * R, add);
+        HC_FN(hc_ff_tile_openmp)(mr, A + l * K + q0, K, bt, kb, rp, r, R, O + l * R, add);
     }
   }
 }
 
 /* Packs a chunk of a block of cell-minor fields, F[f][q0 + q][c0 + c] for f < nf, q < kc, c < nbv, into
    p[sub][f][q][HC_OMP_NV] with c = sub * HC_OMP_NV + j, zero for the cells past nbv. F: [nf][K][C]. */
-static void HC_FN(hc_ff_minor_pack_omp)(const HC_REAL *restrict F, int64_t nf, int64_t K, int64_t C, int64_t c0,
-                                        int64_t nbv, int64_t q0, int64_t kc, HC_REAL *restrict p) {
+static void HC_FN(hc_ff_minor_pack_openmp)(const HC_REAL *restrict F, int64_t nf, int64_t K, int64_t C, int64_t c0,
+                                           int64_t nbv, int64_t q0, int64_t kc, HC_REAL *restrict p) {
   const int64_t nsub = (nbv + HC_OMP_NV - 1) / HC_OMP_NV;
   for (int64_t f = 0; f < nf; f++) {
     for (int64_t q = 0; q < kc; q++) {
@@ -257,9 +258,9 @@ static void HC_FN(hc_ff_minor_pack_omp)(const HC_REAL *restrict F, int64_t nf, i
    HC_OMP_FF_NR right fields and HC_OMP_NV cells, in registers, then stored into o[i * ls + j * NV + c] for
    i < mr, j < nr (added to it when add). Rows past mr (nr) repeat the last one, so that partial tiles run the
    same code. a: [mr][kc][HC_OMP_NV], b: [nr][kc][HC_OMP_NV], o: [mr][ls], all packed. */
-static inline void HC_FN(hc_ff_minor_tile_omp)(int64_t mr, int64_t nr, const HC_REAL *restrict a,
-                                               const HC_REAL *restrict b, int64_t kc, HC_REAL *restrict o, int64_t ls,
-                                               int add) {
+static inline void HC_FN(hc_ff_minor_tile_openmp)(int64_t mr, int64_t nr, const HC_REAL *restrict a,
+                                                  const HC_REAL *restrict b, int64_t kc, HC_REAL *restrict o,
+                                                  int64_t ls, int add) {
   const HC_REAL *ai[HC_OMP_FF_MR], *bj[HC_OMP_FF_NR];
   for (int i = 0; i < HC_OMP_FF_MR; i++) ai[i] = a + (i < mr ? i : mr - 1) * kc * HC_OMP_NV;
   for (int j = 0; j < HC_OMP_FF_NR; j++) bj[j] = b + (j < nr ? j : nr - 1) * kc * HC_OMP_NV;
@@ -294,23 +295,23 @@ static inline void HC_FN(hc_ff_minor_tile_omp)(int64_t mr, int64_t nr, const HC_
   }
 }
 
-/* work: hc_ff_work_omp(k) scalars per thread. */
-static void HC_FN(hc_fieldfield_omp)(const hc_contract *k, const HC_REAL *restrict left, const HC_REAL *restrict right,
-                                     HC_REAL *restrict out, HC_REAL *work) {
+/* work: hc_ff_work_openmp(k) scalars per thread. */
+static void HC_FN(hc_fieldfield_openmp)(const hc_contract *k, const HC_REAL *restrict left,
+                                        const HC_REAL *restrict right, HC_REAL *restrict out, HC_REAL *work) {
   const int64_t C = k->C, L = k->L, R = k->R, K = hc_contract_K(k);
   const int sum_into = k->sum_into;
   if (k->layout == HC_LAYOUT_CELL_MAJOR) {
 #pragma omp parallel
     {
-      HC_REAL *bt = work + (int64_t)omp_get_thread_num() * hc_ff_work_omp(k);
+      HC_REAL *bt = work + (int64_t)omp_get_thread_num() * hc_ff_work_openmp(k);
 #pragma omp for schedule(static)
       for (int64_t c = 0; c < C; c++) {
         const HC_REAL *A = left + c * L * K, *B = right + c * R * K;
         HC_REAL *O = out + c * L * R;
         if (L >= HC_OMP_FF_GEMM_L) {
-          HC_FN(hc_ff_cell_omp)(A, B, O, L, R, K, sum_into, bt);
+          HC_FN(hc_ff_cell_openmp)(A, B, O, L, R, K, sum_into, bt);
         } else {
-          HC_FN(hc_ff_cell_dots_omp)(A, B, O, L, R, K, sum_into);
+          HC_FN(hc_ff_cell_dots_openmp)(A, B, O, L, R, K, sum_into);
         }
       }
     }
@@ -319,19 +320,19 @@ static void HC_FN(hc_fieldfield_omp)(const hc_contract *k, const HC_REAL *restri
   /* Cell-minor: blocks of nb cells, K in chunks of kq; each chunk of the block's fields is packed and
      multiplied in register tiles into the block's packed outputs, which are then written out row by row. */
   int64_t nb, kq;
-  hc_ff_minor_blocking_omp(k, &nb, &kq);
+  hc_ff_minor_blocking_openmp(k, &nb, &kq);
 #pragma omp parallel
   {
     /* ap: [nb / NV][L][kq][NV], bp: [nb / NV][R][kq][NV], op: [nb / NV][L][R][NV] */
-    HC_REAL *ap = work + (int64_t)omp_get_thread_num() * hc_ff_work_omp(k), *bp = ap + L * kq * nb;
+    HC_REAL *ap = work + (int64_t)omp_get_thread_num() * hc_ff_work_openmp(k), *bp = ap + L * kq * nb;
     HC_REAL *op = bp + R * kq * nb;
 #pragma omp for schedule(static)
     for (int64_t c0 = 0; c0 < C; c0 += nb) {
       const int64_t nbv = C - c0 < nb ? C - c0 : nb, nsub = (nbv + HC_OMP_NV - 1) / HC_OMP_NV;
       for (int64_t q0 = 0; q0 < K; q0 += kq) {
         const int64_t kc = K - q0 < kq ? K - q0 : kq;
-        HC_FN(hc_ff_minor_pack_omp)(left, L, K, C, c0, nbv, q0, kc, ap);
-        HC_FN(hc_ff_minor_pack_omp)(right, R, K, C, c0, nbv, q0, kc, bp);
+        HC_FN(hc_ff_minor_pack_openmp)(left, L, K, C, c0, nbv, q0, kc, ap);
+        HC_FN(hc_ff_minor_pack_openmp)(right, R, K, C, c0, nbv, q0, kc, bp);
         for (int64_t sub = 0; sub < nsub; sub++) {
           const HC_REAL *as = ap + sub * L * kc * HC_OMP_NV, *bs = bp + sub * R * kc * HC_OMP_NV;
           HC_REAL *os = op + sub * L * R * HC_OMP_NV;
@@ -339,7 +340,7 @@ static void HC_FN(hc_fieldfield_omp)(const hc_contract *k, const HC_REAL *restri
             const int64_t mr = L - l < HC_OMP_FF_MR ? L - l : HC_OMP_FF_MR;
             for (int64_t r = 0; r < R; r += HC_OMP_FF_NR) {
               const int64_t nr = R - r < HC_OMP_FF_NR ? R - r : HC_OMP_FF_NR;
-              HC_FN(hc_ff_minor_tile_omp)
+              HC_FN(hc_ff_minor_tile_openmp)
               (mr, nr, as + l * kc * HC_OMP_NV, bs + r * kc * HC_OMP_NV, kc, os + (l * R + r) * HC_OMP_NV,
                R * HC_OMP_NV, q0 > 0);
             }
@@ -364,16 +365,17 @@ static void HC_FN(hc_fieldfield_omp)(const hc_contract *k, const HC_REAL *restri
   }
 }
 
-static void HC_FN(hc_contract_omp)(const hc_contract *k, const void *left, const void *right, void *out, void *work) {
+static void HC_FN(hc_contract_openmp)(const hc_contract *k, const void *left, const void *right, void *out,
+                                      void *work) {
   switch (hc_kernel_family(k->kernel)) {
     case HC_FAMILY_DATADATA:
-      HC_FN(hc_datadata_omp)(k, (const HC_REAL *)left, (const HC_REAL *)right, (HC_REAL *)out);
+      HC_FN(hc_datadata_openmp)(k, (const HC_REAL *)left, (const HC_REAL *)right, (HC_REAL *)out);
       break;
     case HC_FAMILY_DATAFIELD:
-      HC_FN(hc_datafield_omp)(k, (const HC_REAL *)left, (const HC_REAL *)right, (HC_REAL *)out);
+      HC_FN(hc_datafield_openmp)(k, (const HC_REAL *)left, (const HC_REAL *)right, (HC_REAL *)out);
       break;
     case HC_FAMILY_FIELDFIELD:
-      HC_FN(hc_fieldfield_omp)(k, (const HC_REAL *)left, (const HC_REAL *)right, (HC_REAL *)out, (HC_REAL *)work);
+      HC_FN(hc_fieldfield_openmp)(k, (const HC_REAL *)left, (const HC_REAL *)right, (HC_REAL *)out, (HC_REAL *)work);
       break;
   }
 }
