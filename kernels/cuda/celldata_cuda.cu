@@ -18,7 +18,6 @@
 #include <climits>
 #include <cstdint>
 #include <mutex>
-#include <type_traits>
 
 #include "kernels/cuda/hc_cuda_common.cuh"
 #include "kernels/cuda/hc_fastdiv.h"
@@ -121,6 +120,12 @@ __host__ __device__ constexpr int data_count() {
          : Kernel == HC_DATAFIELD_SCALAR                                 ? 1
          : Kernel == HC_FIELDFIELD_TENSOR                                ? 9
                                                                          : 0;
+}
+
+// Entries per (field and) point of a kernel's arrays: D^rank, D = 3.
+template <hc_kernel Kernel>
+__host__ __device__ constexpr int entries_per_point() {
+  return Kernel % 3 == 0 ? 1 : Kernel % 3 == 1 ? 3 : 9;
 }
 
 // Doubles per point record: J^-1 (9, row-major), w|J|, then the kernel's data.
@@ -266,7 +271,7 @@ template <hc_kernel Kernel, typename T, bool CellMinor>
 __global__ void __launch_bounds__(kThreads, kMinBlocks)
     celldata_points(celldata_args a, T *__restrict__ left, T *__restrict__ right) {
   constexpr hc_family fam = (hc_family)(Kernel / 3);
-  constexpr int Dij = Kernel % 3 == 0 ? 1 : Kernel % 3 == 1 ? 3 : 9;
+  constexpr int Dij = entries_per_point<Kernel>();
   constexpr int ncellb = CellMinor ? kLanes : kRows, nptsb = CellMinor ? kRows : kLanes;
   __shared__ double s_x[ncellb * 24];
   const int64_t C = a.C, P = a.P, L = a.L;
@@ -338,7 +343,7 @@ template <hc_kernel Kernel, typename T>
 __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? kMinBlocksFloat : kMinBlocks)
     celldata_major_staged(celldata_args a, staged_tiles tl, T *__restrict__ left, T *__restrict__ right) {
   constexpr hc_family fam = (hc_family)(Kernel / 3);
-  constexpr int Dij = Kernel % 3 == 0 ? 1 : Kernel % 3 == 1 ? 3 : 9, R = record_size<Kernel>();
+  constexpr int Dij = entries_per_point<Kernel>(), R = record_size<Kernel>();
   extern __shared__ double staged_smem[];
   const int cpb = tl.cpb;
   const int64_t C = a.C, P = a.P, L = a.L;
@@ -392,12 +397,16 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? kMinBlocksFloat : k
   }
 }
 
-// Shared memory of the staged kernel with cpb cells per block: vertices, records and the stage.
+// Shared memory of the staged kernel per cell (its moved vertices and P records), and for cpb cells per
+// block with the stage.
+template <hc_kernel Kernel>
+size_t staged_cell_bytes(int64_t P) {
+  return sizeof(double) * (24 + (size_t)P * record_size<Kernel>());
+}
 template <hc_kernel Kernel, typename T>
 size_t staged_smem_bytes(int cpb, int64_t P) {
-  constexpr int Dij = Kernel % 3 == 0 ? 1 : Kernel % 3 == 1 ? 3 : 9;
-  return sizeof(double) * (size_t)cpb * (24 + (size_t)P * record_size<Kernel>()) +
-         (Dij > 1 ? sizeof(T) * kThreads * Dij : 0);
+  constexpr int Dij = entries_per_point<Kernel>();
+  return (size_t)cpb * staged_cell_bytes<Kernel>(P) + (Dij > 1 ? sizeof(T) * kThreads * Dij : 0);
 }
 
 template <hc_kernel Kernel, typename T>
@@ -406,8 +415,7 @@ cudaError_t launch_typed(const celldata_args &a, bool minor, void *d_left, void 
   T *l = static_cast<T *>(d_left), *r = static_cast<T *>(d_right);
   if (!minor) {
     // as many cells as fit kStagedRecordBytes of records (at least one), at most kMaxMajorCells
-    const size_t per_cell = sizeof(double) * (24 + (size_t)a.P * record_size<Kernel>());
-    int cpb = (int)(kStagedRecordBytes / per_cell);
+    int cpb = (int)(kStagedRecordBytes / staged_cell_bytes<Kernel>(a.P));
     cpb = cpb < 1 ? 1 : cpb > kMaxMajorCells ? kMaxMajorCells : cpb;
     const size_t smem = staged_smem_bytes<Kernel, T>(cpb, a.P);
     if (smem <= kStagedMaxBytes) {
