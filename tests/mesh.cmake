@@ -6,3 +6,9 @@ hc_add_test_executable(test_mesh_mpi SOURCES test_mesh_mpi.c LIBS hc_mesh)
 foreach(np 1 2 3 4 5 6 7 8 11)
   hc_add_test(mesh_mpi_np${np} COMMAND test_mesh_mpi NP ${np} LABELS mpi TIMEOUT 60)
 endforeach()
+
+# Unstructured meshes: numbering under every cell orientation, ownership, boundary, partitions, bad meshes.
+hc_add_test_executable(test_mesh_cells SOURCES test_mesh_cells.c LIBS hc_mesh)
+foreach(np 1 2 3 4)
+  hc_add_test(mesh_cells_np${np} COMMAND test_mesh_cells NP ${np} LABELS mpi TIMEOUT 120)
+endforeach()
