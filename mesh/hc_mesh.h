@@ -32,9 +32,6 @@ typedef struct {
   uint64_t seed;    /* seed of the jitter hash; every rank must pass the same */
 } hc_mesh_params;
 
-/* Where a mesh comes from: the generated box, or cells read from a file (mesh/README.md). */
-typedef enum { HC_MESH_SOURCE_BOX = 0, HC_MESH_SOURCE_FILE = 1 } hc_mesh_source;
-
 /* A whole unstructured mesh of hexahedra, held by one rank (rank 0) to be partitioned and dealt out by
    hc_mesh_create_cells. Every array is borrowed. Geometry nodes of a cell are in tensor order (mesh/hc_hex.h):
    node (a,b,c) at a + n (b + n c), n = 2 for 8 nodes (its vertices, v = a + 2b + 4c as below), n = 3 for 27.
