@@ -11,13 +11,13 @@ typedef struct hc_meshfile {
   int nodes_per_cell;   /* 8 (trilinear hex8) or 27 (triquadratic hex27); one kind per mesh */
   int64_t num_vertices; /* geometry nodes */
   int64_t num_cells;
-  double *coords;       /* [num_vertices][3] */
-  int64_t *cells;       /* [num_cells][nodes_per_cell]: 0-based indices into coords, in hexcontract's
-                           tensor order: geometry node (a,b,c) of the cell at index a + n*(b + n*c),
-                           n = 2 (hex8) or 3 (hex27), a along the cell's first reference direction;
-                           for hex8 vertex v = a + 2b + 4c (as mesh/hc_mesh.h's vertex_coords) */
-  int64_t *cell_tag;    /* [num_cells]: the file's own element tag / number, for messages */
-  int64_t *vertex_tag;  /* [num_vertices]: the file's own node tag */
+  double *coords;      /* [num_vertices][3] */
+  int64_t *cells;      /* [num_cells][nodes_per_cell]: 0-based indices into coords, in hexcontract's
+                          tensor order: geometry node (a,b,c) of the cell at index a + n*(b + n*c),
+                          n = 2 (hex8) or 3 (hex27), a along the cell's first reference direction;
+                          for hex8 vertex v = a + 2b + 4c (as mesh/hc_mesh.h's vertex_coords) */
+  int64_t *cell_tag;   /* [num_cells]: the file's own element tag / number, for messages */
+  int64_t *vertex_tag; /* [num_vertices]: the file's own node tag */
 } hc_meshfile;
 
 /* Reads path, format from the extension: .msh (Gmsh 4.1 or 2.2, ASCII or binary) or .exo/.e (Exodus II).
