@@ -7,6 +7,7 @@
 
 #include "kernels/hc_kernels.h"
 #include "mesh/hc_partition.h"
+#include "mesh/hc_sharing.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -54,7 +55,9 @@ typedef struct {
    on top of X by the cell-data code (kernels/hc_motion.h), not here.
 
    Ownership. A node touched by several ranks is owned by the lowest of them; node_owned marks the
-   nodes this rank owns, so a sum over owned nodes of all ranks counts every node once. */
+   nodes this rank owns, so a sum over owned nodes of all ranks counts every node once. It is found from
+   node_global_id and cell_nodes alone (hc_sharing_create, the same as for any mesh), and the sharing is
+   kept for the halo (hc_halo_create). */
 typedef struct hc_mesh {
   MPI_Comm comm;            /* duplicate of the communicator given to hc_mesh_create, MPI_ERRORS_RETURN */
   int rank;                 /* this rank in comm */
@@ -81,6 +84,7 @@ typedef struct hc_mesh {
   int32_t *cell_nodes;      /* cell_nodes: [C][L], local node ids, cell-major */
   int64_t *node_global_id;  /* node_global_id: [num_nodes] */
   uint8_t *node_owned;      /* node_owned: [num_nodes], 1 where this rank owns the node, else 0 */
+  hc_sharing *sharing;      /* the ranks holding each local node: neighbours, shared-node lists, ownership */
 } hc_mesh;
 
 /* Fills params with the defaults: GLOBAL sizing, 8 x 8 x 8 cells on the unit cube, order 2,
