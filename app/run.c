@@ -223,7 +223,8 @@ static int hc_run_setup(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
   }
   HC_CALL(hc_halo_create(run->mesh, &run->halo));
   HC_CALL(hc_basis_create(cfg->mesh.order, cfg->quadrature, &run->basis));
-  HC_CALL(hc_coloring_create(run->mesh->C, run->mesh->cell_index, &run->coloring));
+  HC_CALL(hc_coloring_create(run->mesh->C, run->mesh->nodes_per_cell, run->mesh->cell_nodes, run->mesh->num_nodes,
+                             &run->coloring));
   const hc_mesh *m = run->mesh;
   const hc_backend *be = run->be;
   size_t s = hc_precision_size(cfg->precision);

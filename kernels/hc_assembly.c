@@ -4,37 +4,72 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "kernels/hc_omp.h"
 
-int hc_coloring_create(int64_t C, const int64_t *cell_index, hc_coloring **coloring) {
+int hc_coloring_create(int64_t C, int L, const int32_t *cell_nodes, int64_t num_nodes, hc_coloring **coloring) {
+  int ierr = HC_OK;
+  HC_CHECK(coloring && C >= 0 && L >= 1 && num_nodes >= 0 && (C == 0 || cell_nodes), HC_ERR_INPUT,
+           "hc_coloring_create: bad arguments (C %lld, L %d, %lld nodes)", (long long)C, L, (long long)num_nodes);
+  *coloring = NULL;
+  for (int64_t i = 0; i < C * L; i++) {
+    HC_CHECK(cell_nodes[i] >= 0 && cell_nodes[i] < num_nodes, HC_ERR_INPUT,
+             "hc_coloring_create: cell %lld node %d is %d, outside the %lld nodes", (long long)(i / L), (int)(i % L),
+             cell_nodes[i], (long long)num_nodes);
+  }
   hc_coloring *col = calloc(1, sizeof(*col));
-  HC_CHECK(col, HC_ERR_RESOURCE, "out of host memory");
+  /* used: [num_nodes], bit b set where a cell of colour base + b has the node; colour: [C], -1 until coloured */
+  uint64_t *used = malloc(sizeof(*used) * (size_t)(num_nodes > 0 ? num_nodes : 1));
+  int32_t *colour = malloc(sizeof(*colour) * (size_t)(C > 0 ? C : 1));
+  HC_CHECK_GOTO(col && used && colour, HC_ERR_RESOURCE, cleanup, "out of host memory for the colouring of %lld cells",
+                (long long)C);
   col->C = C;
   col->cells = malloc(sizeof(*col->cells) * (size_t)(C > 0 ? C : 1));
-  if (!col->cells) {
-    free(col);
-    return HC_ERROR(HC_ERR_RESOURCE, "out of host memory for the cell colouring (%lld cells)", (long long)C);
+  HC_CHECK_GOTO(col->cells, HC_ERR_RESOURCE, cleanup, "out of host memory for the colouring of %lld cells",
+                (long long)C);
+  for (int64_t c = 0; c < C; c++) colour[c] = -1;
+  /* Rounds of 64 colours, one bit each; a cell that finds all 64 taken waits for the next round. */
+  int64_t left = C;
+  int num_colors = 0;
+  for (int base = 0; left > 0; base += 64) {
+    memset(used, 0, sizeof(*used) * (size_t)num_nodes);
+    for (int64_t c = 0; c < C; c++) {
+      if (colour[c] >= 0) continue;
+      const int32_t *nodes = cell_nodes + c * L;
+      uint64_t taken = 0;
+      for (int l = 0; l < L; l++) taken |= used[nodes[l]];
+      if (taken == ~(uint64_t)0) continue;
+      int b = 0;
+      while (taken >> b & 1) b++;
+      const uint64_t bit = (uint64_t)1 << b;
+      for (int l = 0; l < L; l++) used[nodes[l]] |= bit;
+      colour[c] = base + b;
+      if (base + b + 1 > num_colors) num_colors = base + b + 1;
+      left--;
+    }
   }
-  int64_t count[8] = {0};
-  for (int64_t c = 0; c < C; c++) {
-    const int64_t *ijk = cell_index + 3 * c;
-    count[(ijk[0] & 1) + 2 * (ijk[1] & 1) + 4 * (ijk[2] & 1)]++;
-  }
+  col->num_colors = num_colors;
+  col->start = calloc((size_t)num_colors + 1, sizeof(*col->start));
+  HC_CHECK_GOTO(col->start, HC_ERR_RESOURCE, cleanup, "out of host memory for %d colours", num_colors);
+  for (int64_t c = 0; c < C; c++) col->start[colour[c] + 1]++;
+  for (int k = 0; k < num_colors; k++) col->start[k + 1] += col->start[k];
+  /* Counting sort by colour, stable: increasing cell id within a colour. */
+  for (int64_t c = 0; c < C; c++) col->cells[col->start[colour[c]]++] = c;
+  for (int k = num_colors; k > 0; k--) col->start[k] = col->start[k - 1];
   col->start[0] = 0;
-  for (int k = 0; k < 8; k++) col->start[k + 1] = col->start[k] + count[k];
-  int64_t next[8];
-  for (int k = 0; k < 8; k++) next[k] = col->start[k];
-  for (int64_t c = 0; c < C; c++) {
-    const int64_t *ijk = cell_index + 3 * c;
-    col->cells[next[(ijk[0] & 1) + 2 * (ijk[1] & 1) + 4 * (ijk[2] & 1)]++] = c;
-  }
   *coloring = col;
-  return HC_OK;
+  col = NULL;
+cleanup:
+  free(used);
+  free(colour);
+  hc_coloring_destroy(&col);
+  return ierr;
 }
 
 int hc_coloring_destroy(hc_coloring **coloring) {
   if (!coloring || !*coloring) return HC_OK;
+  free((*coloring)->start);
   free((*coloring)->cells);
   free(*coloring);
   *coloring = NULL;
@@ -48,7 +83,7 @@ int hc_coloring_destroy(hc_coloring **coloring) {
                                           const int32_t *cell_nodes, double *y) {                                \
     const int64_t C = col->C, inner = L;                                                                         \
     (void)C, (void)inner, (void)threaded;                                                                        \
-    for (int k = 0; k < 8; k++) {                                                                                \
+    for (int k = 0; k < col->num_colors; k++) {                                                                  \
       HC_OMP_PARALLEL_FOR_IF(threaded) for (int64_t i = col->start[k]; i < col->start[k + 1]; i++) {             \
         const int64_t c = col->cells[i];                                                                         \
         const int32_t *nodes = cell_nodes + c * L;                                                               \
@@ -60,7 +95,7 @@ int hc_coloring_destroy(hc_coloring **coloring) {
                                          const int32_t *cell_nodes, const double *u, double *y, double *abs_y) { \
     const int64_t C = col->C, inner = (int64_t)L * L;                                                            \
     (void)C, (void)inner, (void)threaded;                                                                        \
-    for (int k = 0; k < 8; k++) {                                                                                \
+    for (int k = 0; k < col->num_colors; k++) {                                                                  \
       HC_OMP_PARALLEL_FOR_IF(threaded) for (int64_t i = col->start[k]; i < col->start[k + 1]; i++) {             \
         const int64_t c = col->cells[i];                                                                         \
         const int32_t *nodes = cell_nodes + c * L;                                                               \

@@ -12,16 +12,21 @@
 extern "C" {
 #endif
 
-/* The cells of a structured block split into 8 colours by the parity of their (i,j,k) index, so that
-   cells of one colour share no node and can be assembled in parallel without atomics. */
+/* The cells split into colours such that two cells of one colour share no node, so that each colour is
+   assembled in parallel without atomics. */
 typedef struct hc_coloring {
   int64_t C;
-  int64_t start[9]; /* cells of colour k: cells[start[k] .. start[k+1]-1] */
-  int64_t *cells;   /* cells: [C], ordered by colour */
+  int num_colors;
+  int64_t *start; /* start: [num_colors + 1], cells of colour k: cells[start[k] .. start[k+1]-1] */
+  int64_t *cells; /* cells: [C], ordered by colour, increasing cell id within a colour */
 } hc_coloring;
 
-/* Colours C cells from their global (i,j,k) index, cell_index: [C][3]. */
-int hc_coloring_create(int64_t C, const int64_t *cell_index, hc_coloring **coloring);
+/* Colours C cells of L nodes each from their nodes alone (any mesh): cells that share any node get
+   different colours. Greedy first fit in increasing cell id, so the first colours are the largest and each
+   colour's cells keep the mesh's memory order; on a box numbered x fastest this gives the 8 colours of the
+   parity of (i,j,k). cell_nodes: [C][L] node ids in [0, num_nodes). HC_ERR_INPUT for an id out of range.
+   Not collective; host memory. */
+int hc_coloring_create(int64_t C, int L, const int32_t *cell_nodes, int64_t num_nodes, hc_coloring **coloring);
 int hc_coloring_destroy(hc_coloring **coloring);
 
 /* y[cell_nodes[c][l]] += out[c,l] for every cell. out: [C][L] in layout and precision (host memory);

@@ -23,98 +23,67 @@ struct hc_halo {
   MPI_Request *requests; /* [2 * num_neighbors]: receives, then sends */
 };
 
-/* The range of local node indices along direction d that a neighbour at offset o shares. */
-static void shared_range(const hc_mesh *mesh, int d, int o, int64_t *lo, int64_t *hi) {
-  *lo = o > 0 ? mesh->local_nodes[d] - 1 : 0;
-  *hi = o < 0 ? 0 : mesh->local_nodes[d] - 1;
-}
-
-int hc_halo_create(const hc_mesh *mesh, hc_halo **halo) {
+int hc_halo_create_from_sharing(MPI_Comm comm, const hc_sharing *sharing, hc_halo **halo) {
   int ierr = HC_OK;
   hc_halo *h = NULL;
   uint8_t *mark = NULL;
-  HC_CHECK(mesh && halo, HC_ERR_INPUT, "hc_halo_create: NULL argument");
+  HC_CHECK(sharing && halo, HC_ERR_INPUT, "hc_halo_create_from_sharing: NULL argument");
   *halo = NULL;
+  const hc_sharing *s = sharing;
+  const int nn = s->num_neighbors;
+  const int64_t total = s->offset[nn];
   h = calloc(1, sizeof(*h));
-  HC_CHECK(h, HC_ERR_RESOURCE, "rank %d: out of memory allocating the halo", mesh->rank);
+  HC_CHECK(h, HC_ERR_RESOURCE, "rank %d: out of memory allocating the halo", s->rank);
   h->comm = MPI_COMM_NULL;
-  h->num_nodes = mesh->num_nodes;
-  h->neighbor = malloc(26 * sizeof(*h->neighbor));
-  h->offset = malloc(27 * sizeof(*h->offset));
-  mark = calloc((size_t)mesh->num_nodes, sizeof(*mark));
-  HC_CHECK_GOTO(h->neighbor && h->offset && mark, HC_ERR_RESOURCE, cleanup, "rank %d: out of memory in the halo",
-                mesh->rank);
-
-  /* Neighbours in (z, y, x) lexicographic order of their offsets, which is increasing rank order. */
-  int offsets[26][3], nn = 0;
-  h->offset[0] = 0;
-  for (int oz = -1; oz <= 1; oz++) {
-    for (int oy = -1; oy <= 1; oy++) {
-      for (int ox = -1; ox <= 1; ox++) {
-        int o[3] = {ox, oy, oz}, nc[3], inside = 1;
-        if (!ox && !oy && !oz) {
-          h->num_lower = nn;
-          continue;
-        }
-        for (int d = 0; d < 3; d++) {
-          nc[d] = mesh->rank_coords[d] + o[d];
-          if (nc[d] < 0 || nc[d] >= mesh->rank_grid[d]) inside = 0;
-        }
-        if (!inside) continue;
-        int64_t count = 1;
-        for (int d = 0; d < 3; d++) {
-          int64_t lo, hi;
-          shared_range(mesh, d, o[d], &lo, &hi);
-          count *= hi - lo + 1;
-        }
-        memcpy(offsets[nn], o, sizeof(o));
-        h->neighbor[nn] = hc_partition_rank(mesh->rank_grid, nc);
-        h->offset[nn + 1] = h->offset[nn] + count;
-        nn++;
-      }
-    }
-  }
+  h->num_nodes = s->num_nodes;
   h->num_neighbors = nn;
-  const int64_t total = h->offset[nn];
+  h->num_lower = 0;
+  while (h->num_lower < nn && s->neighbor[h->num_lower] < s->rank) h->num_lower++;
+  h->neighbor = malloc((size_t)(nn > 0 ? nn : 1) * sizeof(*h->neighbor));
+  h->offset = malloc((size_t)(nn + 1) * sizeof(*h->offset));
   h->index = malloc((size_t)(total > 0 ? total : 1) * sizeof(*h->index));
   h->capacity = 1;
   h->send_buf = malloc((size_t)(total > 0 ? total : 1) * sizeof(double));
   h->recv_buf = malloc((size_t)(total > 0 ? total : 1) * sizeof(double));
-  h->work = malloc((size_t)mesh->num_nodes * sizeof(double));
+  h->work = malloc((size_t)(s->num_nodes > 0 ? s->num_nodes : 1) * sizeof(double));
   h->requests = malloc((size_t)(2 * nn > 0 ? 2 * nn : 1) * sizeof(*h->requests));
-  HC_CHECK_GOTO(h->index && h->send_buf && h->recv_buf && h->work && h->requests, HC_ERR_RESOURCE, cleanup,
-                "rank %d: out of memory allocating halo buffers of %lld values", mesh->rank, (long long)total);
+  mark = calloc((size_t)(s->num_nodes > 0 ? s->num_nodes : 1), sizeof(*mark));
+  HC_CHECK_GOTO(h->neighbor && h->offset && h->index && h->send_buf && h->recv_buf && h->work && h->requests && mark,
+                HC_ERR_RESOURCE, cleanup, "rank %d: out of memory allocating halo buffers of %lld values", s->rank,
+                (long long)total);
+  memcpy(h->neighbor, s->neighbor, (size_t)nn * sizeof(*h->neighbor));
+  memcpy(h->offset, s->offset, (size_t)(nn + 1) * sizeof(*h->offset));
+  memcpy(h->index, s->index, (size_t)total * sizeof(*h->index));
 
-  /* Shared nodes in local (x fastest) order, which is their global order on both sides. */
-  const int64_t *ln = mesh->local_nodes;
-  for (int i = 0; i < nn; i++) {
-    int64_t lo[3], hi[3], k = h->offset[i];
-    for (int d = 0; d < 3; d++) shared_range(mesh, d, offsets[i][d], &lo[d], &hi[d]);
-    for (int64_t c = lo[2]; c <= hi[2]; c++) {
-      for (int64_t b = lo[1]; b <= hi[1]; b++) {
-        for (int64_t a = lo[0]; a <= hi[0]; a++) {
-          const int32_t n = (int32_t)(a + ln[0] * (b + ln[1] * c));
-          h->index[k++] = n;
-          mark[n] = 1;
-        }
-      }
-    }
-  }
+  /* The shared nodes in increasing local id. */
+  for (int64_t k = 0; k < total; k++) mark[h->index[k]] = 1;
   h->num_shared = 0;
-  for (int64_t n = 0; n < mesh->num_nodes; n++) h->num_shared += mark[n];
+  for (int64_t n = 0; n < s->num_nodes; n++) h->num_shared += mark[n];
   h->shared = malloc((size_t)(h->num_shared > 0 ? h->num_shared : 1) * sizeof(*h->shared));
-  HC_CHECK_GOTO(h->shared, HC_ERR_RESOURCE, cleanup, "rank %d: out of memory in the halo", mesh->rank);
-  for (int64_t n = 0, k = 0; n < mesh->num_nodes; n++) {
+  HC_CHECK_GOTO(h->shared, HC_ERR_RESOURCE, cleanup, "rank %d: out of memory in the halo", s->rank);
+  for (int64_t n = 0, k = 0; n < s->num_nodes; n++) {
     if (mark[n]) h->shared[k++] = (int32_t)n;
   }
 
-  HC_CALL_MPI_GOTO(MPI_Comm_dup(mesh->comm, &h->comm), cleanup);
+  HC_CALL_MPI_GOTO(MPI_Comm_dup(comm, &h->comm), cleanup);
   HC_CALL_MPI_GOTO(MPI_Comm_set_errhandler(h->comm, MPI_ERRORS_RETURN), cleanup);
   *halo = h;
   h = NULL;
 cleanup:
   free(mark);
   if (h) hc_halo_destroy(&h);
+  return ierr;
+}
+
+int hc_halo_create(const hc_mesh *mesh, hc_halo **halo) {
+  HC_CHECK(mesh && halo, HC_ERR_INPUT, "hc_halo_create: NULL argument");
+  *halo = NULL;
+  if (mesh->sharing) return hc_halo_create_from_sharing(mesh->comm, mesh->sharing, halo);
+  hc_sharing *sharing = NULL;
+  HC_CALL(hc_sharing_create(mesh->comm, mesh->num_nodes, mesh->node_global_id, mesh->C, mesh->order, mesh->cell_nodes,
+                            &sharing));
+  int ierr = hc_halo_create_from_sharing(mesh->comm, sharing, halo);
+  hc_sharing_destroy(&sharing);
   return ierr;
 }
 

@@ -6,29 +6,37 @@
 
 #include "kernels/hc_kernels.h"
 #include "mesh/hc_mesh.h"
+#include "mesh/hc_sharing.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Opaque: the neighbours of one rank (faces, edges and corners of its block, up to 26), the local
-   nodes shared with each (send and receive lists, the same nodes in the same global order on both
-   sides), message buffers and requests, all set up once by hc_halo_create. */
+/* Opaque: the neighbours of one rank (every rank holding one of its nodes: on a box the faces, edges
+   and corners of its block, up to 26; on any other mesh as many as the partition gives), the local nodes
+   shared with each (send and receive lists, the same nodes in increasing global id on both sides), message
+   buffers and requests, all set up once by hc_halo_create. */
 typedef struct hc_halo hc_halo;
 
 /* Traffic of one hc_halo_exchange on this rank, for the performance model. */
 typedef struct {
-  int num_neighbors;    /* ranks this rank exchanges with, 0..26; one message each way per neighbour */
+  int num_neighbors;    /* ranks this rank exchanges with (0..26 on a box, any number otherwise); one message
+                           each way per neighbour */
   int64_t shared_nodes; /* local nodes touched by at least one other rank */
   int64_t send_values;  /* nodal values sent per exchange (a node shared with k ranks is sent k times) */
   int64_t send_bytes;   /* bytes sent per exchange in the precision asked for */
   int64_t recv_bytes;   /* bytes received per exchange (equal to send_bytes: the pattern is symmetric) */
 } hc_halo_stats;
 
-/* Builds the halo of mesh: neighbour ranks and shared-node index lists, buffers sized for double
-   (float uses the same buffers). Collective over mesh->comm (duplicates it, so that halo messages never
-   meet other traffic). The mesh must outlive the halo. */
+/* Builds the halo of mesh: neighbour ranks and shared-node index lists, copied from mesh->sharing (or,
+   where the mesh has none, from a hc_sharing_create on its generic fields: node_global_id, cell_nodes,
+   order), buffers sized for double (float uses the same buffers). Collective over mesh->comm (duplicates
+   it, so that halo messages never meet other traffic). The mesh must outlive the halo. */
 int hc_halo_create(const hc_mesh *mesh, hc_halo **halo);
+
+/* The same from a sharing that hc_sharing_create built over comm (copied; the sharing may be destroyed
+   afterwards). Collective over comm (duplicates it). */
+int hc_halo_create_from_sharing(MPI_Comm comm, const hc_sharing *sharing, hc_halo **halo);
 
 /* Sums a nodal vector over ranks: on return, x[n] of every local node n (owned or not) holds the
    sum of the x[n] that every rank touching that node passed in. Contributions are added in increasing

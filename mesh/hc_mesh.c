@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "mesh/hc_mpi.h"
 
@@ -103,23 +104,26 @@ static int mesh_fill(hc_mesh *m) {
       }
     }
   }
-  m->num_owned_nodes = 0;
   for (int64_t c = 0; c < ln[2]; c++) {
     for (int64_t b = 0; b < ln[1]; b++) {
       for (int64_t a = 0; a < ln[0]; a++) {
         const int64_t n = a + ln[0] * (b + ln[1] * c);
         m->node_global_id[n] = (p * b0[0] + a) + G[0] * ((p * b0[1] + b) + G[1] * (p * b0[2] + c));
-        /* The lowest rank touching a node has the lowest block coordinate in every direction. */
-        int owned =
-            (a > 0 || m->rank_coords[0] == 0) && (b > 0 || m->rank_coords[1] == 0) && (c > 0 || m->rank_coords[2] == 0);
-        m->node_owned[n] = (uint8_t)owned;
-        m->num_owned_nodes += owned;
         const int64_t g[3] = {p * b0[0] + a, p * b0[1] + b, p * b0[2] + c};
         m->node_boundary[n] = (uint8_t)(g[0] == 0 || g[0] == G[0] - 1 || g[1] == 0 || g[1] == G[1] - 1 || g[2] == 0 ||
                                         g[2] == G[2] - 1);
       }
     }
   }
+  return HC_OK;
+}
+
+/* Ownership from the generic fields alone, as for any mesh: which ranks hold each node (hc_sharing, kept for
+   the halo), the lowest of them owning it. Collective over m->comm. */
+static int mesh_own(hc_mesh *m) {
+  HC_CALL(hc_sharing_create(m->comm, m->num_nodes, m->node_global_id, m->C, m->order, m->cell_nodes, &m->sharing));
+  memcpy(m->node_owned, m->sharing->node_owned, (size_t)m->num_nodes * sizeof(*m->node_owned));
+  m->num_owned_nodes = m->sharing->num_owned;
   return HC_OK;
 }
 
@@ -203,6 +207,7 @@ int hc_mesh_create(MPI_Comm comm, const hc_mesh_params *params, hc_mesh **mesh) 
   HC_CALL_GOTO(mesh_fill(m), cleanup);
   HC_CALL_MPI_GOTO(MPI_Comm_dup(comm, &m->comm), cleanup);
   HC_CALL_MPI_GOTO(MPI_Comm_set_errhandler(m->comm, MPI_ERRORS_RETURN), cleanup);
+  HC_CALL_GOTO(mesh_own(m), cleanup);
   *mesh = m;
   m = NULL;
 cleanup:
@@ -220,6 +225,7 @@ int hc_mesh_destroy(hc_mesh **mesh) {
   free(m->node_global_id);
   free(m->node_owned);
   free(m->node_boundary);
+  hc_sharing_destroy(&m->sharing);
   if (m->comm != MPI_COMM_NULL) {
     int err = MPI_Comm_free(&m->comm);
     if (err != MPI_SUCCESS) ierr = hc_mpi_error(err, "MPI_Comm_free(&m->comm)", __FILE__, __LINE__, __func__);

@@ -7,6 +7,7 @@
 
 #include "kernels/hc_kernels.h"
 #include "mesh/hc_partition.h"
+#include "mesh/hc_sharing.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -75,7 +76,9 @@ typedef enum {
    on top of X by the cell-data code (kernels/hc_motion.h), not here.
 
    Ownership. A node touched by several ranks is owned by the lowest of them; node_owned marks the
-   nodes this rank owns, so a sum over owned nodes of all ranks counts every node once. */
+   nodes this rank owns, so a sum over owned nodes of all ranks counts every node once. It is found from
+   node_global_id and cell_nodes alone (hc_sharing_create, the same as for any mesh), and the sharing is
+   kept for the halo (hc_halo_create). */
 typedef struct hc_mesh {
   hc_mesh_source source;    /* box (the fields of the box below are set) or file (they are 0, cell_index NULL) */
   int geometry_nodes;       /* geometry nodes per cell in vertex_coords: 8 (the box; trilinear) or 27 */
@@ -109,6 +112,7 @@ typedef struct hc_mesh {
   double volume;            /* the undeformed mesh's volume: LX LY LZ, or the cells' exact volumes summed */
   double bounds[2][3];      /* the undeformed mesh's bounding box, low and high corners */
   int64_t edge_cut;         /* faces between cells of different ranks, over the whole mesh */
+  hc_sharing *sharing;      /* the ranks holding each local node: neighbours, shared-node lists, ownership */
 } hc_mesh;
 
 /* Fills params with the defaults: GLOBAL sizing, 8 x 8 x 8 cells on the unit cube, order 2,

@@ -8,6 +8,7 @@
 #include "mesh/hc_hex.h"
 #include "mesh/hc_mesh.h"
 #include "mesh/hc_mpi.h"
+#include "mesh/hc_sharing.h"
 
 #ifdef HC_HAVE_METIS
 #include <metis.h>
@@ -111,7 +112,6 @@ typedef struct {
   hc_tuple_map edges, faces;
   int64_t num_global_nodes;
   uint8_t *boundary;    /* [num_global_nodes]: on a face of one cell only */
-  int32_t *owner;       /* [num_global_nodes]: the lowest rank with a cell touching the node */
   int64_t edge_cut;     /* faces between cells of different ranks */
 } hc_numbering;
 
@@ -120,7 +120,6 @@ static void hc_numbering_free(hc_numbering *nb) {
   free(nb->edges.slot);
   free(nb->faces.slot);
   free(nb->boundary);
-  free(nb->owner);
   memset(nb, 0, sizeof(*nb));
 }
 
@@ -181,7 +180,7 @@ static int64_t hc_node_gid(const hc_mesh_cells *mc, const hc_numbering *nb, int 
   return cell_base + c * m * m * m + (i - 1) + m * ((j - 1) + m * (k - 1));
 }
 
-/* Checks the cells, numbers edges and faces (the corners are numbered), and marks boundary nodes and owners. */
+/* Checks the cells, numbers edges and faces (the corners are numbered), and marks the boundary nodes. */
 static int hc_numbering_build(const hc_mesh_cells *mc, int p, const int *part, hc_numbering *nb) {
   const int64_t N = mc->num_cells, NV = mc->num_vertices;
   const int G = mc->geometry_nodes, L = (p + 1) * (p + 1) * (p + 1);
@@ -226,10 +225,8 @@ static int hc_numbering_build(const hc_mesh_cells *mc, int p, const int *part, h
   const int64_t m = p - 1;
   nb->num_global_nodes = nb->num_corners + nb->edges.size * m + nb->faces.size * m * m + N * m * m * m;
   nb->boundary = calloc((size_t)nb->num_global_nodes, 1);
-  nb->owner = malloc((size_t)nb->num_global_nodes * sizeof(*nb->owner));
-  HC_CHECK(nb->boundary && nb->owner, HC_ERR_RESOURCE, "out of memory for the %lld nodes of %s",
-           (long long)nb->num_global_nodes, mc->name);
-  for (int64_t n = 0; n < nb->num_global_nodes; n++) nb->owner[n] = INT32_MAX;
+  HC_CHECK(nb->boundary, HC_ERR_RESOURCE, "out of memory for the %lld nodes of %s", (long long)nb->num_global_nodes,
+           mc->name);
   for (int64_t c = 0; c < N; c++) {
     /* Which of the cell's faces are on the boundary. */
     int on_boundary[6];
@@ -248,7 +245,6 @@ static int hc_numbering_build(const hc_mesh_cells *mc, int p, const int *part, h
           const int ijk[3] = {i, j, k};
           for (int f = 0; f < 6; f++)
             if (on_boundary[f] && ijk[f / 2] == (f % 2) * p) nb->boundary[g] = 1;
-          if (part[c] < nb->owner[g]) nb->owner[g] = part[c];
         }
   }
   (void)L;
@@ -346,7 +342,7 @@ typedef struct {
   int64_t C;
   double *coords; /* [C][G][3] */
   int64_t *gid;   /* [C][L] */
-  uint8_t *flags; /* [C][L]: bit 0 on the boundary, bit 1 owned by the receiving rank */
+  uint8_t *flags; /* [C][L]: 1 on the mesh's boundary */
 } hc_rank_cells;
 
 static void hc_rank_cells_free(hc_rank_cells *rc) {
@@ -383,7 +379,7 @@ static int hc_rank_cells_make(const hc_mesh_cells *mc, const hc_numbering *nb, i
           const int l = i + (p + 1) * (j + (p + 1) * kk);
           const int64_t g = hc_node_gid(mc, nb, p, c, i, j, kk);
           rc->gid[k * L + l] = g;
-          rc->flags[k * L + l] = (uint8_t)(nb->boundary[g] | (nb->owner[g] == r) << 1);
+          rc->flags[k * L + l] = nb->boundary[g];
         }
     k++;
   }
@@ -434,11 +430,8 @@ static int hc_mesh_from_rank_cells(hc_mesh *m, const hc_rank_cells *rc) {
   for (int64_t i = 0; i < CL; i++) {
     const int32_t l = m->cell_nodes[i];
     m->node_global_id[l] = rc->gid[i];
-    m->node_boundary[l] = rc->flags[i] & 1;
-    m->node_owned[l] = (rc->flags[i] >> 1) & 1;
+    m->node_boundary[l] = rc->flags[i];
   }
-  m->num_owned_nodes = 0;
-  for (int64_t i = 0; i < n; i++) m->num_owned_nodes += m->node_owned[i];
 cleanup:
   free(key);
   free(val);
@@ -601,6 +594,11 @@ agree:
   HC_CALL_GOTO(hc_mesh_from_rank_cells(m, &rc), cleanup);
   HC_CALL_MPI_GOTO(MPI_Comm_dup(comm, &m->comm), cleanup);
   HC_CALL_MPI_GOTO(MPI_Comm_set_errhandler(m->comm, MPI_ERRORS_RETURN), cleanup);
+  /* Ownership from the global ids, as for the box: the lowest rank holding a node (the sharing stays for the halo). */
+  HC_CALL_GOTO(hc_sharing_create(m->comm, m->num_nodes, m->node_global_id, m->C, m->order, m->cell_nodes, &m->sharing),
+               cleanup);
+  memcpy(m->node_owned, m->sharing->node_owned, (size_t)m->num_nodes * sizeof(*m->node_owned));
+  m->num_owned_nodes = m->sharing->num_owned;
   *mesh = m;
   m = NULL;
 cleanup:

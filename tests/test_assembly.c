@@ -89,7 +89,7 @@ static void test_coloring(void **state) {
   block b;
   block_make(&b, 5, 4, 3, 2, 1, 0, 3); /* odd starting indices: colours follow the global index */
   hc_coloring *col = NULL;
-  assert_int_equal(hc_coloring_create(b.C, b.cell_index, &col), HC_OK);
+  assert_int_equal(hc_coloring_create(b.C, b.L, b.cell_nodes, b.N, &col), HC_OK);
   assert_int_equal(col->start[0], 0);
   assert_int_equal(col->start[8], b.C);
   int *seen = calloc((size_t)b.C, sizeof(*seen)), *owner = malloc(sizeof(*owner) * (size_t)b.N);
@@ -161,7 +161,7 @@ static void check_against_plain_loops(const hc_backend *be) {
     block b;
     block_make(&b, 3, 2, 4 - p, p, 0, 1, 0);
     hc_coloring *col = NULL;
-    assert_int_equal(hc_coloring_create(b.C, b.cell_index, &col), HC_OK);
+    assert_int_equal(hc_coloring_create(b.C, b.L, b.cell_nodes, b.N, &col), HC_OK);
     const int L = b.L;
     for (int prec = 0; prec < 2; prec++) {
       for (int lay = 0; lay < 2; lay++) {
