@@ -118,9 +118,7 @@ static int mesh_fill(hc_mesh *m) {
   return HC_OK;
 }
 
-/* Ownership from the generic fields alone, as for any mesh: which ranks hold each node (hc_sharing, kept for
-   the halo), the lowest of them owning it. Collective over m->comm. */
-static int mesh_own(hc_mesh *m) {
+int hc_mesh_own(hc_mesh *m) {
   HC_CALL(hc_sharing_create(m->comm, m->num_nodes, m->node_global_id, m->C, m->order, m->cell_nodes, &m->sharing));
   memcpy(m->node_owned, m->sharing->node_owned, (size_t)m->num_nodes * sizeof(*m->node_owned));
   m->num_owned_nodes = m->sharing->num_owned;
@@ -207,7 +205,7 @@ int hc_mesh_create(MPI_Comm comm, const hc_mesh_params *params, hc_mesh **mesh) 
   HC_CALL_GOTO(mesh_fill(m), cleanup);
   HC_CALL_MPI_GOTO(MPI_Comm_dup(comm, &m->comm), cleanup);
   HC_CALL_MPI_GOTO(MPI_Comm_set_errhandler(m->comm, MPI_ERRORS_RETURN), cleanup);
-  HC_CALL_GOTO(mesh_own(m), cleanup);
+  HC_CALL_GOTO(hc_mesh_own(m), cleanup);
   *mesh = m;
   m = NULL;
 cleanup:

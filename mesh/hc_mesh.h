@@ -137,6 +137,10 @@ int hc_mesh_create(MPI_Comm comm, const hc_mesh_params *params, hc_mesh **mesh);
 int hc_mesh_create_cells(MPI_Comm comm, const hc_mesh_cells *cells, int order, hc_partitioner partitioner,
                          hc_mesh **mesh);
 
+/* For the constructors: node ownership from node_global_id and cell_nodes alone, as for any mesh: which ranks
+   hold each node (m->sharing, kept for the halo), the lowest of them owning it. Collective over m->comm. */
+int hc_mesh_own(hc_mesh *m);
+
 /* Whether hc_mesh_create_cells can partition with METIS in this build (HC_ENABLE_METIS). */
 int hc_mesh_metis_built(void);
 

@@ -8,7 +8,6 @@
 #include "mesh/hc_hex.h"
 #include "mesh/hc_mesh.h"
 #include "mesh/hc_mpi.h"
-#include "mesh/hc_sharing.h"
 
 #ifdef HC_HAVE_METIS
 #include <metis.h>
@@ -595,10 +594,7 @@ agree:
   HC_CALL_MPI_GOTO(MPI_Comm_dup(comm, &m->comm), cleanup);
   HC_CALL_MPI_GOTO(MPI_Comm_set_errhandler(m->comm, MPI_ERRORS_RETURN), cleanup);
   /* Ownership from the global ids, as for the box: the lowest rank holding a node (the sharing stays for the halo). */
-  HC_CALL_GOTO(hc_sharing_create(m->comm, m->num_nodes, m->node_global_id, m->C, m->order, m->cell_nodes, &m->sharing),
-               cleanup);
-  memcpy(m->node_owned, m->sharing->node_owned, (size_t)m->num_nodes * sizeof(*m->node_owned));
-  m->num_owned_nodes = m->sharing->num_owned;
+  HC_CALL_GOTO(hc_mesh_own(m), cleanup);
   *mesh = m;
   m = NULL;
 cleanup:
