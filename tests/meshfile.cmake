@@ -24,3 +24,19 @@ if(NOT HC_HAVE_EXODUS)
   message(WARNING "the Exodus II reader is not built: the meshfile_exodus test will report itself skipped (install "
                   "libexodusii-dev)")
 endif()
+
+# The hex27 layouts that the gmsh and exodus groups build their files from, checked by third-party readers: VTK's
+# Exodus II reader and meshio's Gmsh reader read those files (tests/test_meshfile_vtk.py; it reports itself skipped
+# without VTK's Python modules). It runs after the groups that write the files (a CTest fixture).
+find_program(HC_MESHFILE_PYTHON NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
+find_program(HC_MESHFILE_PYTHON NAMES python3)
+set_tests_properties(meshfile_gmsh meshfile_exodus PROPERTIES FIXTURES_SETUP meshfile_files)
+if(HC_HAVE_GMSH AND HC_HAVE_EXODUS AND HC_MESHFILE_PYTHON)
+  hc_add_test(meshfile_vtk COMMAND ${HC_MESHFILE_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/test_meshfile_vtk.py
+              ${HC_MESHFILE_DIR}/exodus ${HC_MESHFILE_DIR}/gmsh LABELS unit TIMEOUT 120)
+else()
+  hc_add_test(meshfile_vtk COMMAND sh -c "echo 'SKIPPED: the Gmsh and Exodus II readers (and python3) are needed \
+to write and read back the hex27 files: the third-party check of their node orders did not run' && exit 77"
+              LABELS unit)
+endif()
+set_tests_properties(meshfile_vtk PROPERTIES FIXTURES_REQUIRED meshfile_files)
