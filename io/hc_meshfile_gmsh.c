@@ -103,10 +103,11 @@ static int hc_gmsh_model_to_mesh(const char *path, hc_meshfile **mesh) {
       snprintf(msg, sizeof(msg), "%s", !gerr && name ? name : "unknown");
       gmshFree(name);
       gmshFree(local);
-      HC_CHECK_GOTO(0, HC_ERR_INPUT, done,
-                    "'%s': cell %zu is a %s (Gmsh element type %d, %zu such cells); hexcontract reads meshes of "
-                    "8-node (Gmsh type 5) or 27-node (type 12) hexahedra only",
-                    path, elem_tags[k][0], msg, types[k], elem_tags_n[k]);
+      HC_CHECK_GOTO(
+          0, HC_ERR_INPUT, done,
+          "'%s': cell %zu is a %s (Gmsh element type %d; %zu cells of that type); hexcontract reads meshes of "
+          "8-node (Gmsh type 5) or 27-node (type 12) hexahedra only",
+          path, elem_tags[k][0], msg, types[k], elem_tags_n[k]);
     }
     if (hex_type && hex_type != types[k])
       HC_CHECK_GOTO(0, HC_ERR_INPUT, done,

@@ -354,6 +354,34 @@ static void test_gmsh_hex27(void **state) {
   gmsh_round_trip(8, 2, map_annulus, quarter, 1e-5, "hex27-annulus8");
 }
 
+/* Node tags far apart (the reader's sorted tag map rather than its dense one): kept as the file's, and the cell
+   finds its nodes. */
+static void test_gmsh_sparse_tags(void **state) {
+  (void)state;
+  char path[4096], text[1024];
+  path_in(path, sizeof(path), "sparse.msh");
+  snprintf(text, sizeof(text),
+           "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n9\n7000000 0 0 0\n1000000 1 0 0\n3000000 1 1 0\n"
+           "2000000 0 1 0\n5000000 0 0 1\n4000000 1 0 1\n9000000 1 1 1\n6000000 0 1 1\n12 5 5 5\n$EndNodes\n"
+           "$Elements\n1\n77 5 0 7000000 1000000 3000000 2000000 5000000 4000000 9000000 6000000\n$EndElements\n");
+  write_text(path, text, strlen(text));
+  hc_meshfile *mesh = NULL;
+  assert_int_equal(hc_meshfile_read(path, &mesh), HC_OK);
+  assert_int_equal(mesh->num_cells, 1);
+  assert_int_equal(mesh->num_vertices, 8); /* node 12, which no cell references, is dropped */
+  assert_int_equal(mesh->cell_tag[0], 77);
+  const int64_t want[8] = {7000000, 1000000, 2000000, 3000000, 5000000, 4000000, 6000000, 9000000};
+  for (int t = 0; t < 8; t++) {
+    assert_int_equal(mesh->vertex_tag[mesh->cells[t]], want[t]);
+    for (int d = 0; d < 3; d++) assert_true(mesh->coords[3 * mesh->cells[t] + d] == ((t >> d) & 1));
+  }
+  double lo[3], hi[3];
+  hc_meshfile_bounds(mesh, lo, hi);
+  assert_true(lo[0] == 0.0 && hi[2] == 1.0);
+  assert_true(hc_meshfile_volume(mesh) == 1.0);
+  hc_meshfile_destroy(&mesh);
+}
+
 /* The node-order tables against Gmsh's reference coordinates, through the writer: a mesh written by
    hc_meshfile_write_gmsh and read back by Gmsh's reader is the same mesh. */
 static void test_gmsh_writer(void **state) {
@@ -416,6 +444,7 @@ static void test_gmsh_refused(void **state) {
        "mixes 8-node and 27-node hexahedra"},
       {"quads.msh", "1\n1 3 0 1 2 3 4\n", "no hexahedra"},
       {"badnode.msh", "1\n9 5 0 1 2 3 4 5 6 7 99\n", "99"},
+      {"degenerate.msh", "1\n4 5 0 1 2 3 4 5 6 7 7\n", "cell 4 is degenerate: det J = 0"},
   };
   for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
     char text[1024];
@@ -446,7 +475,8 @@ static const int exodus_hex27[27][3] = {{0, 0, 0}, {2, 0, 0}, {2, 2, 0}, {0, 2, 
                                         {1, 1, 0}, {1, 1, 2}, {0, 1, 1}, {2, 1, 1}, {1, 0, 1}, {1, 2, 1}};
 
 /* Writes an N^3 grid of HEX8 or HEX27 (type names as given) through the Exodus II API, nodes at map(grid), cell e
-   numbered tag0 + e in the element map; a second block of one TETRA4 when with_tet, one cell inverted when
+   numbered tag0 + e in the element map; a second block of one TETRA4 when with_tet is 1 (one SHELL4 when 2, which
+   the reader ignores), one cell inverted when
    invert_cell >= 0. */
 static void exodus_build(const char *path, int N, int n, const char *type, map_fn map, int64_t tag0, int with_tet,
                          int invert_cell) {
@@ -487,7 +517,7 @@ static void exodus_build(const char *path, int N, int n, const char *type, map_f
   }
   assert_int_equal(ex_put_elem_conn(exoid, 10, conn), 0);
   if (with_tet) {
-    assert_int_equal(ex_put_elem_block(exoid, 20, "TETRA4", 1, 4, 0), 0);
+    assert_int_equal(ex_put_elem_block(exoid, 20, with_tet == 2 ? "SHELL4" : "TETRA4", 1, 4, 0), 0);
     const int tet[4] = {1, 2, 1 + M, 1 + M * M};
     assert_int_equal(ex_put_elem_conn(exoid, 20, tet), 0);
   }
@@ -519,7 +549,7 @@ static void test_exodus_hex8_hex27(void **state) {
   };
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
     path_in(path, sizeof(path), cases[i].file);
-    exodus_build(path, cases[i].N, cases[i].n, cases[i].type, cases[i].map, 1001, 0, -1);
+    exodus_build(path, cases[i].N, cases[i].n, cases[i].type, cases[i].map, 1001, 2, -1);
     if (hc_meshfile_read(path, &mesh) != HC_OK) fprintf(stderr, "%s\n", hc_error_message());
     assert_non_null(mesh);
     assert_string_equal(mesh->format, "exodus");
@@ -547,7 +577,7 @@ static void test_exodus_refused(void **state) {
   path_in(cut, sizeof(cut), "truncated.exo");
   exodus_build(path, 4, 1, "HEX8", map_affine, 1, 0, -1);
   truncate_copy(path, cut);
-  expect_error(hc_meshfile_read(cut, &mesh), HC_ERR_INPUT, cut, NULL);
+  expect_error(hc_meshfile_read(cut, &mesh), HC_ERR_INPUT, cut, "truncated", NULL);
   assert_null(mesh);
   path_in(path, sizeof(path), "garbage.e");
   write_text(path, "not netCDF at all\n", 18);
@@ -683,7 +713,8 @@ int main(int argc, char **argv) {
       return cmocka_run_group_tests(tests, NULL, NULL);
     }
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_gmsh_hex8), cmocka_unit_test(test_gmsh_hex27),
-                                       cmocka_unit_test(test_gmsh_writer), cmocka_unit_test(test_gmsh_refused)};
+                                       cmocka_unit_test(test_gmsh_writer), cmocka_unit_test(test_gmsh_sparse_tags),
+                                       cmocka_unit_test(test_gmsh_refused)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 #endif
   }

@@ -57,8 +57,11 @@ while not it.IsDoneWithTraversal():
     ds = it.GetCurrentDataObject()
     for c in range(ds.GetNumberOfCells()):
         cell = ds.GetCell(c)
+        if cell.GetCellType() == 9:  # the SHELL4 block that hexcontract's reader ignores
+            continue
         if cell.GetCellType() != 29:
             failures.append(f"hex27.exo: VTK cell type {cell.GetCellType()}, expected 29 (triquadratic hexahedron)")
+            continue
         cells.append([ds.GetPoint(cell.GetPointId(k)) for k in range(cell.GetNumberOfPoints())])
     it.GoToNextItem()
 check("hex27.exo (vtkExodusIIReader)", cells)
