@@ -73,9 +73,10 @@ static int hc_print_version(void) {
   }
   hc_error_clear();
   printf("mesh readers:");
+  int num_readers = 0;
   for (int i = 0; i < 2; i++)
-    if (hc_meshfile_reader_info(hc_mesh_formats[i])) printf(" %s", hc_mesh_formats[i]);
-  printf("\n");
+    if (hc_meshfile_reader_info(hc_mesh_formats[i])) printf(" %s", hc_mesh_formats[i]), num_readers++;
+  printf("%s\n", num_readers ? "" : " none");
   for (int i = 0; i < 2; i++) {
     const char *info = hc_meshfile_reader_info(hc_mesh_formats[i]);
     if (info) {

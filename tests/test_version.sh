@@ -47,7 +47,7 @@ fi
 readers=""
 [ "$have_gmsh" = 1 ] && readers="$readers gmsh"
 [ "$have_exodus" = 1 ] && readers="$readers exodus"
-has "^mesh readers:$readers\$"
+has "^mesh readers:${readers:- none}\$"
 if [ "$have_gmsh" = 1 ]; then
   has "^  gmsh      Gmsh \.msh 4\.1 and 2\.2, ASCII and binary \(Gmsh C API [0-9]+\.[0-9]+\.[0-9]+\)\$"
 else
