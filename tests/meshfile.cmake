@@ -15,6 +15,11 @@ set(HC_MESHFILE_DIR ${CMAKE_CURRENT_BINARY_DIR}/meshfile)
 foreach(group common gmsh exodus)
   hc_add_test(meshfile_${group} COMMAND test_meshfile ${group} ${HC_MESHFILE_DIR}/${group} LABELS unit TIMEOUT 120)
 endforeach()
+# Under the sanitizers, LeakSanitizer is told of a leak inside Gmsh's own reader (tests/lsan_gmsh.supp).
+if(HC_ENABLE_SANITIZERS)
+  set_property(TEST meshfile_gmsh APPEND PROPERTY ENVIRONMENT
+               LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_SOURCE_DIR}/lsan_gmsh.supp:print_suppressions=0)
+endif()
 hc_add_test(meshfile_shipped COMMAND test_meshfile shipped ${PROJECT_SOURCE_DIR}/inputs/meshes LABELS unit TIMEOUT 120)
 if(NOT HC_HAVE_GMSH)
   message(WARNING "the Gmsh reader is not built: the meshfile_gmsh and meshfile_shipped tests will report themselves "
