@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -404,6 +405,29 @@ static void test_gmsh_writer(void **state) {
     hc_meshfile_destroy(&a);
     hc_meshfile_destroy(&b);
   }
+  /* The hex27 file with a negative node tag in its first element crashes Gmsh 4.8 (GModel::getMeshVertexByTag):
+     the reader's child process dies, and the reader says so. */
+  char src[4096], dst[4096];
+  snprintf(src, sizeof(src), "%s/writer-dst-2.msh", scratch);
+  snprintf(dst, sizeof(dst), "%s/negative-tag.msh", scratch);
+  FILE *f = fopen(src, "rb");
+  assert_non_null(f);
+  static char text[1 << 16];
+  const size_t len = fread(text, 1, sizeof(text) - 1, f);
+  fclose(f);
+  text[len] = '\0';
+  char *e = strstr(text, "$Elements\n");
+  assert_non_null(e);
+  for (int line = 0; line < 3; line++) e = strchr(e, '\n') + 1; /* to the first element: "1 n1 n2 ..." */
+  char *n1 = strchr(e, ' ') + 1, *n2 = strchr(n1, ' ');
+  char out[sizeof(text) + 16];
+  snprintf(out, sizeof(out), "%.*s-5%s", (int)(n1 - text), text, n2);
+  write_text(dst, out, strlen(out));
+  hc_meshfile *mesh = NULL;
+  const int err = hc_meshfile_read(dst, &mesh);
+  if (err == HC_ERR_INPUT && strstr(hc_error_message(), "crashed")) printf("%s\n", hc_error_message());
+  expect_error(err, HC_ERR_INPUT, dst, NULL);
+  assert_null(mesh);
 }
 
 static void test_gmsh_refused(void **state) {
@@ -660,6 +684,12 @@ static int info(const char *path) {
       path, mesh->format, (long long)mesh->num_cells, mesh->nodes_per_cell, (long long)mesh->num_vertices, t1 - t0, v,
       lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], t2 - t1);
   hc_meshfile_destroy(&mesh);
+  /* Peak memory of this process and of the largest child (the Gmsh reader's process). */
+  struct rusage self, children;
+  getrusage(RUSAGE_SELF, &self);
+  getrusage(RUSAGE_CHILDREN, &children);
+  printf("peak memory: this process %.0f MiB, the reader's child process %.0f MiB\n", self.ru_maxrss / 1024.0,
+         children.ru_maxrss / 1024.0);
   return 0;
 }
 
