@@ -20,7 +20,8 @@ static const char *hc_exodus_last_error(char *buf, size_t size) {
   return buf;
 }
 
-/* An element type name, upper case, without digits: "HEX27" -> "HEX", "tetra4" -> "TETRA". */
+/* An element type name, upper case, without digits: "HEX27" -> "HEX", "tetra4" -> "TETRA", "Hexahedron" ->
+   "HEXAHEDRON" (any name that starts with HEX is a hexahedron; its node count says which). */
 static void hc_exodus_type_base(const char *type, char *base, size_t size) {
   size_t n = 0;
   for (const char *p = type; *p && n + 1 < size; p++)
@@ -91,7 +92,7 @@ int hc_meshfile_read_exodus(const char *path, hc_meshfile **mesh) {
                   "'%s': element block %" PRId64 " has type %s but %" PRId64 " nodes per element", path, block_ids[b],
                   type, npe);
     if (n > 0 && hc_exodus_type_is_3d(base)) {
-      HC_CHECK_GOTO(strcmp(base, "HEX") == 0 && (npe == 8 || npe == 27), HC_ERR_INPUT, done,
+      HC_CHECK_GOTO(strncmp(base, "HEX", 3) == 0 && (npe == 8 || npe == 27), HC_ERR_INPUT, done,
                     "'%s': cell %" PRId64 " (element block %" PRId64 ", %" PRId64 " cells) is a %s of %" PRId64
                     " nodes; hexcontract reads meshes of 8-node (HEX8) or 27-node (HEX27) hexahedra only",
                     path, elem_map[first], block_ids[b], n, type, npe);

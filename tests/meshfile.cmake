@@ -45,3 +45,14 @@ to write and read back the hex27 files: the third-party check of their node orde
               LABELS unit)
 endif()
 set_tests_properties(meshfile_vtk PROPERTIES FIXTURES_REQUIRED meshfile_files)
+
+# run_scripts/mesh.sh: its refusals and a small refinement of every shipped mesh, read back (needs the gmsh program
+# and the Gmsh reader; skipped without them).
+find_program(HC_GMSH_PROGRAM gmsh)
+if(HC_GMSH_PROGRAM AND HC_HAVE_GMSH)
+  hc_add_test(meshfile_mesh_sh COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/test_mesh_sh.sh ${PROJECT_SOURCE_DIR}
+              $<TARGET_FILE:test_meshfile> ${HC_MESHFILE_DIR}/mesh_sh LABELS unit TIMEOUT 120)
+else()
+  hc_add_test(meshfile_mesh_sh COMMAND sh -c "echo 'SKIPPED: run_scripts/mesh.sh needs the gmsh program and the \
+Gmsh reader to check what it writes (install gmsh and libgmsh-dev)' && exit 77" LABELS unit)
+endif()

@@ -568,6 +568,7 @@ static void test_exodus_hex8_hex27(void **state) {
   } cases[] = {
       {"hex8.exo", "HEX8", 3, 1, map_affine, affine_det, 1e-14},
       {"hex8-name.e", "HEX", 2, 1, map_affine, affine_det, 1e-14},
+      {"hex8-long-name.exo", "hexahedron", 2, 1, map_affine, affine_det, 1e-14},
       {"hex27.exo", "HEX27", 2, 2, map_quadratic, 2099.0 / 1500.0, 1e-14},
       {"annulus27.e", "hex27", 4, 2, map_annulus, M_PI * 0.75 * 0.5 / 4.0, 1e-4},
   };
