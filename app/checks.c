@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mesh/hc_mpi.h"
+#include "kernels/base/hc_mpi.h"
 
 /* The machine epsilon of a precision. */
 static double hc_eps(hc_precision precision) {

@@ -10,7 +10,7 @@
 #include "app/hc_app.h"
 #include "app/hc_report.h"
 #include "hc_config.h"
-#include "mesh/hc_mpi.h"
+#include "kernels/base/hc_mpi.h"
 
 static void hc_print_usage(FILE *out) {
   fprintf(out,

@@ -10,10 +10,11 @@
 #include "app/hc_checks.h"
 #include "app/hc_host.h"
 #include "app/hc_inject.h"
+#include "app/hc_measure.h"
 #include "app/hc_signal.h"
 #include "app/hc_timer.h"
 #include "io/hc_npy.h"
-#include "mesh/hc_mpi.h"
+#include "kernels/base/hc_mpi.h"
 
 const char *const hc_phase_names[HC_NUM_PHASES] = {"celldata", "contract",  "transfer", "assembly",
                                                    "halo",     "reduction", "step"};

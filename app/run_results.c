@@ -17,7 +17,7 @@
 #include "hc_config.h"
 #include "io/hc_yaml_writer.h"
 #include "kernels/hc_xsum.h"
-#include "mesh/hc_mpi.h"
+#include "kernels/base/hc_mpi.h"
 #if HC_HAVE_OPENMP
 #include <omp.h>
 #endif

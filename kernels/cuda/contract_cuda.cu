@@ -91,22 +91,20 @@ int time_variant(const hc_contract *k, const void *d_left, const void *d_right, 
   int ierr = HC_OK;
   cudaEvent_t start = nullptr, stop = nullptr;
   *ms = INFINITY;
-  HC_CALL_CUDA(cudaEventCreate(&start));
-  cudaError_t err = cudaEventCreate(&stop);
-  for (int i = 0; i < reps && err == cudaSuccess && !ierr; i++) {
+  HC_CALL_CUDA_GOTO(cudaEventCreate(&start), cleanup);
+  HC_CALL_CUDA_GOTO(cudaEventCreate(&stop), cleanup);
+  for (int i = 0; i < reps; i++) {
     float t = 0;
-    err = cudaEventRecord(start, hc_stream);
-    if (err == cudaSuccess) ierr = kVariants[k->variant].contract(k, d_left, d_right, d_out);
-    if (err == cudaSuccess && !ierr) err = cudaEventRecord(stop, hc_stream);
-    if (err == cudaSuccess && !ierr) err = cudaEventSynchronize(stop);
-    if (err == cudaSuccess && !ierr) err = cudaEventElapsedTime(&t, start, stop);
-    if (err == cudaSuccess && !ierr && t < *ms) *ms = t;
+    HC_CALL_CUDA_GOTO(cudaEventRecord(start, hc_stream), cleanup);
+    HC_CALL_GOTO(kVariants[k->variant].contract(k, d_left, d_right, d_out), cleanup);
+    HC_CALL_CUDA_GOTO(cudaEventRecord(stop, hc_stream), cleanup);
+    HC_CALL_CUDA_GOTO(cudaEventSynchronize(stop), cleanup);
+    HC_CALL_CUDA_GOTO(cudaEventElapsedTime(&t, start, stop), cleanup);
+    if (t < *ms) *ms = t;
     if (t > cutoff_ms) break;
   }
-  if (err != cudaSuccess && !ierr)
-    ierr = HC_ERROR(HC_ERR_RUNTIME, "CUDA error timing variant '%s': %s", hc_variant_name(k->variant),
-                    cudaGetErrorString(err));
-  cudaEventDestroy(start);
+cleanup:
+  if (start) cudaEventDestroy(start);
   if (stop) cudaEventDestroy(stop);
   return ierr;
 }

@@ -1,4 +1,4 @@
-/* The CUDA backend's C-callable launchers and its error-checking macro. */
+/* The CUDA backend's C-callable launchers (HC_CALL_CUDA and its kin: kernels/base/hc_cuda_error.h). */
 #ifndef HC_CUDA_H
 #define HC_CUDA_H
 
@@ -58,15 +58,5 @@ int hc_waxpy_cuda(int64_t n, double a, const double *d_x, const double *d_y, dou
 #ifdef __cplusplus
 }
 #endif
-
-/* Wraps a CUDA runtime call: a failure becomes an HC error naming the call and CUDA's message. */
-#define HC_CALL_CUDA(expr)                                                                          \
-  do {                                                                                              \
-    cudaError_t hc_cuda_err_ = (expr);                                                              \
-    if (hc_cuda_err_ != cudaSuccess)                                                                \
-      return HC_ERROR(hc_cuda_err_ == cudaErrorMemoryAllocation ? HC_ERR_RESOURCE : HC_ERR_RUNTIME, \
-                      "CUDA error in %s: %s (%s)", #expr, cudaGetErrorString(hc_cuda_err_),         \
-                      cudaGetErrorName(hc_cuda_err_));                                              \
-  } while (0)
 
 #endif
