@@ -322,17 +322,6 @@ static void hc_bench_pool_mark(hc_bench_pool *pool, int64_t lo, int64_t hi) {
   }
 }
 
-typedef struct {
-  const hc_contract *k;
-  const void *left, *right;
-  void *out;
-} hc_bench_contract_arg;
-
-static int hc_bench_contract_call(const hc_backend *b, const void *arg) {
-  const hc_bench_contract_arg *a = arg;
-  return b->contract(a->k, a->left, a->right, a->out);
-}
-
 /* The copy bandwidth: half a buffer of the budget's size copied onto the other half (the budget, not
    the pool, so that a small --cells still measures memory rather than cache), read + write bytes counted. */
 static int hc_bench_copy_bandwidth(hc_bench *bench, double *gbs, double *gbs_median, int *ncalls) {
@@ -461,12 +450,12 @@ static int hc_bench_variant(hc_bench *bench, hc_bench_case *bc, hc_bench_pool *p
   const size_t out_bytes = (size_t)nout * hc_precision_size(k.precision);
   void *d_left = (char *)pool->d_pool + off[0], *d_right = (char *)pool->d_pool + off[1];
   void *d_out = (char *)pool->d_pool + off[2];
-  hc_bench_contract_arg a = {&k, d_left, d_right, d_out};
+  hc_measure_contract_arg a = {&k, d_left, d_right, d_out};
   /* A fresh output region (the fill's values, not an earlier variant's result) shows unwritten entries. */
   HC_CALL(hc_bench_pool_restore(pool));
   hc_bench_pool_mark(pool, off[2], off[2] + (int64_t)out_bytes);
   double t_warm = 0;
-  err = hc_measure_call(b, hc_bench_contract_call, &a, &t_warm);
+  err = hc_measure_call(b, hc_measure_contract_fn, &a, &t_warm);
   if (err == HC_OK) err = b->copy_to_host(buf->cur, d_out, out_bytes);
   if (err == HC_OK) err = b->chosen_variant(&k, &row->chosen);
   if (err != HC_OK) {
@@ -543,12 +532,10 @@ static int hc_bench_variant(hc_bench *bench, hc_bench_case *bc, hc_bench_pool *p
     if (want > bench->opt.repeat) want = bench->opt.repeat;
     t = malloc(sizeof(*t) * (size_t)want);
     HC_CHECK(t, HC_ERR_RESOURCE, "out of host memory");
-    for (calls = 0; calls < want; calls++) {
-      int e = hc_measure_call(b, hc_bench_contract_call, &a, &t[calls]);
-      if (e) {
-        free(t);
-        return e;
-      }
+    int e = hc_measure_loop(b, hc_measure_contract_fn, &a, want, want, 0, t, &calls);
+    if (e) {
+      free(t);
+      return e;
     }
     row->median_s = hc_median(t, calls);
     row->min_s = t[0];

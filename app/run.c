@@ -542,9 +542,8 @@ static int hc_run_kernel(hc_run *run, const hc_celldata_desc *desc, int kid, int
 
   /* The contraction alone: the backend's timer (CUDA events; the wall clock on the host). */
   hc_run_range(run, "contract", kid);
-  HC_CALL(be->timer_start());
-  HC_CALL(hc_contract_apply(be, k, run->d_left, run->d_right, run->d_out[kid]));
-  HC_CALL(be->timer_stop(&tm->kern[kid]));
+  const hc_measure_contract_arg call = {k, run->d_left, run->d_right, run->d_out[kid]};
+  HC_CALL(hc_measure_call(be, hc_measure_apply_fn, &call, &tm->kern[kid]));
   tm->ph[HC_PHASE_CONTRACT] += tm->kern[kid];
   hc_run_range_end(run);
   if (dump) HC_CALL(hc_run_dump(run, (hc_kernel)kid));
