@@ -567,7 +567,7 @@ static int hc_run_kernel(hc_run *run, const hc_celldata_desc *desc, int kid, int
   if (fam == HC_FAMILY_DATAFIELD) {
     HC_CALL(be->assemble_vector(k, run->coloring, run->d_out[kid], run->d_cell_nodes, run->d_y[kid]));
   } else {
-    HC_CALL(be->assemble_apply(k, run->coloring, run->d_out[kid], run->d_cell_nodes, run->d_u, run->d_y[kid]));
+    HC_CALL(be->assemble_apply(k, run->coloring, run->d_out[kid], run->d_cell_nodes, run->d_u, run->d_y[kid], NULL));
   }
   HC_CALL(be->synchronize());
   tm->ph[HC_PHASE_ASSEMBLY] += hc_wtime() - t0;

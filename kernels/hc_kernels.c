@@ -425,8 +425,8 @@ static int hc_host_assemble_vector(const hc_contract *k, const hc_coloring *col,
 }
 
 static int hc_host_assemble_apply(const hc_contract *k, const hc_coloring *col, const void *A,
-                                  const int32_t *cell_nodes, const double *u, double *y) {
-  return hc_assemble_apply_serial(col, k->L, k->layout, k->precision, A, cell_nodes, u, y, NULL);
+                                  const int32_t *cell_nodes, const double *u, double *y, double *abs_y) {
+  return hc_assemble_apply_serial(col, k->L, k->layout, k->precision, A, cell_nodes, u, y, abs_y);
 }
 
 /* The wall clock (as app/hc_timer.h's hc_wtime): a host backend's work is done when its call returns. */

@@ -214,12 +214,14 @@ typedef struct hc_backend {
      y[cell_nodes[c][l]] += out[c,l] for a DataField k; assemble_apply: y[cell_nodes[c][l]] +=
      sum_r A[c,l,r] u[cell_nodes[c][r]] for a FieldField k with L = R. cell_nodes: [C][L] int32, y and u: nodal
      vectors of doubles, all in the backend's memory; col: the cells by colour (host memory), for a host
-     backend's parallel loops (a device backend may ignore it). Default: kernels/hc_assembly.h on one core, cells
-     in colour order (the openmp backend names its threaded loops). */
+     backend's parallel loops (a device backend may ignore it). abs_y (NULL: none), a nodal vector like y, also
+     accumulates sum_r |A[c,l,r] u[...]|, the scale of the patch test's tolerance (app/checks.c); host backends
+     only (a device backend answers HC_ERR_UNSUPPORTED). Default: kernels/hc_assembly.h on one core, cells in
+     colour order (the openmp backend names its threaded loops). */
   int (*assemble_vector)(const hc_contract *k, const struct hc_coloring *col, const void *out,
                          const int32_t *cell_nodes, double *y);
   int (*assemble_apply)(const hc_contract *k, const struct hc_coloring *col, const void *A, const int32_t *cell_nodes,
-                        const double *u, double *y);
+                        const double *u, double *y, double *abs_y);
   /* Timing of the work queued between timer_start and timer_stop on the backend's stream (CUDA events);
      timer_stop waits for that work and gives its seconds. Default: the wall clock between the two calls, the
      host backends' work being done when a call returns. Not nested. */

@@ -217,8 +217,10 @@ static void check_against_plain_loops(const hc_backend *be) {
           hc_contract_init(&k, HC_FIELDFIELD_SCALAR);
           k.C = b.C, k.L = k.R = L, k.layout = layout, k.precision = precision;
           memset(y, 0, sizeof(*y) * b.N);
-          assert_int_equal(be->assemble_apply(&k, col, A, b.cell_nodes, u, y), HC_OK);
+          memset(ya, 0, sizeof(*ya) * b.N);
+          assert_int_equal(be->assemble_apply(&k, col, A, b.cell_nodes, u, y, ya), HC_OK);
           assert_memory_equal(y, want, sizeof(*y) * b.N);
+          assert_memory_equal(ya, wanta, sizeof(*ya) * b.N);
         }
         free(out), free(outd), free(A), free(Ad), free(u), free(y), free(want), free(ya), free(wanta);
       }
