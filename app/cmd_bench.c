@@ -1070,5 +1070,6 @@ int hc_cmd_bench(int argc, char **argv) {
   printf("all results agree (serial reference on sampled cells, and the first variant on every entry)\n");
 cleanup:
   free(bench.cases);
+  bench.b->release();
   return ierr;
 }

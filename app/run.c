@@ -324,6 +324,7 @@ void hc_run_destroy(hc_run *run) {
     if (run->d_X0) be->mem_free(run->d_X0);
     if (run->d_left) be->mem_free(run->d_left);
     if (run->d_scratch) be->mem_free(run->d_scratch);
+    be->release();
   }
   free(run->h_shbuf);
   run->h_shbuf = NULL;

@@ -492,6 +492,10 @@ static void hc_no_range_push(const char *name) {
 
 static void hc_no_range_pop(void) {}
 
+static int hc_no_release(void) {
+  return HC_OK;
+}
+
 /* Sets an operation that own leaves NULL: to the default where there is one, else (device backends) it is an
    error that names the operation. */
 #define HC_DEFAULT(op, value)                                                                                 \
@@ -530,6 +534,7 @@ static int hc_backend_complete(const hc_backend *own, hc_backend *done) {
   HC_DEFAULT(version, hc_no_version);
   HC_DEFAULT(range_push, hc_no_range_push);
   HC_DEFAULT(range_pop, hc_no_range_pop);
+  HC_DEFAULT(release, hc_no_release);
   return HC_OK;
 }
 #undef HC_DEFAULT

@@ -178,7 +178,8 @@ int hc_layout_convert(const hc_contract *k, hc_array which, hc_layout src_layout
                              gather, scatter, waxpy, assemble_vector, assemble_apply, timer_start, timer_stop
                              (the core defaults them on host backends only: host memory, one-core assembly by
                              colours, the wall clock);
-     the rest is optional    (device_*, chosen_variant, peak_flops, version, range_*: see each default below).
+     the rest is optional    (device_*, chosen_variant, peak_flops, version, range_*, release: see each default
+                             below).
    A backend lacking an operation it must provide is an HC_ERR_RUNTIME at lookup that names it. */
 struct hc_celldata_desc; /* kernels/hc_celldata.h */
 struct hc_coloring;      /* kernels/hc_assembly.h */
@@ -230,8 +231,9 @@ typedef struct hc_backend {
   /* The device this rank computes on, e.g. "NVIDIA H100 80GB HBM3 (device 0, PCI 0000:19:00.0)". Default:
      HC_ERR_UNSUPPORTED, the host backends' device being the host, which the app describes itself. */
   int (*device_name)(char *buf, size_t size);
-  /* How many devices this process sees, and choosing the one it uses; device_select is called before any other
-     call of a device backend. Default: no device (0; device_select is HC_ERR_INPUT). */
+  /* How many devices this process sees, and choosing the one it uses (without a choice: the current device,
+     CUDA's 0). Selecting another device frees what the backend kept on the one before (see release). Default: no
+     device (0; device_select is HC_ERR_INPUT). */
   int (*device_count)(int *count);
   int (*device_select)(int device);
   /* Free and total bytes of the selected device's memory. Default: HC_ERR_UNSUPPORTED. */
@@ -256,6 +258,10 @@ typedef struct hc_backend {
      the profiler. Default: nothing. */
   void (*range_push)(const char *name);
   void (*range_pop)(void);
+  /* Frees the state the backend keeps between calls (CUDA: its context, kernels/cuda/hc_cuda_context.cuh: the
+     auto tuner's choices, the basis tables and timer events on the device, the cuBLAS handle), as its user's last
+     call; a later call creates it again. Default: nothing (the host backends keep no state). */
+  int (*release)(void);
 } hc_backend;
 
 /* Names of every backend hexcontract knows, built or not (HC_BACKEND_LIST): "serial", "openmp", "cuda",

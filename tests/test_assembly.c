@@ -138,7 +138,7 @@ static void test_backend_tables(void **state) {
         (const void *)be->timer_start,    (const void *)be->timer_stop,      (const void *)be->device_name,
         (const void *)be->device_count,   (const void *)be->device_select,   (const void *)be->device_memory,
         (const void *)be->chosen_variant, (const void *)be->peak_flops,      (const void *)be->version,
-        (const void *)be->range_push,     (const void *)be->range_pop};
+        (const void *)be->range_push,     (const void *)be->range_pop,       (const void *)be->release};
     for (size_t o = 0; o < sizeof(ops) / sizeof(ops[0]); o++) {
       if (!ops[o]) print_error("backend %s: operation %zu of the completed table is NULL\n", be->name, o);
       assert_non_null(ops[o]);

@@ -45,5 +45,6 @@ const hc_backend hc_backend_cuda = {
     .version = hc_version_cuda,
     .range_push = hc_range_push_cuda,
     .range_pop = hc_range_pop_cuda,
+    .release = hc_release_cuda,
     .waxpy = hc_waxpy_cuda,
 };

@@ -41,6 +41,10 @@ int hc_device_memory_cuda(size_t *free_bytes, size_t *total_bytes);
    without a driver or a device it says so and still returns HC_OK. */
 int hc_version_cuda(char *buf, size_t size);
 
+/* Frees the backend's state (its context: the tuner's choices, the basis tables and the timer's events on the
+   device, the cuBLAS handle); the next call creates it again. */
+int hc_release_cuda(void);
+
 /* NVTX ranges (a push opens a range named name on this thread, a pop closes the innermost one). */
 void hc_range_push_cuda(const char *name);
 void hc_range_pop_cuda(void);
