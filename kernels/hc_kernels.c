@@ -131,13 +131,6 @@ int hc_variant_check(hc_variant variant, hc_backend_id backend) {
                   hc_variant_name(variant), hc_backend_names[backend], available);
 }
 
-hc_variant hc_variant_vendor(void) {
-  for (int v = 0; v < HC_NUM_VARIANTS; v++) {
-    if (hc_variant_flag_table[v] & HC_VARIANT_VENDOR) return (hc_variant)v;
-  }
-  return HC_NUM_VARIANTS;
-}
-
 void hc_contract_init(hc_contract *k, hc_kernel kernel) {
   memset(k, 0, sizeof(*k));
   k->kernel = kernel;

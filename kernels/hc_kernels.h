@@ -48,7 +48,8 @@ typedef enum { HC_RANK_SCALAR = 0, HC_RANK_VECTOR = 1, HC_RANK_TENSOR = 2 } hc_r
    A variant of the CUDA backend is the pair hc_supports_cuda_<name> and hc_contract_cuda_<name> of
    kernels/cuda/contract_<name>.cu; its declarations and dispatch entry are generated from this list.
    flags: HC_VARIANT_TENSOR_CORES (double precision runs on the tensor-core units, measured against their
-   peak), HC_VARIANT_VENDOR (a vendor library's, the reference that the bench compares ours with). */
+   peak), HC_VARIANT_VENDOR (a vendor library's, the references that the bench compares ours with: on each case
+   the fastest of them). */
 #define HC_VARIANT_LIST(X)                                                                                 \
   X(AUTO, auto, ALL, 0, "the backend's choice for the shape (on cuda the fastest, tuned once per shape)")  \
   X(FLAT, flat, CUDA, 0, "one thread per output entry")                                                    \
@@ -58,7 +59,9 @@ typedef enum { HC_RANK_SCALAR = 0, HC_RANK_VECTOR = 1, HC_RANK_TENSOR = 2 } hc_r
   X(TILE, tile, CUDA, 0, "shared-memory tiles over (l, r) and the contracted index")                       \
   X(TENSORCORE, tensorcore, CUDA, HC_VARIANT_TENSOR_CORES, "FP64 tensor cores, mma.sync m8n8k4 on sm_80+") \
   X(CUBLAS, cublas, CUDA, HC_VARIANT_TENSOR_CORES | HC_VARIANT_VENDOR,                                     \
-    "the vendor library cuBLAS: strided-batched GEMM and GEMV")
+    "the vendor library cuBLAS: strided-batched GEMM and GEMV")                                            \
+  X(CUBLASLT, cublaslt, CUDA, HC_VARIANT_TENSOR_CORES | HC_VARIANT_VENDOR,                                 \
+    "the vendor library cuBLASLt: strided-batched matmul, its heuristic's best algorithm per shape")
 
 /* The nine contractions; kernel = 3 * family + rank. */
 #define HC_KERNEL_ENUM(id, name) HC_##id,
@@ -126,8 +129,6 @@ int hc_variant_flags(hc_variant variant);
 int hc_variant_provided(hc_variant variant, hc_backend_id backend);
 /* HC_OK when backend provides variant, else HC_ERR_UNSUPPORTED naming the variants it has. */
 int hc_variant_check(hc_variant variant, hc_backend_id backend);
-/* The vendor-library variant (flag HC_VARIANT_VENDOR), or HC_NUM_VARIANTS when the list has none. */
-hc_variant hc_variant_vendor(void);
 
 /* The names of a list for messages and help: "a, b, c or d" with last " or ", "a, b, c, d" with last ", ".
    hc_kernel_names, hc_variant_names and hc_backend_names are the lists of names in enum order. */
@@ -242,8 +243,8 @@ typedef struct hc_backend {
      chosen yet). Default: k->variant (a backend with one algorithm). */
   int (*chosen_variant)(const hc_contract *k, hc_variant *variant);
   /* The peak flop rate of the device in precision, in flops per second; with tensor_cores nonzero, that of the
-     units a tensor-core variant (tensorcore, cublas) uses, the same as without where there are none. how (size
-     bytes) says where the number comes from (a table or a measurement). budget_s: about how many seconds a
+     units a tensor-core variant (tensorcore, cublas, cublaslt) uses, the same as without where there are none. how
+     (size bytes) says where the number comes from (a table or a measurement). budget_s: about how many seconds a
      measured peak may take (the CPU backends measure it; 0: the bench's thorough default of about 0.3 s per
      instruction set); a peak from a table ignores it. Default: HC_ERR_UNSUPPORTED, "the backend reports no
      peak". */
