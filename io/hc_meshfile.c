@@ -13,7 +13,7 @@
 #include "hc_config.h"
 #include "io/hc_atomic_file.h"
 #include "io/hc_meshfile_impl.h"
-#include "kernels/hc_error.h"
+#include "kernels/base/hc_error.h"
 #include "kernels/hc_xsum.h"
 
 /* Gmsh's reference hexahedra (Gmsh manual, "Node ordering"; gmsh::model::mesh::getElementProperties gives the same

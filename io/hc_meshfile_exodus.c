@@ -8,7 +8,7 @@
 #include <exodusII.h>
 
 #include "io/hc_meshfile_impl.h"
-#include "kernels/hc_error.h"
+#include "kernels/base/hc_error.h"
 
 /* The Exodus library's last error message. */
 static const char *hc_exodus_last_error(char *buf, size_t size) {

@@ -15,7 +15,7 @@
 #include <gmshc.h>
 
 #include "io/hc_meshfile_impl.h"
-#include "kernels/hc_error.h"
+#include "kernels/base/hc_error.h"
 
 /* Gmsh's last error message, or what to say when it left none. */
 static const char *hc_gmsh_last_error(char *buf, size_t size) {

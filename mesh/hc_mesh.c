@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "mesh/hc_mpi.h"
+#include "kernels/base/hc_mpi.h"
 
 void hc_mesh_params_init(hc_mesh_params *params) {
   params->sizing = HC_SIZING_GLOBAL;

@@ -25,7 +25,7 @@ for f in bin/hexcontract share/hexcontract/inputs/default.yaml share/hexcontract
   share/hexcontract/inputs/README.md share/hexcontract/run_scripts/scaling.sh share/hexcontract/run_scripts/mesh.sh \
   share/hexcontract/inputs/meshes/box.geo share/hexcontract/inputs/meshes/pipe.msh \
   share/hexcontract/run_scripts/slurm/scaling.sbatch include/hexcontract/hc_config.h \
-  include/hexcontract/kernels/hc_kernels.h include/hexcontract/kernels/hc_error.h share/doc/hexcontract/LICENSE \
+  include/hexcontract/kernels/hc_kernels.h include/hexcontract/kernels/base/hc_error.h share/doc/hexcontract/LICENSE \
   share/doc/hexcontract/kernels/README.md; do
   [ -e "$prefix/$f" ] || fail "$f is not installed"
 done

@@ -25,7 +25,7 @@
 
 #include "hc_config.h"
 #include "io/hc_meshfile.h"
-#include "kernels/hc_error.h"
+#include "kernels/base/hc_error.h"
 #if HC_HAVE_GMSH
 #include <gmshc.h>
 #endif
