@@ -11,7 +11,7 @@
 #include "app/hc_report.h"
 #include "hc_config.h"
 #include "io/hc_meshfile.h"
-#include "mesh/hc_mpi.h"
+#include "kernels/base/hc_mpi.h"
 
 static void hc_print_usage(FILE *out) {
   fprintf(out,
@@ -31,7 +31,8 @@ static void hc_print_usage(FILE *out) {
           "                   scaling report (tables, efficiency, halo model, plots) from a directory of results\n"
           "                   files (see hexcontract report --help; run_scripts/scaling.sh runs a sweep)\n"
           "  hexcontract bench [--backend B] [--kernel K] [--variant V] [--memory-gb G] [--out DIR] ...\n"
-          "                   every kernel x variant at standard shapes against the roofline and cuBLAS\n"
+          "                   every kernel x variant at standard shapes against the roofline and the\n"
+          "                   vendor libraries (cuBLAS, cuBLASLt)\n"
           "                   (see hexcontract bench --help)\n"
           "  hexcontract --help | --version\n"
           "\n"
@@ -73,9 +74,10 @@ static int hc_print_version(void) {
   }
   hc_error_clear();
   printf("mesh readers:");
+  int num_readers = 0;
   for (int i = 0; i < 2; i++)
-    if (hc_meshfile_reader_info(hc_mesh_formats[i])) printf(" %s", hc_mesh_formats[i]);
-  printf("\n");
+    if (hc_meshfile_reader_info(hc_mesh_formats[i])) printf(" %s", hc_mesh_formats[i]), num_readers++;
+  printf("%s\n", num_readers ? "" : " none");
   for (int i = 0; i < 2; i++) {
     const char *info = hc_meshfile_reader_info(hc_mesh_formats[i]);
     if (info) {

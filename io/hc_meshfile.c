@@ -13,7 +13,8 @@
 #include "hc_config.h"
 #include "io/hc_atomic_file.h"
 #include "io/hc_meshfile_impl.h"
-#include "kernels/hc_error.h"
+#include "kernels/base/hc_error.h"
+#include "kernels/hc_xsum.h"
 
 /* Gmsh's reference hexahedra (Gmsh manual, "Node ordering"; gmsh::model::mesh::getElementProperties gives the same
    local coordinates): corners 0..7 at (-1,-1,-1), (1,-1,-1), (1,1,-1), (-1,1,-1), then the same at z = 1; hex27
@@ -316,14 +317,16 @@ static double hc_hex27_volume(const double X[27][3]) {
 }
 
 double hc_meshfile_volume(const hc_meshfile *mesh) {
-  double volume = 0.0;
+  /* The cells' volumes summed exactly: the total does not depend on the cells' order (nor on a partition). */
+  hc_xsum sum;
+  hc_xsum_init(&sum);
   for (int64_t cell = 0; cell < mesh->num_cells; cell++) {
     double X[27][3];
     hc_cell_nodes(mesh, cell, X);
-    volume +=
-        mesh->nodes_per_cell == 8 ? hc_hex8_volume((const double(*)[3])X) : hc_hex27_volume((const double(*)[3])X);
+    hc_xsum_add(&sum, mesh->nodes_per_cell == 8 ? hc_hex8_volume((const double(*)[3])X)
+                                                : hc_hex27_volume((const double(*)[3])X));
   }
-  return volume;
+  return hc_xsum_value(&sum);
 }
 
 void hc_meshfile_bounds(const hc_meshfile *mesh, double lo[3], double hi[3]) {

@@ -28,8 +28,10 @@ typedef struct hc_meshfile {
    the CMake option), any other 3D cell type (tets, prisms, pyramids, hex20, mixed hex8+hex27), no hexahedra,
    an inverted or degenerate cell (det J <= 0 at a corner for hex8, at any of the 27 nodes for hex27; the
    message says the cell tag and where), a cell referencing a missing node.
-   Not collective: the caller reads on one rank. The Gmsh reader initialises and finalises Gmsh's global
-   state, so it is not thread-safe and must not run while the caller holds Gmsh initialised. */
+   Not collective: the caller reads on one rank. The Gmsh reader runs Gmsh (initialise, open, finalise) in a
+   child process (fork, the mesh comes back through a pipe; the child calls no MPI and ends with _exit), because
+   Gmsh 4.8 crashes on some damaged files: such a crash is HC_ERR_INPUT "Gmsh crashed reading the mesh file".
+   Where no child process can be made it reads in the calling process. Not thread-safe. */
 int hc_meshfile_read(const char *path, hc_meshfile **mesh);
 /* Frees the mesh; accepts NULL and *mesh == NULL, sets *mesh = NULL. */
 int hc_meshfile_destroy(hc_meshfile **mesh);

@@ -8,7 +8,7 @@
 #include <exodusII.h>
 
 #include "io/hc_meshfile_impl.h"
-#include "kernels/hc_error.h"
+#include "kernels/base/hc_error.h"
 
 /* The Exodus library's last error message. */
 static const char *hc_exodus_last_error(char *buf, size_t size) {
@@ -20,7 +20,8 @@ static const char *hc_exodus_last_error(char *buf, size_t size) {
   return buf;
 }
 
-/* An element type name, upper case, without digits: "HEX27" -> "HEX", "tetra4" -> "TETRA". */
+/* An element type name, upper case, without digits: "HEX27" -> "HEX", "tetra4" -> "TETRA", "Hexahedron" ->
+   "HEXAHEDRON" (any name that starts with HEX is a hexahedron; its node count says which). */
 static void hc_exodus_type_base(const char *type, char *base, size_t size) {
   size_t n = 0;
   for (const char *p = type; *p && n + 1 < size; p++)
@@ -67,6 +68,12 @@ int hc_meshfile_read_exodus(const char *path, hc_meshfile **mesh) {
   HC_CHECK_GOTO(ex_get_elem_blk_ids(exoid, block_ids) >= 0 && ex_get_id_map(exoid, EX_ELEM_MAP, elem_map) >= 0,
                 HC_ERR_INPUT, done, "'%s': cannot read the element blocks: %s", path,
                 hc_exodus_last_error(msg, sizeof(msg)));
+  /* Element numbers are positive; netCDF reads the missing part of a truncated file as zeros, without error. */
+  for (int64_t e = 0; e < num_elem; e++)
+    HC_CHECK_GOTO(elem_map[e] > 0, HC_ERR_INPUT, done,
+                  "'%s': element %" PRId64 " of the file has number %" PRId64
+                  " in the element map (numbers are positive): the file is truncated or damaged",
+                  path, e + 1, elem_map[e]);
 
   /* First pass: the blocks' types, one kind of hexahedron, the number of cells. Elements are numbered
      consecutively through the blocks in their order; elem_map gives each its number in the file. */
@@ -85,8 +92,8 @@ int hc_meshfile_read_exodus(const char *path, hc_meshfile **mesh) {
                   "'%s': element block %" PRId64 " has type %s but %" PRId64 " nodes per element", path, block_ids[b],
                   type, npe);
     if (n > 0 && hc_exodus_type_is_3d(base)) {
-      HC_CHECK_GOTO(strcmp(base, "HEX") == 0 && (npe == 8 || npe == 27), HC_ERR_INPUT, done,
-                    "'%s': cell %" PRId64 " (element block %" PRId64 ", %" PRId64 " such cells) is a %s of %" PRId64
+      HC_CHECK_GOTO(strncmp(base, "HEX", 3) == 0 && (npe == 8 || npe == 27), HC_ERR_INPUT, done,
+                    "'%s': cell %" PRId64 " (element block %" PRId64 ", %" PRId64 " cells) is a %s of %" PRId64
                     " nodes; hexcontract reads meshes of 8-node (HEX8) or 27-node (HEX27) hexahedra only",
                     path, elem_map[first], block_ids[b], n, type, npe);
       HC_CHECK_GOTO(nodes_per_cell == 0 || nodes_per_cell == npe, HC_ERR_INPUT, done,
@@ -137,11 +144,12 @@ int hc_meshfile_read_exodus(const char *path, hc_meshfile **mesh) {
         m->cell_tag[cell] = elem_map[first + e];
         for (int t = 0; t < nodes_per_cell; t++) {
           const int64_t node = conn[e * npe + order[t]];
-          HC_CHECK_GOTO(node >= 1 && node <= num_nodes, HC_ERR_INPUT, done,
-                        "'%s': cell %" PRId64 " references node %" PRId64
-                        ", which the file does not define (it has "
-                        "nodes 1..%" PRId64 ")",
-                        path, elem_map[first + e], node, num_nodes);
+          HC_CHECK_GOTO(
+              node >= 1 && node <= num_nodes, HC_ERR_INPUT, done,
+              "'%s': cell %" PRId64 " references node %" PRId64
+              ", which the file does not define (it has nodes 1..%" PRId64 ")%s",
+              path, elem_map[first + e], node, num_nodes,
+              node == 0 ? "; the missing part of a truncated file reads as zeros: is the file complete?" : "");
           m->cells[cell * nodes_per_cell + t] = node - 1;
         }
       }

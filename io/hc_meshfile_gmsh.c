@@ -1,13 +1,21 @@
-/* The Gmsh reader: .msh files (4.1 and 2.2, ASCII and binary) read through Gmsh's own C API (gmshc.h). */
+/* The Gmsh reader: .msh files (4.1 and 2.2, ASCII and binary) read through Gmsh's own C API (gmshc.h), in a child
+   process so that a damaged file that crashes Gmsh is an error, not a crash. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <gmshc.h>
 
 #include "io/hc_meshfile_impl.h"
-#include "kernels/hc_error.h"
+#include "kernels/base/hc_error.h"
 
 /* Gmsh's last error message, or what to say when it left none. */
 static const char *hc_gmsh_last_error(char *buf, size_t size) {
@@ -103,10 +111,11 @@ static int hc_gmsh_model_to_mesh(const char *path, hc_meshfile **mesh) {
       snprintf(msg, sizeof(msg), "%s", !gerr && name ? name : "unknown");
       gmshFree(name);
       gmshFree(local);
-      HC_CHECK_GOTO(0, HC_ERR_INPUT, done,
-                    "'%s': cell %zu is a %s (Gmsh element type %d, %zu such cells); hexcontract reads meshes of "
-                    "8-node (Gmsh type 5) or 27-node (type 12) hexahedra only",
-                    path, elem_tags[k][0], msg, types[k], elem_tags_n[k]);
+      HC_CHECK_GOTO(
+          0, HC_ERR_INPUT, done,
+          "'%s': cell %zu is a %s (Gmsh element type %d; %zu cells of that type); hexcontract reads meshes of "
+          "8-node (Gmsh type 5) or 27-node (type 12) hexahedra only",
+          path, elem_tags[k][0], msg, types[k], elem_tags_n[k]);
     }
     if (hex_type && hex_type != types[k])
       HC_CHECK_GOTO(0, HC_ERR_INPUT, done,
@@ -166,7 +175,8 @@ done:
   return ierr;
 }
 
-int hc_meshfile_read_gmsh(const char *path, hc_meshfile **mesh) {
+/* Reads the file in this process through Gmsh's API. */
+static int hc_gmsh_read_here(const char *path, hc_meshfile **mesh) {
   int ierr = HC_OK, gerr = 0;
   char msg[1024];
   *mesh = NULL;
@@ -190,6 +200,139 @@ done:
   gmshLoggerStop(&gerr);
   gmshFinalize(&gerr);
   return ierr;
+}
+
+/* What the child sends first: the outcome, then either the message or the mesh's arrays. */
+typedef struct {
+  int32_t code;           /* HC_OK or the error code */
+  int32_t nodes_per_cell; /* 8 or 27 */
+  int64_t num_vertices, num_cells;
+  int64_t message_len; /* bytes of the error message that follow, when code != HC_OK */
+} hc_gmsh_header;
+
+/* Writes all of buf, 0 on success. */
+static int hc_write_all(int fd, const void *buf, size_t n) {
+  const char *p = buf;
+  while (n > 0) {
+    const ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return -1;
+    p += w, n -= (size_t)w;
+  }
+  return 0;
+}
+
+/* Reads all of buf, 0 on success (-1 at an early end: the child died). */
+static int hc_read_all(int fd, void *buf, size_t n) {
+  char *p = buf;
+  while (n > 0) {
+    const ssize_t r = read(fd, p, n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return -1;
+    p += r, n -= (size_t)r;
+  }
+  return 0;
+}
+
+/* The child: reads the file and sends the outcome through fd, then ends without running exit handlers or flushing
+   the parent's stdio buffers. */
+static void hc_gmsh_child(const char *path, int fd) {
+  /* A crash in Gmsh ends this process (not a handler the parent had installed, such as a test harness's) and is
+     reported by the parent; it leaves no core file. */
+  const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGINT, SIGTERM, SIGPIPE};
+  for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++) signal(fatal[i], SIG_DFL);
+  const struct rlimit no_core = {0, 0};
+  setrlimit(RLIMIT_CORE, &no_core);
+  hc_meshfile *m = NULL;
+  const int err = hc_gmsh_read_here(path, &m);
+  hc_gmsh_header h = {.code = err};
+  int bad = 0;
+  if (err) {
+    const char *msg = hc_error_message();
+    h.message_len = (int64_t)strlen(msg);
+    bad = hc_write_all(fd, &h, sizeof(h)) || hc_write_all(fd, msg, (size_t)h.message_len);
+  } else {
+    h.nodes_per_cell = m->nodes_per_cell;
+    h.num_vertices = m->num_vertices;
+    h.num_cells = m->num_cells;
+    bad = hc_write_all(fd, &h, sizeof(h)) ||
+          hc_write_all(fd, m->coords, (size_t)m->num_vertices * 3 * sizeof(*m->coords)) ||
+          hc_write_all(fd, m->vertex_tag, (size_t)m->num_vertices * sizeof(*m->vertex_tag)) ||
+          hc_write_all(fd, m->cells, (size_t)(m->num_cells * m->nodes_per_cell) * sizeof(*m->cells)) ||
+          hc_write_all(fd, m->cell_tag, (size_t)m->num_cells * sizeof(*m->cell_tag));
+  }
+  close(fd);
+  _exit(bad ? 1 : 0);
+}
+
+/* The parent: receives the child's outcome. On an early end, the child's fate says what happened. */
+static int hc_gmsh_receive(const char *path, int fd, pid_t pid, hc_meshfile **mesh) {
+  int ierr = HC_OK;
+  hc_meshfile *m = NULL;
+  char *msg = NULL;
+  hc_gmsh_header h;
+  int early = hc_read_all(fd, &h, sizeof(h));
+  if (!early && h.code != HC_OK) {
+    msg = calloc((size_t)(h.message_len > 0 && h.message_len < 65536 ? h.message_len : 0) + 1, 1);
+    HC_CHECK_GOTO(msg, HC_ERR_RESOURCE, done, "'%s': out of memory", path);
+    early = h.message_len < 0 || h.message_len >= 65536 || hc_read_all(fd, msg, (size_t)h.message_len);
+    if (!early) ierr = HC_ERROR(h.code, "%s", msg);
+  } else if (!early) {
+    HC_CHECK_GOTO((h.nodes_per_cell == 8 || h.nodes_per_cell == 27) && h.num_vertices >= 0 && h.num_cells >= 0,
+                  HC_ERR_RUNTIME, done, "'%s': the Gmsh reader's process sent a damaged header", path);
+    HC_CALL_GOTO(hc_meshfile_alloc(path, "gmsh", h.nodes_per_cell, h.num_vertices, h.num_cells, &m), done);
+    early = hc_read_all(fd, m->coords, (size_t)h.num_vertices * 3 * sizeof(*m->coords)) ||
+            hc_read_all(fd, m->vertex_tag, (size_t)h.num_vertices * sizeof(*m->vertex_tag)) ||
+            hc_read_all(fd, m->cells, (size_t)(h.num_cells * h.nodes_per_cell) * sizeof(*m->cells)) ||
+            hc_read_all(fd, m->cell_tag, (size_t)h.num_cells * sizeof(*m->cell_tag));
+  }
+done:
+  close(fd);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) continue;
+  if (!ierr && early) {
+    const int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    if (sig == SIGINT || sig == SIGTERM || sig == SIGKILL || sig == SIGPIPE)
+      ierr = HC_ERROR(HC_ERR_RUNTIME, "'%s': the Gmsh reader's process was stopped by signal %d (%s)%s", path, sig,
+                      strsignal(sig), sig == SIGKILL ? ": out of memory?" : "");
+    else if (sig)
+      ierr = HC_ERROR(HC_ERR_INPUT,
+                      "'%s': Gmsh crashed reading the mesh file (signal %d, %s): the file is damaged (a count, tag or "
+                      "size out of range); check it with `gmsh -check %s`",
+                      path, sig, strsignal(sig), path);
+    else
+      ierr = HC_ERROR(HC_ERR_RUNTIME, "'%s': the Gmsh reader's process ended early (exit status %d)", path,
+                      WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  }
+  free(msg);
+  if (ierr) {
+    hc_meshfile_destroy(&m);
+    return ierr;
+  }
+  *mesh = m;
+  return HC_OK;
+}
+
+int hc_meshfile_read_gmsh(const char *path, hc_meshfile **mesh) {
+  *mesh = NULL;
+  /* Gmsh 4.8 crashes on some damaged files (a node tag out of range in an element: GModel::getMeshVertexByTag),
+     so the reading runs in a child process; the parent gets the mesh through a pipe or an error either way. Where
+     no process can be made, it runs here. */
+  int fds[2];
+  if (pipe(fds) != 0) return hc_gmsh_read_here(path, mesh);
+  fflush(NULL);
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return hc_gmsh_read_here(path, mesh);
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    hc_gmsh_child(path, fds[1]);
+  }
+  close(fds[1]);
+  return hc_gmsh_receive(path, fds[0], pid, mesh);
 }
 
 const char *hc_meshfile_gmsh_info(void) {

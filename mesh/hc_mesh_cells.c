@@ -7,7 +7,7 @@
 
 #include "mesh/hc_hex.h"
 #include "mesh/hc_mesh.h"
-#include "mesh/hc_mpi.h"
+#include "kernels/base/hc_mpi.h"
 
 #ifdef HC_HAVE_METIS
 #include <metis.h>

@@ -14,7 +14,7 @@
 
 #include "mesh/hc_hex.h"
 #include "mesh/hc_mesh.h"
-#include "mesh/hc_mpi.h"
+#include "kernels/base/hc_mpi.h"
 
 static int rank_, nranks_;
 static int64_t fails_;
