@@ -180,6 +180,33 @@ HC_HOST_DEVICE static inline void hc_pw_map_at(int n, const double (*xn)[3], con
   }
 }
 
+/* The triquadratic map onto the cell with 27 geometry nodes xn at reference point xi: the point x and the
+   Jacobian J. The shape functions are formed node by node as they are used, with no [27] arrays (what a GPU
+   thread can keep in registers), and the sums are those of hc_pw_triquadratic_shape and hc_pw_map_at, in the
+   same order: the same numbers. */
+HC_HOST_DEVICE static inline void hc_pw_triquadratic_map(const double (*xn)[3], const double xi[3], double x[3],
+                                                         double J[3][3]) {
+  double h[3][3], dh[3][3];
+  for (int k = 0; k < 3; k++) hc_pw_quadratic_1d(xi[k], h[k], dh[k]);
+  for (int i = 0; i < 3; i++) {
+    x[i] = 0.0;
+    for (int k = 0; k < 3; k++) J[i][k] = 0.0;
+  }
+  for (int c = 0; c < 3; c++) {
+    for (int b = 0; b < 3; b++) {
+      for (int a = 0; a < 3; a++) {
+        const double *xv = xn[a + 3 * (b + 3 * c)];
+        const double N = h[0][a] * h[1][b] * h[2][c];
+        const double dN[3] = {dh[0][a] * h[1][b] * h[2][c], h[0][a] * dh[1][b] * h[2][c], h[0][a] * h[1][b] * dh[2][c]};
+        for (int i = 0; i < 3; i++) {
+          x[i] += N * xv[i];
+          for (int k = 0; k < 3; k++) J[i][k] += dN[k] * xv[i];
+        }
+      }
+    }
+  }
+}
+
 /* The trilinear map onto the cell with vertices xv at the point whose shape functions are N, dN: the
    point x and the Jacobian J[i][k] = dx_i / dxi_k. */
 HC_HOST_DEVICE static inline void hc_pw_trilinear_at(const double xv[8][3], const double N[8], const double dN[8][3],
@@ -235,14 +262,11 @@ HC_HOST_DEVICE static inline double hc_pw_det_floor(const double xv[8][3]) {
   return hc_pw_nodes_det_floor(8, xv);
 }
 
-/* Geometry at the point whose shape functions are N ([n]), dN ([n][3]) (hc_pw_shape) on the cell with n
-   geometry nodes xn, with quadrature weight w. Returns 0 when det J is at most det_floor (or NaN): the cell
-   is inverted or degenerate there, and Jinv is not to be used. */
-HC_HOST_DEVICE static inline int hc_pw_nodes_geometry_at(int n, const double (*xn)[3], const double *N,
-                                                         const double (*dN)[3], double w, double det_floor,
-                                                         hc_point_geom *g) {
-  double J[3][3];
-  hc_pw_map_at(n, xn, N, dN, g->x, J);
+/* The rest of the geometry at a point whose position g->x is set, from its Jacobian J and quadrature
+   weight w: det J, J^-1 and w|det J|. Returns 0 when det J is at most det_floor (or NaN): the cell is
+   inverted or degenerate there, and Jinv is not to be used. */
+HC_HOST_DEVICE static inline int hc_pw_geometry_from_jacobian(const double J[3][3], double w, double det_floor,
+                                                              hc_point_geom *g) {
   g->det = hc_pw_det3(J);
   if (!(g->det > det_floor)) {
     g->wdet = 0.0;
@@ -253,6 +277,16 @@ HC_HOST_DEVICE static inline int hc_pw_nodes_geometry_at(int n, const double (*x
   hc_pw_inv3(J, g->det, g->Jinv);
   g->wdet = w * g->det;
   return 1;
+}
+
+/* Geometry at the point whose shape functions are N ([n]), dN ([n][3]) (hc_pw_shape) on the cell with n
+   geometry nodes xn, with quadrature weight w (hc_pw_geometry_from_jacobian). */
+HC_HOST_DEVICE static inline int hc_pw_nodes_geometry_at(int n, const double (*xn)[3], const double *N,
+                                                         const double (*dN)[3], double w, double det_floor,
+                                                         hc_point_geom *g) {
+  double J[3][3];
+  hc_pw_map_at(n, xn, N, dN, g->x, J);
+  return hc_pw_geometry_from_jacobian(J, w, det_floor, g);
 }
 
 /* Geometry at the point whose trilinear shape functions are N, dN (hc_pw_trilinear_shape) on the cell
