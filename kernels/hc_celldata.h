@@ -1,6 +1,5 @@
 /* Per-cell data of the finite-element workload (kernels/README.md): geometry of moving trilinear or
-   triquadratic cells and
-   the left and right arrays that feed the nine contractions, computed by a backend. */
+   triquadratic cells and the left and right arrays that feed the nine contractions, computed by a backend. */
 #ifndef HC_CELLDATA_H
 #define HC_CELLDATA_H
 
@@ -69,8 +68,9 @@ int hc_celldata_geometry(const hc_celldata_desc *desc, hc_point_geom *geom);
 int hc_celldata_volumes(const hc_celldata_desc *desc, double *volume);
 
 /* Host, serial: physical coordinates of each cell's GLL nodes at time t (the trilinear or triquadratic map
-   of the sheared geometry nodes at basis->nodes), for nodal interpolants. desc->X0 in host memory. x: [C][L][3],
-   cell-major whatever desc->layout says. Nodes shared by neighbouring cells get the same coordinates. */
+   of the sheared geometry nodes at basis->nodes), for nodal interpolants. desc->X0 in host memory.
+   x: [C][L][3], cell-major whatever desc->layout says. Nodes shared by neighbouring cells get the same
+   coordinates. */
 int hc_celldata_nodes(const hc_celldata_desc *desc, double *x);
 
 /* Raises the error for cell c, which a backend found inverted or degenerate: recomputes the cell from

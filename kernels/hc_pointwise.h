@@ -1,6 +1,6 @@
 /* Point-wise maths of the cell data, compiled by the host C compiler and by nvcc: the mesh motion,
-   1D Lagrange basis, trilinear and triquadratic geometry, the data functions of kernels/README.md and the entries of
-   the nine contractions' left and right arrays. */
+   1D Lagrange basis, trilinear and triquadratic geometry, the data functions of kernels/README.md and the
+   entries of the nine contractions' left and right arrays. */
 #ifndef HC_POINTWISE_H
 #define HC_POINTWISE_H
 

@@ -371,12 +371,12 @@ struct staged_tiles {
   hc_fastdiv div_P, div_LP;
 };
 
-// Cell-major arrays, cpb whole cells per block: (1) the cells' moved geometry nodes (and for NV = 27 their det
-// J floors) into shared memory; (2) one
-// record per (cell, point) into shared memory; (3) the tile's part of each array, which in the cell-major
-// layout is one contiguous run, written item by item (a point of the per-point arrays, a (field, point) of
-// the field arrays) through write_items, so that the geometry and data are computed once per (cell, point)
-// and the stores are coalesced whatever D^rank is. FieldField's right array is a second pass over the items.
+// Cell-major arrays, cpb whole cells per block: (1) the cells' moved geometry nodes (and for NV = 27 their
+// det J floors) into shared memory; (2) one record per (cell, point) into shared memory; (3) the tile's part
+// of each array, which in the cell-major layout is one contiguous run, written item by item (a point of the
+// per-point arrays, a (field, point) of the field arrays) through write_items, so that the geometry and data
+// are computed once per (cell, point) and the stores are coalesced whatever D^rank is. FieldField's right
+// array is a second pass over the items.
 template <hc_kernel Kernel, typename T, int NV>
 __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? kMinBlocksFloat : kMinBlocks)
     celldata_major_staged(celldata_args a, staged_tiles tl, T *__restrict__ left, T *__restrict__ right) {

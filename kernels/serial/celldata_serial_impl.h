@@ -1,7 +1,7 @@
 /* The serial reference cell data for one precision: included once per precision by celldata_serial.c with
    HC_REAL (the stored scalar type) and HC_FN(name). Plain loops, cell by cell: the geometry (trilinear or
-   triquadratic, hc_pw_nodes_geometry) and data at
-   every point, then each array's entries in C order of their inner indices. Computed in double. */
+   triquadratic, hc_pw_nodes_geometry) and data at every point, then each array's entries in C order of their
+   inner indices. Computed in double. */
 
 /* Fills left and right for every cell of desc (layout as in hc_contract: entry q of cell c at
    c * inner + q cell-major, q * C + c cell-minor). geom, data: [P] scratch. Returns the first inverted or
