@@ -259,6 +259,7 @@ static int hc_check_exactness(hc_run *run, const char *name, hc_kernel kernel, i
   k.variant = HC_VARIANT_AUTO;
   hc_celldata_desc pd;
   hc_run_desc(run, box ? d_X0flat : run->d_X0, m->C, 0.0, &pd);
+  if (box) pd.geometry_nodes = 8; /* the flat vertices: trilinear cells */
   pd.motion.A = 0.0;
   pd.data.mode = HC_DATA_POLYNOMIAL;
   for (int d = 0; d < 3; d++) pd.data.degree[d] = deg[d];
@@ -384,7 +385,8 @@ static int hc_check_samples(const hc_run *run, const hc_backend *serial, hc_kern
   for (int64_t i = 0; i < S; i++) {
     int64_t c = (i * m->C) / S;
     hc_celldata_desc d1;
-    hc_run_desc(run, m->vertex_coords + (size_t)3 * m->geometry_nodes * c, 1, run->t, &d1);
+    hc_run_desc(run, m->vertex_coords, 1, run->t, &d1);
+    d1.X0 = m->vertex_coords + 3 * d1.geometry_nodes * c;
     d1.layout = HC_LAYOUT_CELL_MAJOR;
     HC_CALL_GOTO(hc_celldata_fill(serial, &d1, kernel, left, right), cleanup);
     HC_CALL_GOTO(hc_contract_apply(serial, &k1, left, right, out), cleanup);

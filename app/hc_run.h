@@ -111,7 +111,7 @@ typedef struct {
   int device;                        /* the device this rank uses (-1: the host) */
   int ranks_per_device;              /* ranks of this node per device, the largest (1 when not shared) */
   int ranks_on_node;                 /* ranks of this rank's node */
-  void *d_X0;                        /* jittered vertices [C][8][3] double, backend memory */
+  void *d_X0;                        /* jittered geometry nodes [C][geometry_nodes][3] double, backend memory */
   void *d_left, *d_right;            /* input arrays, sized for the largest enabled kernel */
   void *d_out[HC_NUM_KERNELS];       /* element outputs, backend memory */
   void *h_out[HC_NUM_KERNELS];       /* the same on the host (aliases d_out on host backends) */

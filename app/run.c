@@ -73,13 +73,14 @@ int hc_run_estimate_memory(const hc_run_config *cfg, int nranks, int is_device, 
     outputs += out;
     if (fam != HC_FAMILY_DATADATA) nodal++;
   }
-  /* Host: cell index, vertices, node map, node coordinates of a step; per node: ids, ownership,
-     nodal vectors and halo lists (generously). Backend: vertices, inputs, outputs, a scratch output; on a
-     device also the node map and the nodal vectors it assembles into (u, u0, du and one per field kernel). */
-  const double host_cell = 3 * 8 + 3 * G * 8 + L * 4 + L * 3 * 8 + (is_device ? s * outputs : 0);
+  /* Host: cell index, geometry nodes, node map, node coordinates of a step; per node: ids, ownership,
+     nodal vectors and halo lists (generously). Backend: geometry nodes, inputs, outputs, a scratch output; on
+     a device also the node map and the nodal vectors it assembles into (u, u0, du and one per field kernel). */
+  const double X0_cell = 3.0 * G * 8; /* X0: [C][geometry_nodes][3] double */
+  const double host_cell = 3 * 8 + X0_cell + L * 4 + L * 3 * 8 + (is_device ? s * outputs : 0);
   const double host_node = 8 + 2 + 8 * nodal + 16;
   const double dev_cell =
-      3 * G * 8 + s * (inputs + outputs + L * L) + (is_device ? L * 4 + 8.0 * (nodal - 2) * nodes / C : 0);
+      X0_cell + s * (inputs + outputs + L * L) + (is_device ? L * 4 + 8.0 * (nodal - 2) * nodes / C : 0);
   est->cells = C;
   est->host_per_cell = host_cell + host_node * nodes / C + (is_device ? 0 : dev_cell);
   est->device_per_cell = is_device ? dev_cell : 0;
@@ -361,10 +362,11 @@ void hc_run_destroy(hc_run *run) {
   hc_mesh_destroy(&run->mesh);
 }
 
-/* The cell-data descriptor of this rank at time t, with vertices X0 (backend or host memory). */
+/* The cell-data descriptor of this rank at time t, with geometry nodes X0 (backend or host memory). */
 void hc_run_desc(const hc_run *run, const double *X0, int64_t C, double t, hc_celldata_desc *desc) {
   const hc_mesh *m = run->mesh;
   hc_celldata_desc_init(desc, run->basis, C, X0, m->length[0], m->length[1], m->length[2]);
+  desc->geometry_nodes = m->geometry_nodes;
   desc->t = t;
   desc->motion.A = run->cfg.shear_amplitude;
   desc->motion.omega = run->cfg.shear_omega;
@@ -712,7 +714,8 @@ static int hc_run_vtk_piece(hc_run *run, int step) {
       memcpy(x + 3 * m->cell_nodes[c * L + l], run->node_x + 3 * (c * L + l), 3 * sizeof(double));
   for (int64_t c0 = 0; c0 < m->C; c0 += HC_RUN_VTK_CHUNK) {
     const int64_t n = m->C - c0 < HC_RUN_VTK_CHUNK ? m->C - c0 : HC_RUN_VTK_CHUNK;
-    hc_run_desc(run, m->vertex_coords + (size_t)3 * m->geometry_nodes * c0, n, run->t, &desc);
+    hc_run_desc(run, m->vertex_coords, n, run->t, &desc);
+    desc.X0 = m->vertex_coords + 3 * desc.geometry_nodes * c0;
     HC_CALL_GOTO(hc_celldata_geometry(&desc, geom), cleanup);
     for (int64_t c = 0; c < n; c++) {
       double sum = 0, lo = HUGE_VAL;
