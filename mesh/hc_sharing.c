@@ -304,6 +304,7 @@ static int sharing_unpack(hc_sharing *s, int64_t num_send, rendezvous *z) {
     if (k == 1) continue;
     const int32_t n = z->send_node[i];
     s->num_shared++;
+    s->node_owner[n] = holders[0];
     if (holders[0] != s->rank) {
       s->node_owned[n] = 0;
       s->num_owned--;
@@ -352,11 +353,13 @@ int hc_sharing_create(MPI_Comm comm, int64_t num_nodes, const int64_t *gid, int6
                 "rank %d: hc_sharing_create: bad arguments (%lld nodes, at most 2^31 - 1; %lld cells)", rank,
                 (long long)num_nodes, (long long)C);
   s->node_owned = malloc((size_t)(num_nodes > 0 ? num_nodes : 1) * sizeof(*s->node_owned));
+  s->node_owner = malloc((size_t)(num_nodes > 0 ? num_nodes : 1) * sizeof(*s->node_owner));
   z.candidate = malloc((size_t)(num_nodes > 0 ? num_nodes : 1) * sizeof(*z.candidate));
   z.counts = calloc((size_t)6 * (size_t)nranks, sizeof(*z.counts));
-  HC_CHECK_GOTO(s->node_owned && z.candidate && z.counts, HC_ERR_RESOURCE, local_done,
+  HC_CHECK_GOTO(s->node_owned && s->node_owner && z.candidate && z.counts, HC_ERR_RESOURCE, local_done,
                 "rank %d: out of memory for the node sharing of %lld nodes", rank, (long long)num_nodes);
   if (num_nodes > 0) memset(s->node_owned, 1, (size_t)num_nodes);
+  for (int64_t n = 0; n < num_nodes; n++) s->node_owner[n] = rank;
   s->num_owned = num_nodes;
   HC_CALL_GOTO(sharing_pack(s, nranks, gid, C, order, cell_nodes, &z, &num_send), local_done);
 local_done:
@@ -406,6 +409,7 @@ int hc_sharing_destroy(hc_sharing **sharing) {
   free(s->neighbor);
   free(s->offset);
   free(s->index);
+  free(s->node_owner);
   free(s->node_owned);
   free(s);
   *sharing = NULL;

@@ -22,6 +22,7 @@ typedef struct hc_sharing {
   int64_t num_nodes;   /* local nodes */
   int64_t num_shared;  /* local nodes held by at least one other rank */
   int64_t num_owned;   /* local nodes with node_owned[n] = 1 */
+  int32_t *node_owner; /* node_owner: [num_nodes], the lowest rank holding each node (its owner) */
   uint8_t *node_owned; /* node_owned: [num_nodes], 1 where this rank is the lowest rank holding the node */
 } hc_sharing;
 

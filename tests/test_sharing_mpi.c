@@ -157,6 +157,7 @@ static void check_sharing(const part *pt, const hc_sharing *s) {
     }
     EXPECT(s->node_owned[n] == (lowest == rank_), "node %lld (id %lld): owned %d, lowest holder %d", (long long)n,
            (long long)pt->gid[n], s->node_owned[n], lowest);
+    EXPECT(s->node_owner[n] == lowest, "node %lld: owner %d, lowest holder %d", (long long)n, s->node_owner[n], lowest);
     owned += lowest == rank_;
     shared += count > 1;
   }
