@@ -7,7 +7,6 @@
 
 #include "app/hc_bench.h"
 #include "app/hc_measure.h"
-#include "app/hc_timer.h"
 #include "kernels/hc_roofline.h"
 
 /* Timed calls stop once they have taken this long (at least 3 unless the first call alone took longer). */
@@ -40,9 +39,9 @@ int hc_bench_intrepid2_case(hc_bench *bench, hc_bench_case *bc, const void *left
   if (!i2 || bc->overhead) return HC_OK;
   char why[HC_BENCH_REASON_LEN];
   /* The first call is checked; it is also the only timing when it takes longer than the budget of calls. */
-  double t0 = hc_wtime();
-  int err = hc_contract_apply(i2, &k, left, right, h_out);
-  double first = hc_wtime() - t0;
+  const hc_measure_contract_arg a = {&k, left, right, h_out};
+  double first = 0;
+  int err = hc_measure_call(i2, hc_measure_apply_fn, &a, &first);
   if (err) {
     snprintf(why, sizeof(why), "runtime error: %s", hc_error_message());
     hc_error_clear();
@@ -70,14 +69,10 @@ int hc_bench_intrepid2_case(hc_bench *bench, hc_bench_case *bc, const void *left
   HC_CHECK(t, HC_ERR_RESOURCE, "out of host memory");
   int n = 0;
   if (want == 0) t[n++] = first;
-  for (; n < want; n++) {
-    t0 = hc_wtime();
-    err = hc_contract_apply(i2, &k, left, right, h_out);
-    t[n] = hc_wtime() - t0;
-    if (err) {
-      free(t);
-      return err;
-    }
+  err = want > 0 ? hc_measure_loop(i2, hc_measure_apply_fn, &a, want, want, 0, t, &n) : HC_OK;
+  if (err) {
+    free(t);
+    return err;
   }
   bc->intrepid2_s = hc_median(t, n);
   bc->intrepid2_calls = n;

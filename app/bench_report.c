@@ -39,10 +39,9 @@ void hc_bench_print_summary(const hc_bench *bench) {
       printf(" (%.0f on tensor cores)", bench->peak[p][1] * 1e-9);
   }
   printf(")\n");
-  char vendor[64];
-  snprintf(vendor, sizeof(vendor), "x%s", hc_variant_name(hc_variant_vendor()));
-  printf("  %-16s %4s %4s %-6s %-10s %9s %-16s %10s %8s %9s %7s %7s %8s%s\n", "kernel", "L", "P", "prec", "layout", "C",
-         "best", "ms", "GB/s", "GFLOP/s", "%roof", "bound", vendor, bench->intrepid2 ? "  xintrepid2/core" : "");
+  printf("  %-16s %4s %4s %-6s %-10s %9s %-16s %10s %8s %9s %7s %7s %8s %-8s%s\n", "kernel", "L", "P", "prec", "layout",
+         "C", "best", "ms", "GB/s", "GFLOP/s", "%roof", "bound", "xvendor", "vendor",
+         bench->intrepid2 ? "  xintrepid2/core" : "");
   int flagged = 0;
   for (int i = 0; i < bench->ncases; i++) {
     const hc_bench_case *bc = &bench->cases[i];
@@ -62,10 +61,11 @@ void hc_bench_print_summary(const hc_bench *bench) {
     for (int j = 0; j < bc->nrows; j++) failed |= bc->rows[j].status == HC_BENCH_FAILED;
     failed |= bc->intrepid2_status == HC_BENCH_FAILED;
     flagged += r && r->above_roof;
-    printf("  %-16s %4d %4d %-6s %-10s %9lld %-16s %10.4f %8.1f %9.1f %6.1f%% %7s %8s%s%s%s\n",
+    printf("  %-16s %4d %4d %-6s %-10s %9lld %-16s %10.4f %8.1f %9.1f %6.1f%% %7s %8s %-8s%s%s%s\n",
            hc_kernel_name(k->kernel), k->L, k->P, hc_precision_name(k->precision), hc_layout_name(k->layout),
            (long long)k->C, best, r ? 1e3 * r->median_s : 0.0, r ? r->gbs : 0.0, r ? r->gflops : 0.0,
-           r ? r->roofline_pct : 0.0, r ? hc_bound_name(bench, bc, r->peak) : "-", vs, vi2,
+           r ? r->roofline_pct : 0.0, r ? hc_bound_name(bench, bc, r->peak) : "-", vs,
+           r && r->vs_vendor > 0 ? hc_variant_name(bc->vendor_variant) : "-", vi2,
            r && r->above_roof ? "  ABOVE-ROOF" : "", failed ? "  FAILED" : "");
   }
   printf(
@@ -175,7 +175,10 @@ static int hc_yaml_case(hc_yaml_writer *w, const hc_bench *bench, const hc_bench
   } else {
     HC_CALL(hc_yaml_writer_null(w, "best"));
   }
-  if (bc->have_vendor) HC_CALL(hc_yaml_writer_string(w, "cublas_layout", hc_layout_name(bc->vendor_layout)));
+  if (bc->have_vendor) {
+    HC_CALL(hc_yaml_writer_string(w, "cublas_layout", hc_layout_name(bc->vendor_layout)));
+    HC_CALL(hc_yaml_writer_string(w, "vendor_variant", hc_variant_name(bc->vendor_variant)));
+  }
   if (bc->intrepid2_status != HC_BENCH_SKIPPED) {
     HC_CALL(hc_yaml_writer_begin_mapping(w, "intrepid2", HC_YAML_BLOCK));
     HC_CALL(hc_yaml_writer_string(w, "status", hc_status_name(bc->intrepid2_status)));
@@ -304,7 +307,7 @@ int hc_bench_write_csv(const hc_bench *bench, const char *path) {
           "kind,kernel,C,L,R,P,D,precision,layout,variant,chosen_variant,status,calls,median_s,min_s,bytes,flops,"
           "intensity,gbs,gflops,peak_gflops,copy_gbs,roofline_s,roofline_pct,vs_cublas,best,max_abs_diff,tolerance,"
           "copy_gbs_end,roofline_pct_larger_copy,above_roofline,dominated_by,work_s,overhead_s,threads,intrepid2_s,"
-          "vs_intrepid2_per_core,reason\n");
+          "vs_intrepid2_per_core,vendor_variant,reason\n");
   for (int i = 0; i < bench->ncases; i++) {
     const hc_bench_case *bc = &bench->cases[i];
     const hc_contract *k = &bc->k;
@@ -329,6 +332,8 @@ int hc_bench_write_csv(const hc_bench *bench, const char *path) {
       if (bc->intrepid2_status == HC_BENCH_RAN) fprintf(f, "%.6e", bc->intrepid2_s);
       fputc(',', f);
       if (r->vs_intrepid2 > 0) fprintf(f, "%.6g", r->vs_intrepid2);
+      fputc(',', f);
+      if (bc->have_vendor) fputs(hc_variant_name(bc->vendor_variant), f);
       fputc(',', f);
       hc_csv_text(f, r->reason);
       fputc('\n', f);

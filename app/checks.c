@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mesh/hc_mpi.h"
+#include "kernels/base/hc_mpi.h"
 
 /* The machine epsilon of a precision. */
 static double hc_eps(hc_precision precision) {
@@ -234,20 +234,39 @@ cleanup:
   return ierr;
 }
 
+/* The table that assembles host arrays for a check: the run's backend when it computes on the host (so that
+   --backend serial assembles on one core), else the first built host backend on OpenMP's threads, else the
+   serial reference. */
+static int hc_check_host_backend(const hc_run *run, const hc_backend **hb) {
+  if (!run->be->is_device) {
+    *hb = run->be;
+    return HC_OK;
+  }
+  for (int id = 0; id < HC_NUM_BACKENDS; id++) {
+    const hc_backend *b = NULL;
+    if (hc_backend_get((hc_backend_id)id, &b) == HC_OK && !b->is_device && b->openmp_threads) {
+      *hb = b;
+      return HC_OK;
+    }
+    hc_error_clear(); /* not built */
+  }
+  return hc_backend_get(HC_BACKEND_SERIAL, hb);
+}
+
 /* Linear patch test: the assembled stiffness apply (kernel, FieldFieldVector) of a linear u is zero at
    interior nodes. */
 static int hc_check_patch_test(hc_run *run, const char *name, hc_kernel kernel, int step) {
   const hc_mesh *m = run->mesh;
   const int L = m->nodes_per_cell;
   const hc_contract *k = &run->k[kernel];
+  const hc_backend *hb = NULL;
   int ierr = HC_OK;
   if (run->device_assembly) HC_CALL(hc_run_interpolate_u(run, run->t)); /* the step may have kept u on the device */
+  HC_CALL(hc_check_host_backend(run, &hb));
   double *y = NULL, *ya = NULL;
   HC_CALL(hc_calloc((size_t)m->num_nodes, sizeof(double), &y));
   HC_CALL_GOTO(hc_calloc((size_t)m->num_nodes, sizeof(double), &ya), cleanup);
-  HC_CALL_GOTO(hc_assemble_apply(run->coloring, L, k->layout, run->cfg.precision, run->h_out[kernel], m->cell_nodes,
-                                 run->u, y, ya),
-               cleanup);
+  HC_CALL_GOTO(hb->assemble_apply(k, run->coloring, run->h_out[kernel], m->cell_nodes, run->u, y, ya), cleanup);
   HC_CALL_GOTO(hc_halo_exchange(run->halo, HC_DOUBLE, y), cleanup);
   HC_CALL_GOTO(hc_halo_exchange(run->halo, HC_DOUBLE, ya), cleanup);
   double worst = 0, worst_scale = 0, worst_ratio = -1;

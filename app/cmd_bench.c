@@ -1,5 +1,5 @@
 /* `hexcontract bench`: every kernel x variant at standard shapes, timed against the device's measured
-   copy bandwidth, its peak flop rate and cuBLAS, with every result checked. */
+   copy bandwidth, its peak flop rate and the vendor libraries (cuBLAS, cuBLASLt), with every result checked. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
@@ -41,8 +41,9 @@ static void hc_bench_usage(FILE *out, const hc_options *spec) {
           "Usage: hexcontract bench [options]\n"
           "\n"
           "Times every kernel x variant at the standard shapes against the device's roofline (the copy\n"
-          "bandwidth measured in the same run, and the peak flop rate) and against cuBLAS, checks every\n"
-          "result, and writes DIR/bench.yaml, DIR/bench.csv and the roofline plot DIR/roofline.png.\n"
+          "bandwidth measured in the same run, and the peak flop rate) and against the faster of the vendor\n"
+          "variants (cuBLAS, cuBLASLt) on each case, checks every result, and writes DIR/bench.yaml,\n"
+          "DIR/bench.csv and the roofline plot DIR/roofline.png.\n"
           "\n"
           "Options:\n");
   hc_options_help(out, spec);
@@ -322,17 +323,6 @@ static void hc_bench_pool_mark(hc_bench_pool *pool, int64_t lo, int64_t hi) {
   }
 }
 
-typedef struct {
-  const hc_contract *k;
-  const void *left, *right;
-  void *out;
-} hc_bench_contract_arg;
-
-static int hc_bench_contract_call(const hc_backend *b, const void *arg) {
-  const hc_bench_contract_arg *a = arg;
-  return b->contract(a->k, a->left, a->right, a->out);
-}
-
 /* The copy bandwidth: half a buffer of the budget's size copied onto the other half (the budget, not
    the pool, so that a small --cells still measures memory rather than cache), read + write bytes counted. */
 static int hc_bench_copy_bandwidth(hc_bench *bench, double *gbs, double *gbs_median, int *ncalls) {
@@ -461,12 +451,12 @@ static int hc_bench_variant(hc_bench *bench, hc_bench_case *bc, hc_bench_pool *p
   const size_t out_bytes = (size_t)nout * hc_precision_size(k.precision);
   void *d_left = (char *)pool->d_pool + off[0], *d_right = (char *)pool->d_pool + off[1];
   void *d_out = (char *)pool->d_pool + off[2];
-  hc_bench_contract_arg a = {&k, d_left, d_right, d_out};
+  hc_measure_contract_arg a = {&k, d_left, d_right, d_out};
   /* A fresh output region (the fill's values, not an earlier variant's result) shows unwritten entries. */
   HC_CALL(hc_bench_pool_restore(pool));
   hc_bench_pool_mark(pool, off[2], off[2] + (int64_t)out_bytes);
   double t_warm = 0;
-  err = hc_measure_call(b, hc_bench_contract_call, &a, &t_warm);
+  err = hc_measure_call(b, hc_measure_contract_fn, &a, &t_warm);
   if (err == HC_OK) err = b->copy_to_host(buf->cur, d_out, out_bytes);
   if (err == HC_OK) err = b->chosen_variant(&k, &row->chosen);
   if (err != HC_OK) {
@@ -543,12 +533,10 @@ static int hc_bench_variant(hc_bench *bench, hc_bench_case *bc, hc_bench_pool *p
     if (want > bench->opt.repeat) want = bench->opt.repeat;
     t = malloc(sizeof(*t) * (size_t)want);
     HC_CHECK(t, HC_ERR_RESOURCE, "out of host memory");
-    for (calls = 0; calls < want; calls++) {
-      int e = hc_measure_call(b, hc_bench_contract_call, &a, &t[calls]);
-      if (e) {
-        free(t);
-        return e;
-      }
+    int e = hc_measure_loop(b, hc_measure_contract_fn, &a, want, want, 0, t, &calls);
+    if (e) {
+      free(t);
+      return e;
     }
     row->median_s = hc_median(t, calls);
     row->min_s = t[0];
@@ -579,7 +567,7 @@ static void hc_bench_print_row(const hc_bench_case *bc, const hc_bench_row *r) {
     return;
   }
   char vs[64] = "";
-  if (r->vs_vendor > 0) snprintf(vs, sizeof(vs), "%6.2fx %s", r->vs_vendor, hc_variant_name(hc_variant_vendor()));
+  if (r->vs_vendor > 0) snprintf(vs, sizeof(vs), "%6.2fx %s", r->vs_vendor, hc_variant_name(bc->vendor_variant));
   if (r->vs_intrepid2 > 0) snprintf(vs + strlen(vs), sizeof(vs) - strlen(vs), "%6.2fx intrepid2/core", r->vs_intrepid2);
   if (bc->overhead) {
     printf("      %-16s %10.2f us/call (min %.2f)  %9.2f GB/s %10.2f GFLOP/s  %s%s%s\n", name, 1e6 * r->median_s,
@@ -602,21 +590,6 @@ static void hc_bench_skip_reason(const hc_bench_row *r, char *buf, size_t size) 
     return;
   }
   snprintf(buf, size, "%.*s%s", (int)(at - r->reason), r->reason, at + strlen(quoted));
-}
-
-/* The vendor variant's row on the cell-major case of the same kernel, shape and precision (the vendor library
-   runs the cell-major layout only), for the ratio of the cell-minor cases. */
-static const hc_bench_row *hc_bench_vendor_twin(const hc_bench *bench, const hc_bench_case *bc) {
-  for (int i = 0; i < bench->ncases; i++) {
-    const hc_bench_case *o = &bench->cases[i];
-    if (o->overhead != bc->overhead || o->k.kernel != bc->k.kernel || o->k.L != bc->k.L || o->k.P != bc->k.P ||
-        o->k.C != bc->k.C || o->k.precision != bc->k.precision)
-      continue;
-    for (int r = 0; r < o->nrows; r++) {
-      if (o->rows[r].variant == hc_variant_vendor() && o->rows[r].status == HC_BENCH_RAN) return &o->rows[r];
-    }
-  }
-  return NULL;
 }
 
 /* Runs every variant of one case. */
@@ -648,24 +621,14 @@ static int hc_bench_case_run(hc_bench *bench, hc_bench_case *bc, hc_bench_pool *
   HC_CALL(hc_bench_intrepid2_case(bench, bc, (char *)pool->h_pool + off[0], (char *)pool->h_pool + off[1], buf->cur,
                                   buf->ref, have_ref));
   hc_bench_intrepid2_ratios(bench, bc);
-  /* Ratios to the vendor variant and the best variant. */
-  const hc_bench_row *vendor = NULL;
-  for (int r = 0; r < bc->nrows; r++) {
-    if (bc->rows[r].variant == hc_variant_vendor() && bc->rows[r].status == HC_BENCH_RAN) vendor = &bc->rows[r];
-  }
-  bc->vendor_layout = k->layout;
-  if (!vendor && k->layout == HC_LAYOUT_CELL_MINOR) {
-    vendor = hc_bench_vendor_twin(bench, bc);
-    bc->vendor_layout = HC_LAYOUT_CELL_MAJOR;
-  }
-  bc->have_vendor = vendor != NULL;
+  /* Ratios to the fastest vendor variant, and the best variant. */
+  hc_bench_vendor_ratios(bench, bc);
   bc->best = -1;
   int ran = 0;
   for (int r = 0; r < bc->nrows; r++) ran += bc->rows[r].status == HC_BENCH_RAN;
   for (int r = 0; r < bc->nrows; r++) {
-    hc_bench_row *row = &bc->rows[r];
+    const hc_bench_row *row = &bc->rows[r];
     if (row->status != HC_BENCH_RAN) continue;
-    if (vendor && row->median_s > 0) row->vs_vendor = vendor->median_s / row->median_s;
     if (row->variant == HC_VARIANT_AUTO && ran > 1) continue;
     if (bc->best < 0 || row->median_s < bc->rows[bc->best].median_s) bc->best = r;
   }
@@ -691,7 +654,7 @@ static int hc_bench_case_run(hc_bench *bench, hc_bench_case *bc, hc_bench_pool *
   return HC_OK;
 }
 
-/* The list of cases: per precision, kernel, shape and layout (cell-major first, for cuBLAS's ratio), then
+/* The list of cases: per precision, kernel, shape and layout (cell-major first, for the vendor ratio), then
    the call-overhead cases. C fills the budget unless --cells is given. */
 static int hc_bench_plan(hc_bench *bench, int64_t *pool_bytes, int64_t *max_out) {
   const hc_bench_options *o = &bench->opt;
@@ -1010,7 +973,8 @@ static int hc_bench_run(hc_bench *bench) {
   }
   printf(
       "  per variant: median time per call (min), GB/s and GFLOP/s (kernels/README.md cost model) of the median,\n"
-      "  %% of the roofline max(bytes / copy bandwidth, flops / peak) and cuBLAS's time over the variant's\n");
+      "  %% of the roofline max(bytes / copy bandwidth, flops / peak) and the fastest vendor variant's time over\n"
+      "  the variant's (named after it)\n");
   if (bench->intrepid2)
     printf("  and Trilinos Intrepid2 (one core) on the same arrays: its time over the variant's times %d thread%s\n",
            bench->threads, bench->threads == 1 ? "" : "s");
@@ -1083,5 +1047,6 @@ int hc_cmd_bench(int argc, char **argv) {
   printf("all results agree (serial reference on sampled cells, and the first variant on every entry)\n");
 cleanup:
   free(bench.cases);
+  bench.b->release();
   return ierr;
 }

@@ -231,6 +231,7 @@ cleanup:
     if (d_left) backend->mem_free(d_left);
     if (d_right) backend->mem_free(d_right);
     if (d_out) backend->mem_free(d_out);
+    backend->release();
   }
   hc_npy_free(&left);
   hc_npy_free(&right);

@@ -53,7 +53,7 @@ typedef struct {
   hc_sizing sizing;
   int64_t cells[3]; /* deck mesh.cells of the smallest run */
   int order;
-  int device; /* run.backend is cuda */
+  int device; /* the runs computed on a device backend (hc_backend.is_device): their ranks name a device index */
   char backend[32], precision[16], layout[16];
   int plots; /* 1 PNGs written, 0 skipped */
   char plot_note[512];
@@ -192,7 +192,8 @@ static int hc_report_check_sweep(hc_report *rep) {
   rep->order = atoi(s);
   HC_CALL(hc_deck_value(a, "run.backend", &s));
   snprintf(rep->backend, sizeof(rep->backend), "%s", s);
-  rep->device = strcmp(s, "cuda") == 0;
+  /* A device backend's ranks each record the device they ran on (rank_info's device_index, -1 on the host). */
+  rep->device = a->num_rank_info > 0 && a->rank_info[0].device_index >= 0;
   HC_CALL(hc_deck_value(a, "run.precision", &s));
   snprintf(rep->precision, sizeof(rep->precision), "%s", s);
   HC_CALL(hc_deck_value(a, "run.layout", &s));

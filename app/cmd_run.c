@@ -20,7 +20,7 @@
 #include "io/hc_deck.h"
 #include "io/hc_path.h"
 #include "io/hc_vtk.h"
-#include "mesh/hc_mpi.h"
+#include "kernels/base/hc_mpi.h"
 
 static void hc_run_usage(FILE *out, const hc_options *spec) {
   fprintf(out,

@@ -1,5 +1,5 @@
 /* hexcontract bench: every kernel x variant at standard shapes against the device's roofline (its
-   measured copy bandwidth and its peak flop rate) and against cuBLAS. Shared by the runner
+   measured copy bandwidth and its peak flop rate) and against the vendor libraries. Shared by the runner
    (cmd_bench.c) and the report writers (bench_report.c). */
 #ifndef HC_BENCH_H
 #define HC_BENCH_H
@@ -56,7 +56,7 @@ typedef struct {
    cannot run one cell); the call overhead (that time, at most median_s; else median_s less the roofline
    time of the work) and the work (the rest of median_s). */
   double one_cell_s, overhead_s, work_s;
-  double vs_vendor;    /* the vendor variant's median time over this one (> 1: faster); 0: none ran */
+  double vs_vendor;    /* the case's vendor_variant's median time over this one (> 1: faster); 0: none ran */
   double vs_intrepid2; /* Intrepid2's median time over this one's times the threads (per core); 0: none */
   double max_err, tol; /* largest difference from the reference (or serial on the sampled cells) */
   int64_t bad;         /* entries outside the tolerance */
@@ -70,8 +70,11 @@ typedef struct {
   hc_bench_row rows[HC_NUM_VARIANTS];
   int nrows;
   int best; /* index of the fastest variant that ran and agreed (auto only if alone); -1 */
-  hc_layout
-      vendor_layout; /* the layout the vendor variant ran in for vs_vendor (cell-major; also for cell-minor cases) */
+  /* The vendor variant that vs_vendor compares with: the fastest of the vendor variants (flag HC_VARIANT_VENDOR)
+     that ran on the case, or for a cell-minor case where none did, on its cell-major twin; vendor_layout says
+     which. HC_NUM_VARIANTS and have_vendor 0 where none ran. */
+  hc_variant vendor_variant;
+  hc_layout vendor_layout;
   int have_vendor;
   /* Intrepid2 (the intrepid2 backend) on the same input arrays, for vs_intrepid2 (CPU backends). */
   hc_bench_status intrepid2_status;
@@ -157,6 +160,10 @@ typedef struct {
   hc_bench_count count[3][HC_BENCH_NUM_TARGETS];
 } hc_bench_targets;
 void hc_bench_targets_count(const hc_bench *bench, hc_bench_targets *t);
+/* Fills bc's vendor_variant, vendor_layout and have_vendor and every row's vs_vendor (0 for rows that did not
+   run): the fastest vendor variant that ran on bc, else for a cell-minor case the fastest on the cell-major case of
+   bench with the same kernel, shape, cells and precision (vendor libraries run the cell-major layout only). */
+void hc_bench_vendor_ratios(const hc_bench *bench, hc_bench_case *bc);
 /* One line per family that ran, after the summary table. */
 void hc_bench_targets_print(const hc_bench *bench);
 /* bench.yaml's `targets:` mapping: how, thresholds, and under families, per family that ran, its cases and

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/hc_error.h"
+#include "kernels/base/hc_error.h"
 
 /* The parsed switch. File-local: set once by hc_inject_init before the run, read-only after (but for fired). */
 static struct {

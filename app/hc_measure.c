@@ -1,12 +1,11 @@
-/* Timing of repeated contraction calls (warm-up, then per-call times, median and minimum) and the
-   reproducible pseudo-random inputs they run on. */
+/* The timing loop that every timed call goes through (per-call times on the backend's timer, median and
+   minimum), the copy bandwidth, and the reproducible pseudo-random inputs they run on. */
 #define _POSIX_C_SOURCE 200809L
 #include "app/hc_measure.h"
 
 #include <stdlib.h>
 
 #include "app/hc_app.h"
-#include "app/hc_timer.h"
 #include "kernels/hc_omp.h"
 
 /* The value in [-1, 1) of entry i of the pool of seed: a hash of (seed, i) (splitmix64's finaliser). */
@@ -46,6 +45,30 @@ int hc_measure_call(const hc_backend *b, hc_measure_fn f, const void *arg, doubl
   return b->timer_stop(seconds);
 }
 
+int hc_measure_loop(const hc_backend *b, hc_measure_fn f, const void *arg, int min_calls, int max_calls, double max_s,
+                    double *times, int *calls) {
+  HC_CHECK(min_calls >= 1 && max_calls >= min_calls, HC_ERR_INPUT, "timing loop: bad number of calls (%d..%d)",
+           min_calls, max_calls);
+  double total = 0;
+  int n = 0;
+  while (n < max_calls && (n < min_calls || max_s <= 0 || total < max_s)) {
+    HC_CALL(hc_measure_call(b, f, arg, &times[n]));
+    total += times[n++];
+  }
+  *calls = n;
+  return HC_OK;
+}
+
+int hc_measure_contract_fn(const hc_backend *b, const void *arg) {
+  const hc_measure_contract_arg *a = arg;
+  return b->contract(a->k, a->left, a->right, a->out);
+}
+
+int hc_measure_apply_fn(const hc_backend *b, const void *arg) {
+  const hc_measure_contract_arg *a = arg;
+  return hc_contract_apply(b, a->k, a->left, a->right, a->out);
+}
+
 typedef struct {
   void *dst;
   const void *src;
@@ -70,10 +93,7 @@ int hc_measure_copy(const hc_backend *b, size_t half, int min_calls, int max_cal
   int n = 0;
   HC_CALL_GOTO(hc_measure_call(b, hc_copy_call, &there, &t[0]), cleanup);
   HC_CALL_GOTO(hc_measure_call(b, hc_copy_call, &back, &t[0]), cleanup);
-  for (double total = 0; n < max_calls && (n < min_calls || total < max_s); n++) {
-    HC_CALL_GOTO(hc_measure_call(b, hc_copy_call, &there, &t[n]), cleanup);
-    total += t[n];
-  }
+  HC_CALL_GOTO(hc_measure_loop(b, hc_copy_call, &there, min_calls, max_calls, max_s, t, &n), cleanup);
   rate->bytes = 2.0 * (double)half;
   rate->calls = n;
   double med = hc_median(t, n); /* sorts: t[0] is the fastest */
@@ -92,14 +112,10 @@ int hc_measure_contract(const hc_backend *backend, const hc_contract *k, const v
   HC_CHECK(times, HC_ERR_RESOURCE, "out of host memory");
   HC_CALL_GOTO(hc_contract_apply(backend, k, left, right, out), cleanup);
   HC_CALL_GOTO(backend->synchronize(), cleanup);
+  const hc_measure_contract_arg a = {k, left, right, out};
+  HC_CALL_GOTO(hc_measure_loop(backend, hc_measure_contract_fn, &a, calls, calls, 0, times, &calls), cleanup);
   double sum = 0;
-  for (int i = 0; i < calls; i++) {
-    double t0 = hc_wtime();
-    HC_CALL_GOTO(backend->contract(k, left, right, out), cleanup);
-    HC_CALL_GOTO(backend->synchronize(), cleanup);
-    times[i] = hc_wtime() - t0;
-    sum += times[i];
-  }
+  for (int i = 0; i < calls; i++) sum += times[i];
   double flops, bytes;
   hc_contract_cost(k, &flops, &bytes);
   t->calls = calls;

@@ -1,4 +1,5 @@
-/* Timing on a backend: repeated contraction calls, one call of anything, and the copy bandwidth. */
+/* Timing on a backend: one timing loop (hc_measure_loop, BabelStream's) that every timed call of hexcontract goes
+   through (contract --repeat, bench, the run's contraction phase), the calls it times, and the copy bandwidth. */
 #ifndef HC_MEASURE_H
 #define HC_MEASURE_H
 
@@ -13,8 +14,8 @@ typedef struct {
   double gflops;   /* cost-model flops / median time, GFLOP/s */
 } hc_timing;
 
-/* Runs k once to warm up, then `calls` times, each timed on its own with the backend synchronised.
-   Arrays are in the backend's memory; out is overwritten or added into as k says. */
+/* Runs k once to warm up, then `calls` times through hc_measure_loop. Arrays are in the backend's memory; out
+   is overwritten or added into as k says. */
 int hc_measure_contract(const hc_backend *backend, const hc_contract *k, const void *left, const void *right, void *out,
                         int calls, hc_timing *t);
 
@@ -24,9 +25,25 @@ double hc_median(double *t, int n);
 /* One call to time: f(backend, arg). */
 typedef int (*hc_measure_fn)(const hc_backend *backend, const void *arg);
 
-/* The seconds of one call of f: the backend's device timer where it has one (CUDA events), else the host
-   clock around the call and a synchronize. */
+/* The seconds of one call of f on the backend's timer (hc_backend.timer_start/timer_stop): CUDA events on the
+   backend's stream on a device, the wall clock on the host, whose work is done when the call returns. */
 int hc_measure_call(const hc_backend *backend, hc_measure_fn f, const void *arg, double *seconds);
+
+/* The timing loop: calls f at least min_calls and at most max_calls times, each timed on its own by
+   hc_measure_call, stopping after min_calls once the timed calls add up to max_s seconds (max_s <= 0: no time
+   limit). times (max_calls entries) gets each call's seconds in call order, *calls how many ran. */
+int hc_measure_loop(const hc_backend *backend, hc_measure_fn f, const void *arg, int min_calls, int max_calls,
+                    double max_s, double *times, int *calls);
+
+/* One contraction call for hc_measure_call and hc_measure_loop: hc_measure_contract_fn runs backend->contract on
+   it, hc_measure_apply_fn hc_contract_apply (validated first). Arrays in the backend's memory. */
+typedef struct {
+  const hc_contract *k;
+  const void *left, *right;
+  void *out;
+} hc_measure_contract_arg;
+int hc_measure_contract_fn(const hc_backend *backend, const void *arg);
+int hc_measure_apply_fn(const hc_backend *backend, const void *arg);
 
 /* A copy bandwidth: bytes read + written per call, over the fastest and the median call. */
 typedef struct {

@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kernels/hc_error.h"
-#include "mesh/hc_mpi.h"
+#include "kernels/base/hc_error.h"
+#include "kernels/base/hc_mpi.h"
 
 /* The last signal caught, 0 when none: written only by the handler, read at step boundaries. */
 static volatile sig_atomic_t hc_signal_caught;

@@ -10,7 +10,7 @@
 #include "app/hc_app.h"
 #include "app/hc_report.h"
 #include "hc_config.h"
-#include "mesh/hc_mpi.h"
+#include "kernels/base/hc_mpi.h"
 
 static void hc_print_usage(FILE *out) {
   fprintf(out,
@@ -30,7 +30,8 @@ static void hc_print_usage(FILE *out) {
           "                   scaling report (tables, efficiency, halo model, plots) from a directory of results\n"
           "                   files (see hexcontract report --help; run_scripts/scaling.sh runs a sweep)\n"
           "  hexcontract bench [--backend B] [--kernel K] [--variant V] [--memory-gb G] [--out DIR] ...\n"
-          "                   every kernel x variant at standard shapes against the roofline and cuBLAS\n"
+          "                   every kernel x variant at standard shapes against the roofline and the\n"
+          "                   vendor libraries (cuBLAS, cuBLASLt)\n"
           "                   (see hexcontract bench --help)\n"
           "  hexcontract --help | --version\n"
           "\n"

@@ -10,10 +10,11 @@
 #include "app/hc_checks.h"
 #include "app/hc_host.h"
 #include "app/hc_inject.h"
+#include "app/hc_measure.h"
 #include "app/hc_signal.h"
 #include "app/hc_timer.h"
 #include "io/hc_npy.h"
-#include "mesh/hc_mpi.h"
+#include "kernels/base/hc_mpi.h"
 
 const char *const hc_phase_names[HC_NUM_PHASES] = {"celldata", "contract",  "transfer", "assembly",
                                                    "halo",     "reduction", "step"};
@@ -324,6 +325,7 @@ void hc_run_destroy(hc_run *run) {
     if (run->d_X0) be->mem_free(run->d_X0);
     if (run->d_left) be->mem_free(run->d_left);
     if (run->d_scratch) be->mem_free(run->d_scratch);
+    be->release();
   }
   free(run->h_shbuf);
   run->h_shbuf = NULL;
@@ -542,9 +544,8 @@ static int hc_run_kernel(hc_run *run, const hc_celldata_desc *desc, int kid, int
 
   /* The contraction alone: the backend's timer (CUDA events; the wall clock on the host). */
   hc_run_range(run, "contract", kid);
-  HC_CALL(be->timer_start());
-  HC_CALL(hc_contract_apply(be, k, run->d_left, run->d_right, run->d_out[kid]));
-  HC_CALL(be->timer_stop(&tm->kern[kid]));
+  const hc_measure_contract_arg call = {k, run->d_left, run->d_right, run->d_out[kid]};
+  HC_CALL(hc_measure_call(be, hc_measure_apply_fn, &call, &tm->kern[kid]));
   tm->ph[HC_PHASE_CONTRACT] += tm->kern[kid];
   hc_run_range_end(run);
   if (dump) HC_CALL(hc_run_dump(run, (hc_kernel)kid));
@@ -568,7 +569,7 @@ static int hc_run_kernel(hc_run *run, const hc_celldata_desc *desc, int kid, int
   if (fam == HC_FAMILY_DATAFIELD) {
     HC_CALL(be->assemble_vector(k, run->coloring, run->d_out[kid], run->d_cell_nodes, run->d_y[kid]));
   } else {
-    HC_CALL(be->assemble_apply(k, run->coloring, run->d_out[kid], run->d_cell_nodes, run->d_u, run->d_y[kid]));
+    HC_CALL(be->assemble_apply(k, run->coloring, run->d_out[kid], run->d_cell_nodes, run->d_u, run->d_y[kid], NULL));
   }
   HC_CALL(be->synchronize());
   tm->ph[HC_PHASE_ASSEMBLY] += hc_wtime() - t0;

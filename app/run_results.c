@@ -17,7 +17,7 @@
 #include "hc_config.h"
 #include "io/hc_yaml_writer.h"
 #include "kernels/hc_xsum.h"
-#include "mesh/hc_mpi.h"
+#include "kernels/base/hc_mpi.h"
 #if HC_HAVE_OPENMP
 #include <omp.h>
 #endif
@@ -83,8 +83,7 @@ static void hc_run_roofline(const hc_run *run, int64_t halo_bytes, double bytes[
   hc_step_bytes_of(&p, &b);
   hc_step_rates r = {.copy = run->rates.copy.best_gbs * 1e9, .h2d = run->rates.h2d, .d2h = run->rates.d2h};
   for (int kid = 0; kid < HC_NUM_KERNELS; kid++) {
-    const int tc = run->cfg.precision == HC_DOUBLE &&
-                   (run->chosen[kid] == HC_VARIANT_TENSORCORE || run->chosen[kid] == HC_VARIANT_CUBLAS);
+    const int tc = run->cfg.precision == HC_DOUBLE && (hc_variant_flags(run->chosen[kid]) & HC_VARIANT_TENSOR_CORES);
     r.peak[kid] = tc ? run->rates.tc : run->rates.peak;
   }
   hc_step_roofline(&b, &r, seconds);

@@ -3,7 +3,8 @@
 #   P/share/hexcontract/inputs/                    the shipped decks and their reference
 #   P/share/hexcontract/run_scripts/               scaling.sh and the Slurm template
 #   P/lib/libhexcontract_kernels.a                 the nine contractions (serial and the backends built in)
-#   P/include/hexcontract/kernels/*.h, hc_config.h their public headers
+#   P/lib/libhexcontract_base.a                    the error layer they report through (kernels/base)
+#   P/include/hexcontract/kernels/hc_kernels.h, kernels/base/hc_error.h, hc_config.h  their public headers
 #   P/lib/cmake/hexcontract/                       the CMake package: find_package(hexcontract), hexcontract::kernels
 #   P/lib/pkgconfig/hexcontract.pc                 the same for pkg-config
 #   P/share/doc/hexcontract/                       README files, LICENSE, CITATION.cff
@@ -16,9 +17,9 @@ set(HC_INSTALL_DATADIR ${CMAKE_INSTALL_DATADIR}/hexcontract)
 # the CUDA runtime), so that it runs without LD_LIBRARY_PATH as the build's binary does.
 set_target_properties(hexcontract PROPERTIES INSTALL_RPATH_USE_LINK_PATH TRUE)
 install(TARGETS hexcontract RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(TARGETS hc_kernels EXPORT hexcontractTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
-install(FILES ${PROJECT_SOURCE_DIR}/kernels/hc_kernels.h ${PROJECT_SOURCE_DIR}/kernels/hc_error.h
-        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/hexcontract/kernels)
+install(TARGETS hc_kernels hc_base EXPORT hexcontractTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(FILES ${PROJECT_SOURCE_DIR}/kernels/hc_kernels.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/hexcontract/kernels)
+install(FILES ${PROJECT_SOURCE_DIR}/kernels/base/hc_error.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/hexcontract/kernels/base)
 install(FILES ${PROJECT_BINARY_DIR}/hc_config.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/hexcontract)
 
 file(GLOB HC_INSTALL_DECKS ${PROJECT_SOURCE_DIR}/inputs/*.yaml)
@@ -58,7 +59,7 @@ if(HC_HAVE_OPENMP)
 endif()
 if(HC_HAVE_CUDA)
   string(APPEND HC_PC_BACKENDS " cuda")
-  set(HC_PC_LIBS "${HC_PC_LIBS} -L${CUDAToolkit_LIBRARY_DIR} -Wl,-rpath,${CUDAToolkit_LIBRARY_DIR} -lcublas -lcudart -lstdc++")
+  set(HC_PC_LIBS "${HC_PC_LIBS} -L${CUDAToolkit_LIBRARY_DIR} -Wl,-rpath,${CUDAToolkit_LIBRARY_DIR} -lcublas -lcublasLt -lcudart -lstdc++")
 endif()
 if(HC_HAVE_INTREPID2)
   string(APPEND HC_PC_BACKENDS " intrepid2")

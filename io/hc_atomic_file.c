@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "io/hc_path.h"
-#include "kernels/hc_error.h"
+#include "kernels/base/hc_error.h"
 
 int hc_atomic_file_open(const char *path, hc_atomic_file *af) {
   memset(af, 0, sizeof(*af));

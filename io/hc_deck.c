@@ -14,7 +14,7 @@
 
 #include "io/hc_path.h"
 #include "mesh/hc_mesh.h"
-#include "mesh/hc_mpi.h"
+#include "kernels/base/hc_mpi.h"
 
 /* Enumerations are stored and broadcast as int. */
 _Static_assert(sizeof(hc_sizing) == sizeof(int), "enum size");

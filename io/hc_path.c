@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "kernels/hc_error.h"
+#include "kernels/base/hc_error.h"
 
 const char *hc_path_kind(unsigned int st_mode) {
   if (S_ISREG(st_mode)) return "a regular file";

@@ -7,7 +7,7 @@
 
 #include "io/hc_deck.h"
 #include "io/hc_yaml_writer.h"
-#include "kernels/hc_error.h"
+#include "kernels/base/hc_error.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "io/hc_atomic_file.h"
-#include "kernels/hc_error.h"
+#include "kernels/base/hc_error.h"
 
 /* Values per line of an ASCII array. */
 #define HC_VTK_PER_LINE 6

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernels/hc_error.h"
+#include "kernels/base/hc_error.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -3,7 +3,7 @@
 #ifndef HC_BASIS_H
 #define HC_BASIS_H
 
-#include "kernels/hc_error.h"
+#include "kernels/base/hc_error.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -131,13 +131,6 @@ int hc_variant_check(hc_variant variant, hc_backend_id backend) {
                   hc_variant_name(variant), hc_backend_names[backend], available);
 }
 
-hc_variant hc_variant_vendor(void) {
-  for (int v = 0; v < HC_NUM_VARIANTS; v++) {
-    if (hc_variant_flag_table[v] & HC_VARIANT_VENDOR) return (hc_variant)v;
-  }
-  return HC_NUM_VARIANTS;
-}
-
 void hc_contract_init(hc_contract *k, hc_kernel kernel) {
   memset(k, 0, sizeof(*k));
   k->kernel = kernel;
@@ -425,8 +418,8 @@ static int hc_host_assemble_vector(const hc_contract *k, const hc_coloring *col,
 }
 
 static int hc_host_assemble_apply(const hc_contract *k, const hc_coloring *col, const void *A,
-                                  const int32_t *cell_nodes, const double *u, double *y) {
-  return hc_assemble_apply_serial(col, k->L, k->layout, k->precision, A, cell_nodes, u, y, NULL);
+                                  const int32_t *cell_nodes, const double *u, double *y, double *abs_y) {
+  return hc_assemble_apply_serial(col, k->L, k->layout, k->precision, A, cell_nodes, u, y, abs_y);
 }
 
 /* The wall clock (as app/hc_timer.h's hc_wtime): a host backend's work is done when its call returns. */
@@ -492,6 +485,10 @@ static void hc_no_range_push(const char *name) {
 
 static void hc_no_range_pop(void) {}
 
+static int hc_no_release(void) {
+  return HC_OK;
+}
+
 /* Sets an operation that own leaves NULL: to the default where there is one, else (device backends) it is an
    error that names the operation. */
 #define HC_DEFAULT(op, value)                                                                                 \
@@ -530,6 +527,7 @@ static int hc_backend_complete(const hc_backend *own, hc_backend *done) {
   HC_DEFAULT(version, hc_no_version);
   HC_DEFAULT(range_push, hc_no_range_push);
   HC_DEFAULT(range_pop, hc_no_range_pop);
+  HC_DEFAULT(release, hc_no_release);
   return HC_OK;
 }
 #undef HC_DEFAULT

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernels/hc_error.h"
+#include "kernels/base/hc_error.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -48,7 +48,8 @@ typedef enum { HC_RANK_SCALAR = 0, HC_RANK_VECTOR = 1, HC_RANK_TENSOR = 2 } hc_r
    A variant of the CUDA backend is the pair hc_supports_cuda_<name> and hc_contract_cuda_<name> of
    kernels/cuda/contract_<name>.cu; its declarations and dispatch entry are generated from this list.
    flags: HC_VARIANT_TENSOR_CORES (double precision runs on the tensor-core units, measured against their
-   peak), HC_VARIANT_VENDOR (a vendor library's, the reference that the bench compares ours with). */
+   peak), HC_VARIANT_VENDOR (a vendor library's, the references that the bench compares ours with: on each case
+   the fastest of them). */
 #define HC_VARIANT_LIST(X)                                                                                 \
   X(AUTO, auto, ALL, 0, "the backend's choice for the shape (on cuda the fastest, tuned once per shape)")  \
   X(FLAT, flat, CUDA, 0, "one thread per output entry")                                                    \
@@ -58,7 +59,9 @@ typedef enum { HC_RANK_SCALAR = 0, HC_RANK_VECTOR = 1, HC_RANK_TENSOR = 2 } hc_r
   X(TILE, tile, CUDA, 0, "shared-memory tiles over (l, r) and the contracted index")                       \
   X(TENSORCORE, tensorcore, CUDA, HC_VARIANT_TENSOR_CORES, "FP64 tensor cores, mma.sync m8n8k4 on sm_80+") \
   X(CUBLAS, cublas, CUDA, HC_VARIANT_TENSOR_CORES | HC_VARIANT_VENDOR,                                     \
-    "the vendor library cuBLAS: strided-batched GEMM and GEMV")
+    "the vendor library cuBLAS: strided-batched GEMM and GEMV")                                            \
+  X(CUBLASLT, cublaslt, CUDA, HC_VARIANT_TENSOR_CORES | HC_VARIANT_VENDOR,                                 \
+    "the vendor library cuBLASLt: strided-batched matmul, its heuristic's best algorithm per shape")
 
 /* The nine contractions; kernel = 3 * family + rank. */
 #define HC_KERNEL_ENUM(id, name) HC_##id,
@@ -126,8 +129,6 @@ int hc_variant_flags(hc_variant variant);
 int hc_variant_provided(hc_variant variant, hc_backend_id backend);
 /* HC_OK when backend provides variant, else HC_ERR_UNSUPPORTED naming the variants it has. */
 int hc_variant_check(hc_variant variant, hc_backend_id backend);
-/* The vendor-library variant (flag HC_VARIANT_VENDOR), or HC_NUM_VARIANTS when the list has none. */
-hc_variant hc_variant_vendor(void);
 
 /* The names of a list for messages and help: "a, b, c or d" with last " or ", "a, b, c, d" with last ", ".
    hc_kernel_names, hc_variant_names and hc_backend_names are the lists of names in enum order. */
@@ -178,7 +179,8 @@ int hc_layout_convert(const hc_contract *k, hc_array which, hc_layout src_layout
                              gather, scatter, waxpy, assemble_vector, assemble_apply, timer_start, timer_stop
                              (the core defaults them on host backends only: host memory, one-core assembly by
                              colours, the wall clock);
-     the rest is optional    (device_*, chosen_variant, peak_flops, version, range_*: see each default below).
+     the rest is optional    (device_*, chosen_variant, peak_flops, version, range_*, release: see each default
+                             below).
    A backend lacking an operation it must provide is an HC_ERR_RUNTIME at lookup that names it. */
 struct hc_celldata_desc; /* kernels/hc_celldata.h */
 struct hc_coloring;      /* kernels/hc_assembly.h */
@@ -214,12 +216,14 @@ typedef struct hc_backend {
      y[cell_nodes[c][l]] += out[c,l] for a DataField k; assemble_apply: y[cell_nodes[c][l]] +=
      sum_r A[c,l,r] u[cell_nodes[c][r]] for a FieldField k with L = R. cell_nodes: [C][L] int32, y and u: nodal
      vectors of doubles, all in the backend's memory; col: the cells by colour (host memory), for a host
-     backend's parallel loops (a device backend may ignore it). Default: kernels/hc_assembly.h on one core, cells
-     in colour order (the openmp backend names its threaded loops). */
+     backend's parallel loops (a device backend may ignore it). abs_y (NULL: none), a nodal vector like y, also
+     accumulates sum_r |A[c,l,r] u[...]|, the scale of the patch test's tolerance (app/checks.c); host backends
+     only (a device backend answers HC_ERR_UNSUPPORTED). Default: kernels/hc_assembly.h on one core, cells in
+     colour order (the openmp backend names its threaded loops). */
   int (*assemble_vector)(const hc_contract *k, const struct hc_coloring *col, const void *out,
                          const int32_t *cell_nodes, double *y);
   int (*assemble_apply)(const hc_contract *k, const struct hc_coloring *col, const void *A, const int32_t *cell_nodes,
-                        const double *u, double *y);
+                        const double *u, double *y, double *abs_y);
   /* Timing of the work queued between timer_start and timer_stop on the backend's stream (CUDA events);
      timer_stop waits for that work and gives its seconds. Default: the wall clock between the two calls, the
      host backends' work being done when a call returns. Not nested. */
@@ -228,8 +232,9 @@ typedef struct hc_backend {
   /* The device this rank computes on, e.g. "NVIDIA H100 80GB HBM3 (device 0, PCI 0000:19:00.0)". Default:
      HC_ERR_UNSUPPORTED, the host backends' device being the host, which the app describes itself. */
   int (*device_name)(char *buf, size_t size);
-  /* How many devices this process sees, and choosing the one it uses; device_select is called before any other
-     call of a device backend. Default: no device (0; device_select is HC_ERR_INPUT). */
+  /* How many devices this process sees, and choosing the one it uses (without a choice: the current device,
+     CUDA's 0). Selecting another device frees what the backend kept on the one before (see release). Default: no
+     device (0; device_select is HC_ERR_INPUT). */
   int (*device_count)(int *count);
   int (*device_select)(int device);
   /* Free and total bytes of the selected device's memory. Default: HC_ERR_UNSUPPORTED. */
@@ -238,8 +243,8 @@ typedef struct hc_backend {
      chosen yet). Default: k->variant (a backend with one algorithm). */
   int (*chosen_variant)(const hc_contract *k, hc_variant *variant);
   /* The peak flop rate of the device in precision, in flops per second; with tensor_cores nonzero, that of the
-     units a tensor-core variant (tensorcore, cublas) uses, the same as without where there are none. how (size
-     bytes) says where the number comes from (a table or a measurement). budget_s: about how many seconds a
+     units a tensor-core variant (tensorcore, cublas, cublaslt) uses, the same as without where there are none. how
+     (size bytes) says where the number comes from (a table or a measurement). budget_s: about how many seconds a
      measured peak may take (the CPU backends measure it; 0: the bench's thorough default of about 0.3 s per
      instruction set); a peak from a table ignores it. Default: HC_ERR_UNSUPPORTED, "the backend reports no
      peak". */
@@ -254,6 +259,10 @@ typedef struct hc_backend {
      the profiler. Default: nothing. */
   void (*range_push)(const char *name);
   void (*range_pop)(void);
+  /* Frees the state the backend keeps between calls (CUDA: its context, kernels/cuda/hc_cuda_context.cuh: the
+     auto tuner's choices, the basis tables and timer events on the device, the cuBLAS handle), as its user's last
+     call; a later call creates it again. Default: nothing (the host backends keep no state). */
+  int (*release)(void);
 } hc_backend;
 
 /* Names of every backend hexcontract knows, built or not (HC_BACKEND_LIST): "serial", "openmp", "cuda",

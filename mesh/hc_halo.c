@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mesh/hc_mpi.h"
+#include "kernels/base/hc_mpi.h"
 
 struct hc_halo {
   MPI_Comm comm;         /* duplicate of the mesh's communicator, MPI_ERRORS_RETURN */

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mesh/hc_mpi.h"
+#include "kernels/base/hc_mpi.h"
 
 void hc_mesh_params_init(hc_mesh_params *params) {
   params->sizing = HC_SIZING_GLOBAL;

@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 
-#include "kernels/hc_error.h"
+#include "kernels/base/hc_error.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -213,7 +213,7 @@ static void test_backend_tables(void **state) {
         (const void *)be->timer_start,    (const void *)be->timer_stop,      (const void *)be->device_name,
         (const void *)be->device_count,   (const void *)be->device_select,   (const void *)be->device_memory,
         (const void *)be->chosen_variant, (const void *)be->peak_flops,      (const void *)be->version,
-        (const void *)be->range_push,     (const void *)be->range_pop};
+        (const void *)be->range_push,     (const void *)be->range_pop,       (const void *)be->release};
     for (size_t o = 0; o < sizeof(ops) / sizeof(ops[0]); o++) {
       if (!ops[o]) print_error("backend %s: operation %zu of the completed table is NULL\n", be->name, o);
       assert_non_null(ops[o]);
@@ -292,8 +292,10 @@ static void check_against_plain_loops(const hc_backend *be) {
           hc_contract_init(&k, HC_FIELDFIELD_SCALAR);
           k.C = b.C, k.L = k.R = L, k.layout = layout, k.precision = precision;
           memset(y, 0, sizeof(*y) * b.N);
-          assert_int_equal(be->assemble_apply(&k, col, A, b.cell_nodes, u, y), HC_OK);
+          memset(ya, 0, sizeof(*ya) * b.N);
+          assert_int_equal(be->assemble_apply(&k, col, A, b.cell_nodes, u, y, ya), HC_OK);
           assert_memory_equal(y, want, sizeof(*y) * b.N);
+          assert_memory_equal(ya, wanta, sizeof(*ya) * b.N);
         }
         free(out), free(outd), free(A), free(Ad), free(u), free(y), free(want), free(ya), free(wanta);
       }

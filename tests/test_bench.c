@@ -121,14 +121,14 @@ static void test_targets(void **state) {
   (void)state;
   static hc_bench_case cases[8];
   hc_bench bench = {.cases = cases, .copy_gbs = 1, .peak = {{1e9, 2e9}, {1e9, 1e9}}};
-  /* FieldField double (27,27), cell-major: the fastest of ours is flat (90%), 1.05x cublas (short of 1.1x);
-     cublas and auto (which chose it) are faster but not ours. */
+  /* FieldField double (27,27), cell-major: the fastest of ours is flat (90%), 1.05x the faster vendor variant
+     (short of 1.1x); cublas and auto (which chose it) are faster but not ours. */
   hc_bench_case *bc = hc_test_case(&bench, HC_FIELDFIELD_SCALAR, 27, 27, HC_DOUBLE, HC_LAYOUT_CELL_MAJOR);
   hc_test_row(bc, HC_VARIANT_FLAT, HC_VARIANT_FLAT, 1.0, 90, 1.05);
   hc_test_row(bc, HC_VARIANT_TILE, HC_VARIANT_TILE, 2.0, 95, 0.525);
   hc_test_row(bc, HC_VARIANT_CUBLAS, HC_VARIANT_CUBLAS, 0.5, 99, 1.0);
   hc_test_row(bc, HC_VARIANT_AUTO, HC_VARIANT_CUBLAS, 0.4, 99, 1.3);
-  /* Cell-minor: 84% (short), 1.2x cublas (met), 1.2x the time of cell-major (within 1.25x); a faster team
+  /* Cell-minor: 84% (short), 1.2x the vendor (met), 1.2x the time of cell-major (within 1.25x); a faster team
      that failed does not count. */
   bc = hc_test_case(&bench, HC_FIELDFIELD_SCALAR, 27, 27, HC_DOUBLE, HC_LAYOUT_CELL_MINOR);
   hc_test_row(bc, HC_VARIANT_FLAT, HC_VARIANT_FLAT, 1.2, 84, 1.2);
@@ -177,11 +177,63 @@ static void test_targets(void **state) {
   assert_int_equal(t.count[HC_FAMILY_FIELDFIELD][HC_BENCH_TARGET_PRECISION].of, 0);
 }
 
+/* The vendor ratio compares with the faster of the vendor variants that ran (cublas, cublaslt), on the same
+   case or, for a cell-minor case, on its cell-major twin; the vendor target counts against it. */
+static void test_vendor_ratios(void **state) {
+  (void)state;
+  static hc_bench_case cases[3];
+  hc_bench bench = {.cases = cases, .copy_gbs = 1, .peak = {{1e9, 2e9}, {1e9, 1e9}}};
+  /* FieldField double (27,27): flat 1.11x cublas but 0.89x cublaslt, the faster vendor (the target: 1.1x). */
+  hc_bench_case *maj = hc_test_case(&bench, HC_FIELDFIELD_SCALAR, 27, 27, HC_DOUBLE, HC_LAYOUT_CELL_MAJOR);
+  hc_test_row(maj, HC_VARIANT_FLAT, HC_VARIANT_FLAT, 0.45, 90, 0);
+  hc_test_row(maj, HC_VARIANT_TENSORCORE, HC_VARIANT_TENSORCORE, 0.1, 99, 0);
+  maj->rows[1].status = HC_BENCH_FAILED;
+  hc_test_row(maj, HC_VARIANT_CUBLAS, HC_VARIANT_CUBLAS, 0.5, 99, 0);
+  hc_test_row(maj, HC_VARIANT_CUBLASLT, HC_VARIANT_CUBLASLT, 0.4, 99, 0);
+  hc_test_row(maj, HC_VARIANT_AUTO, HC_VARIANT_CUBLASLT, 0.41, 99, 0);
+  /* Cell-minor: the vendor variants cannot run it, so both compare with the cell-major case's. */
+  hc_bench_case *min = hc_test_case(&bench, HC_FIELDFIELD_SCALAR, 27, 27, HC_DOUBLE, HC_LAYOUT_CELL_MINOR);
+  hc_test_row(min, HC_VARIANT_FLAT, HC_VARIANT_FLAT, 0.5, 90, 0);
+  hc_test_row(min, HC_VARIANT_CUBLAS, HC_VARIANT_CUBLAS, 0, 0, 0);
+  hc_test_row(min, HC_VARIANT_CUBLASLT, HC_VARIANT_CUBLASLT, 0, 0, 0);
+  min->rows[1].status = min->rows[2].status = HC_BENCH_SKIPPED;
+  /* No vendor variant at all (a CPU backend). */
+  hc_bench_case *cpu = hc_test_case(&bench, HC_DATADATA_SCALAR, 1, 8, HC_DOUBLE, HC_LAYOUT_CELL_MAJOR);
+  hc_test_row(cpu, HC_VARIANT_AUTO, HC_VARIANT_AUTO, 1.0, 86, 0);
+  for (int i = 0; i < bench.ncases; i++) hc_bench_vendor_ratios(&bench, &cases[i]);
+  assert_true(maj->have_vendor && maj->vendor_variant == HC_VARIANT_CUBLASLT);
+  assert_int_equal(maj->vendor_layout, HC_LAYOUT_CELL_MAJOR);
+  assert_float_equal(maj->rows[0].vs_vendor, 0.4 / 0.45, 1e-12);
+  assert_true(maj->rows[1].vs_vendor == 0); /* failed */
+  assert_float_equal(maj->rows[2].vs_vendor, 0.8, 1e-12);
+  assert_float_equal(maj->rows[3].vs_vendor, 1.0, 1e-12);
+  assert_true(min->have_vendor && min->vendor_variant == HC_VARIANT_CUBLASLT);
+  assert_int_equal(min->vendor_layout, HC_LAYOUT_CELL_MAJOR);
+  assert_float_equal(min->rows[0].vs_vendor, 0.8, 1e-12);
+  assert_true(min->rows[1].vs_vendor == 0 && min->rows[2].vs_vendor == 0);
+  assert_true(!cpu->have_vendor && cpu->vendor_variant == HC_NUM_VARIANTS && cpu->rows[0].vs_vendor == 0);
+  hc_bench_targets t;
+  hc_bench_targets_count(&bench, &t);
+  assert_int_equal(t.count[HC_FAMILY_FIELDFIELD][HC_BENCH_TARGET_VENDOR].met, 0);
+  assert_int_equal(t.count[HC_FAMILY_FIELDFIELD][HC_BENCH_TARGET_VENDOR].of, 2);
+  /* Without cublaslt (it failed), cublas is the faster vendor: flat is 1.11x (met), cell-minor 1.0x (short). */
+  maj->rows[3].status = HC_BENCH_FAILED;
+  for (int i = 0; i < bench.ncases; i++) hc_bench_vendor_ratios(&bench, &cases[i]);
+  assert_true(maj->vendor_variant == HC_VARIANT_CUBLAS && min->vendor_variant == HC_VARIANT_CUBLAS);
+  assert_float_equal(maj->rows[0].vs_vendor, 0.5 / 0.45, 1e-12);
+  assert_true(maj->rows[3].vs_vendor == 0);
+  assert_float_equal(min->rows[0].vs_vendor, 1.0, 1e-12);
+  hc_bench_targets_count(&bench, &t);
+  assert_int_equal(t.count[HC_FAMILY_FIELDFIELD][HC_BENCH_TARGET_VENDOR].met, 1);
+  assert_int_equal(t.count[HC_FAMILY_FIELDFIELD][HC_BENCH_TARGET_VENDOR].of, 2);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_roofline_time), cmocka_unit_test(test_gpu_table),  cmocka_unit_test(test_compare),
-      cmocka_unit_test(test_tolerance),     cmocka_unit_test(test_fma_kernel), cmocka_unit_test(test_backend_members),
-      cmocka_unit_test(test_targets),
+      cmocka_unit_test(test_roofline_time), cmocka_unit_test(test_gpu_table),
+      cmocka_unit_test(test_compare),       cmocka_unit_test(test_tolerance),
+      cmocka_unit_test(test_fma_kernel),    cmocka_unit_test(test_backend_members),
+      cmocka_unit_test(test_targets),       cmocka_unit_test(test_vendor_ratios),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

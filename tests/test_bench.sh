@@ -37,7 +37,7 @@ grep -q '^status: passed' "$out/bench.yaml" || fail "bench.yaml does not say pas
 grep -q 'copy bandwidth' "$out.log" || fail "no copy bandwidth on stdout"
 grep -q 'small calls' "$out.log" || fail "no small-call (call-overhead) case"
 # The variants a CPU backend lacks: one line for the run, none per case.
-[ "$(grep -c 'not run in any case: flat,team,slice,adaptive,tile,tensorcore,cublas: variant is not available' "$out.log")" = 1 ] ||
+[ "$(grep -c 'not run in any case: flat,team,slice,adaptive,tile,tensorcore,cublas,cublaslt: variant is not available' "$out.log")" = 1 ] ||
   fail "not one line for the variants the backend lacks"
 if grep -q 'skipped: variant is not available' "$out.log"; then fail "lacked variants listed per case"; fi
 grep -q '^  - {variant: tile, reason: .variant is not available on backend' "$out/bench.yaml" ||
@@ -85,15 +85,23 @@ awk -F, -v want="$intrepid2" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; n
     if (want && sqrt((v - ti / ($col["median_s"] * th)) ^ 2) > 1e-3 * v + 1e-4) { print "vs_intrepid2_per_core != intrepid2_s / (median_s x threads): " $0; bad = 1 }
   }
   END { if (n < 6) { print "only " n " rows ran"; bad = 1 } exit bad }' "$out/bench.csv" || fail "the Intrepid2 column of bench.csv"
-# The bench targets, per family: recomputed from bench.csv (the fastest row of our own variants per case:
-# not cublas, auto only where it alone ran) and compared with the summary's lines and bench.yaml's targets.
+# The vendor ratio (vs_cublas) names the vendor variant it compares with (vendor_variant), and only then; on a CPU
+# backend neither is there.
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+  $col["status"] == "ok" && (($col["vs_cublas"] == "") != ($col["vendor_variant"] == "")) { print "vs_cublas and vendor_variant: " $0; bad = 1 }
+  $col["vendor_variant"] != "" && $col["vendor_variant"] != "cublas" && $col["vendor_variant"] != "cublaslt" { print "vendor_variant: " $0; bad = 1 }
+  END { exit bad }' "$out/bench.csv" || fail "the vendor columns of bench.csv"
+# The bench targets, per family: recomputed from bench.csv (the fastest row of our own variants per case: not a
+# vendor variant (cublas, cublaslt), auto only where it alone ran) and compared with the summary's lines and
+# bench.yaml's targets.
 # Consistency only: whether a case meets a target depends on the machine.
 targets_expected() { # $1: log (the summary's lines) or yaml (bench.yaml's targets.families)
   awk -F, -v mode="$1" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-  $col["kind"] == "bench" && $col["status"] == "ok" && $col["variant"] != "cublas" {
+  function vendor(v) { return v == "cublas" || v == "cublaslt" }
+  $col["kind"] == "bench" && $col["status"] == "ok" && !vendor($col["variant"]) {
     key = $col["kernel"] SUBSEP $col["L"] SUBSEP $col["P"] SUBSEP $col["precision"] SUBSEP $col["layout"]
     t = $col["median_s"] + 0
-    if ($col["variant"] == "auto") { if ($col["chosen_variant"] != "cublas") { auto[key] = $0; keys[key] = 1 } }
+    if ($col["variant"] == "auto") { if (!vendor($col["chosen_variant"])) { auto[key] = $0; keys[key] = 1 } }
     else if (!(key in own) || t < town[key]) { own[key] = $0; town[key] = t; keys[key] = 1 }
   }
   function row(key) { return (key in own) ? own[key] : auto[key] }

@@ -24,7 +24,7 @@ if [ -z "$libdir" ] || [ "$libdir" = . ]; then fail "no libhexcontract_kernels.a
 for f in bin/hexcontract share/hexcontract/inputs/default.yaml share/hexcontract/inputs/weak.yaml \
   share/hexcontract/inputs/README.md share/hexcontract/run_scripts/scaling.sh \
   share/hexcontract/run_scripts/slurm/scaling.sbatch include/hexcontract/hc_config.h \
-  include/hexcontract/kernels/hc_kernels.h include/hexcontract/kernels/hc_error.h share/doc/hexcontract/LICENSE \
+  include/hexcontract/kernels/hc_kernels.h include/hexcontract/kernels/base/hc_error.h share/doc/hexcontract/LICENSE \
   share/doc/hexcontract/kernels/README.md; do
   [ -e "$prefix/$f" ] || fail "$f is not installed"
 done

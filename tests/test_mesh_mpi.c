@@ -13,7 +13,7 @@
 
 #include "mesh/hc_halo.h"
 #include "mesh/hc_mesh.h"
-#include "mesh/hc_mpi.h"
+#include "kernels/base/hc_mpi.h"
 
 /* Every rank runs the same checks and counts its failures; the counts are summed over ranks before a
    single assertion, so all ranks pass or fail each test together and none is left waiting in a collective. */

@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "io/hc_vtk.h"
-#include "kernels/hc_error.h"
+#include "kernels/base/hc_error.h"
 
 /* The tensor-product index of node (i,j,k) of order p. */
 static int tp(int p, int i, int j, int k) {

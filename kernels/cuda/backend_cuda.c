@@ -10,8 +10,9 @@ static int hc_assemble_vector_cuda_op(const hc_contract *k, const struct hc_colo
 }
 
 static int hc_assemble_apply_cuda_op(const hc_contract *k, const struct hc_coloring *col, const void *d_A,
-                                     const int32_t *d_cell_nodes, const double *d_u, double *d_y) {
+                                     const int32_t *d_cell_nodes, const double *d_u, double *d_y, double *d_abs_y) {
   (void)col;
+  HC_CHECK(!d_abs_y, HC_ERR_UNSUPPORTED, "backend cuda assembles no |A u| scale (abs_y): a host backend does");
   return hc_assemble_apply_cuda(k, d_A, d_cell_nodes, d_u, d_y);
 }
 
@@ -44,5 +45,6 @@ const hc_backend hc_backend_cuda = {
     .version = hc_version_cuda,
     .range_push = hc_range_push_cuda,
     .range_pop = hc_range_pop_cuda,
+    .release = hc_release_cuda,
     .waxpy = hc_waxpy_cuda,
 };

@@ -7,6 +7,7 @@
 
 #include "kernels/cuda/hc_cuda_bench.h"
 #include "kernels/cuda/hc_cuda_common.cuh"
+#include "kernels/cuda/hc_cuda_context.cuh"
 #include "kernels/hc_roofline.h"
 
 namespace {
@@ -24,8 +25,6 @@ __global__ void copy1(const unsigned char *__restrict__ src, unsigned char *__re
   const int64_t stride = (int64_t)gridDim.x * blockDim.x;
   for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) dst[i] = src[i];
 }
-
-cudaEvent_t timer_events[2] = {nullptr, nullptr};
 
 }  // namespace
 
@@ -68,21 +67,26 @@ extern "C" int hc_peak_flops_cuda(hc_precision precision, int tensor_cores, doub
   return HC_OK;
 }
 
+// The timer's events are the context's, created at its first start.
 extern "C" int hc_timer_start_cuda(void) {
-  for (int i = 0; i < 2; i++) {
-    if (!timer_events[i]) HC_CALL_CUDA(cudaEventCreate(&timer_events[i]));
+  hc_cuda_context *ctx = nullptr;
+  HC_CALL(hc_cuda_context_get(&ctx));
+  for (cudaEvent_t &e : ctx->timer) {
+    if (!e) HC_CALL_CUDA(cudaEventCreate(&e));
   }
-  HC_CALL_CUDA(cudaEventRecord(timer_events[0], hc_cuda_stream()));
+  HC_CALL_CUDA(cudaEventRecord(ctx->timer[0], ctx->stream));
   return HC_OK;
 }
 
 extern "C" int hc_timer_stop_cuda(double *seconds) {
   float ms = 0;
   *seconds = 0;
-  HC_CHECK(timer_events[0] && timer_events[1], HC_ERR_RUNTIME, "CUDA timer stopped before it was started");
-  HC_CALL_CUDA(cudaEventRecord(timer_events[1], hc_cuda_stream()));
-  HC_CALL_CUDA(cudaEventSynchronize(timer_events[1]));
-  HC_CALL_CUDA(cudaEventElapsedTime(&ms, timer_events[0], timer_events[1]));
+  hc_cuda_context *ctx = nullptr;
+  HC_CALL(hc_cuda_context_get(&ctx));
+  HC_CHECK(ctx->timer[0] && ctx->timer[1], HC_ERR_RUNTIME, "CUDA timer stopped before it was started");
+  HC_CALL_CUDA(cudaEventRecord(ctx->timer[1], ctx->stream));
+  HC_CALL_CUDA(cudaEventSynchronize(ctx->timer[1]));
+  HC_CALL_CUDA(cudaEventElapsedTime(&ms, ctx->timer[0], ctx->timer[1]));
   *seconds = 1e-3 * ms;
   return HC_OK;
 }

@@ -20,6 +20,7 @@
 #include <mutex>
 
 #include "kernels/cuda/hc_cuda_common.cuh"
+#include "kernels/cuda/hc_cuda_context.cuh"
 #include "kernels/cuda/hc_fastdiv.h"
 #include "kernels/hc_celldata.h"
 #include "kernels/hc_pointwise.h"
@@ -35,62 +36,40 @@ constexpr int kMinBlocks = 2;                          // blocks per SM the regi
 constexpr int kMinBlocksFloat = 3;  // the staged kernel in float: 80 registers, a few spilled, measured faster
 constexpr unsigned long long kNoBadCell = ULLONG_MAX;
 
-// The basis tables of one hc_basis in device memory, and the bad-cell flag, on one device.
-struct basis_cache {
-  int device = -1;
-  const hc_basis *key = nullptr;  // borrowed; compared by address, order and points
-  int p = 0, q = 0;
-  double *d_qpts = nullptr;             // [P][3]
-  double *d_qwts = nullptr;             // [P]
-  double *d_phi = nullptr;              // [L][P]
-  double *d_grad = nullptr;             // [L][P][3]
-  unsigned long long *d_bad = nullptr;  // lowest bad cell, kNoBadCell when none
-};
-basis_cache cache;
-std::mutex cache_lock;
-
-// Frees the cached tables (on the device that holds them) and forgets the basis.
-void cache_release(void) {
-  if (cache.device < 0) return;
-  int current = -1;
-  cudaGetDevice(&current);
-  if (current != cache.device) cudaSetDevice(cache.device);
-  cudaFree(cache.d_qpts);
-  cudaFree(cache.d_qwts);
-  cudaFree(cache.d_phi);
-  cudaFree(cache.d_grad);
-  cudaFree(cache.d_bad);
-  if (current >= 0 && current != cache.device) cudaSetDevice(current);
-  cache = basis_cache();
+// Frees the basis tables that ctx holds and forgets them.
+void basis_release(hc_cuda_context *ctx) {
+  hc_cuda_basis *cb = &ctx->basis;
+  cudaFree(cb->d_qpts);
+  cudaFree(cb->d_qwts);
+  cudaFree(cb->d_phi);
+  cudaFree(cb->d_grad);
+  cudaFree(cb->d_bad);
+  *cb = hc_cuda_basis();
 }
 
-int upload(double **d_dst, const double *h_src, size_t n) {
+int upload(cudaStream_t stream, double **d_dst, const double *h_src, size_t n) {
   HC_CALL_CUDA(cudaMalloc(d_dst, n * sizeof(double)));
-  HC_CALL_CUDA(cudaMemcpyAsync(*d_dst, h_src, n * sizeof(double), cudaMemcpyHostToDevice, hc_cuda_stream()));
+  HC_CALL_CUDA(cudaMemcpyAsync(*d_dst, h_src, n * sizeof(double), cudaMemcpyHostToDevice, stream));
   return HC_OK;
 }
 
-// Makes the cache hold b's tables on the current device (uploading them once per basis). Call with
-// cache_lock held.
-int cache_get(const hc_basis *b) {
-  int device = 0;
-  HC_CALL_CUDA(cudaGetDevice(&device));
-  if (cache.device == device && cache.key == b && cache.p == b->p && cache.q == b->q) return HC_OK;
-  cache_release();
-  cache.device = device;
+// Makes ctx hold b's tables on its device, uploading them once per (order, points). Call with ctx->basis_lock held.
+int basis_get(hc_cuda_context *ctx, const hc_basis *b) {
+  hc_cuda_basis *cb = &ctx->basis;
+  if (cb->p == b->p && cb->q == b->q) return HC_OK;
+  basis_release(ctx);
   int ierr = HC_OK;
   const size_t L = (size_t)b->L, P = (size_t)b->P;
-  HC_CALL_GOTO(upload(&cache.d_qpts, b->qpts, 3 * P), fail);
-  HC_CALL_GOTO(upload(&cache.d_qwts, b->qwts, P), fail);
-  HC_CALL_GOTO(upload(&cache.d_phi, b->phi, L * P), fail);
-  HC_CALL_GOTO(upload(&cache.d_grad, b->grad, 3 * L * P), fail);
-  HC_CALL_CUDA_GOTO(cudaMalloc(&cache.d_bad, sizeof(*cache.d_bad)), fail);
-  cache.key = b;
-  cache.p = b->p;
-  cache.q = b->q;
+  HC_CALL_GOTO(upload(ctx->stream, &cb->d_qpts, b->qpts, 3 * P), fail);
+  HC_CALL_GOTO(upload(ctx->stream, &cb->d_qwts, b->qwts, P), fail);
+  HC_CALL_GOTO(upload(ctx->stream, &cb->d_phi, b->phi, L * P), fail);
+  HC_CALL_GOTO(upload(ctx->stream, &cb->d_grad, b->grad, 3 * L * P), fail);
+  HC_CALL_CUDA_GOTO(cudaMalloc(&cb->d_bad, sizeof(*cb->d_bad)), fail);
+  cb->p = b->p;
+  cb->q = b->q;
   return HC_OK;
 fail:
-  cache_release();
+  basis_release(ctx);
   return ierr;
 }
 
@@ -476,14 +455,15 @@ cudaError_t launch_kernel(hc_kernel kernel, const celldata_args &a, hc_precision
 }  // namespace
 
 extern "C" int hc_celldata_fill_cuda(const hc_celldata_desc *desc, hc_kernel kernel, void *d_left, void *d_right) {
-  const cudaDeviceProp *props = nullptr;
-  HC_CALL(hc_cuda_device_props(&props));  // no usable device: HC_ERR_RESOURCE
+  hc_cuda_context *ctx = nullptr;
+  HC_CALL(hc_cuda_context_get(&ctx));  // no usable device: HC_ERR_RESOURCE
   const hc_basis *b = desc->basis;
-  const cudaStream_t stream = hc_cuda_stream();
+  const cudaStream_t stream = ctx->stream;
+  const hc_cuda_basis *cb = &ctx->basis;
   unsigned long long h_bad = kNoBadCell;
   {
-    std::lock_guard<std::mutex> guard(cache_lock);
-    HC_CALL(cache_get(b));
+    std::lock_guard<std::mutex> guard(ctx->basis_lock);
+    HC_CALL(basis_get(ctx, b));
     celldata_args a;
     a.C = desc->C;
     a.L = b->L;
@@ -492,14 +472,14 @@ extern "C" int hc_celldata_fill_cuda(const hc_celldata_desc *desc, hc_kernel ker
     a.motion = desc->motion;
     a.data = desc->data;
     a.X0 = desc->X0;
-    a.qpts = cache.d_qpts;
-    a.qwts = cache.d_qwts;
-    a.phi = cache.d_phi;
-    a.grad = cache.d_grad;
-    a.bad = cache.d_bad;
-    HC_CALL_CUDA(cudaMemsetAsync(cache.d_bad, 0xff, sizeof(*cache.d_bad), stream));
+    a.qpts = cb->d_qpts;
+    a.qwts = cb->d_qwts;
+    a.phi = cb->d_phi;
+    a.grad = cb->d_grad;
+    a.bad = cb->d_bad;
+    HC_CALL_CUDA(cudaMemsetAsync(cb->d_bad, 0xff, sizeof(*cb->d_bad), stream));
     HC_CALL_CUDA_LAUNCH(launch_kernel(kernel, a, desc->precision, desc->layout, d_left, d_right), "cell data");
-    HC_CALL_CUDA(cudaMemcpyAsync(&h_bad, cache.d_bad, sizeof(h_bad), cudaMemcpyDeviceToHost, stream));
+    HC_CALL_CUDA(cudaMemcpyAsync(&h_bad, cb->d_bad, sizeof(h_bad), cudaMemcpyDeviceToHost, stream));
     HC_CALL_CUDA(cudaStreamSynchronize(stream));
   }
   if (h_bad == kNoBadCell) return HC_OK;

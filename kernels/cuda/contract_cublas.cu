@@ -12,6 +12,7 @@
 #include <mutex>
 
 #include "kernels/cuda/hc_cuda_common.cuh"
+#include "kernels/cuda/hc_cuda_context.cuh"
 #include "kernels/cuda/hc_cuda_variants.h"
 
 #define HC_CALL_CUBLAS(expr)                                                                          \
@@ -25,14 +26,14 @@
 
 namespace {
 
-// The backend's cuBLAS handle, created on first use and kept for the life of the process.
+// The backend's cuBLAS handle, created at the first call and kept in the backend's context.
 int cublas_handle(cublasHandle_t *handle) {
-  static std::mutex lock;
-  static cublasHandle_t h = nullptr;
-  std::lock_guard<std::mutex> guard(lock);
-  if (!h) HC_CALL_CUBLAS(cublasCreate(&h));
-  HC_CALL_CUBLAS(cublasSetStream(h, hc_cuda_stream()));
-  *handle = h;
+  hc_cuda_context *ctx = nullptr;
+  HC_CALL(hc_cuda_context_get(&ctx));
+  std::lock_guard<std::mutex> guard(ctx->cublas_lock);
+  if (!ctx->cublas) HC_CALL_CUBLAS(cublasCreate(&ctx->cublas));
+  HC_CALL_CUBLAS(cublasSetStream(ctx->cublas, ctx->stream));
+  *handle = ctx->cublas;
   return HC_OK;
 }
 

@@ -1,5 +1,5 @@
-// The CUDA backend: dispatch of a contraction to its variant, the `auto` tuner and its cache, device
-// memory, the backend's stream and the device's properties. The variants live in contract_<name>.cu.
+// The CUDA backend: dispatch of a contraction to its variant, the `auto` tuner (its choices kept in the
+// backend's context, hc_cuda_context.cuh) and device memory. The variants live in contract_<name>.cu.
 #include <cuda_runtime.h>
 
 #include <cmath>
@@ -8,31 +8,10 @@
 #include <mutex>
 
 #include "kernels/cuda/hc_cuda_common.cuh"
+#include "kernels/cuda/hc_cuda_context.cuh"
 #include "kernels/cuda/hc_cuda_variants.h"
 
 namespace {
-
-// The backend's stream: the default stream of the current device, for now.
-cudaStream_t hc_stream = 0;
-
-// A device is present and usable; checked once, then remembered.
-int hc_cuda_ready(void) {
-  static int checked = 0, status = HC_OK;
-  static char message[512];
-  if (!checked) {
-    int count = 0;
-    cudaError_t err = cudaGetDeviceCount(&count);
-    if (err != cudaSuccess || count <= 0) {
-      char why[384];
-      hc_cuda_no_device_reason(err, why, sizeof(why));
-      snprintf(message, sizeof(message), "no usable CUDA device: %s", why);
-      status = HC_ERR_RESOURCE;
-    }
-    checked = 1;
-  }
-  if (status != HC_OK) return HC_ERROR(status, "%s", message);
-  return HC_OK;
-}
 
 struct variant_fns {
   int (*supports)(const hc_contract *k);
@@ -50,63 +29,51 @@ constexpr variant_fns kVariants[] = {HC_VARIANT_LIST(HC_CUDA_VARIANT_FNS)};
 static_assert(sizeof(kVariants) / sizeof(kVariants[0]) == HC_NUM_VARIANTS, "kVariants has one entry per hc_variant");
 static_assert(kVariants[HC_VARIANT_AUTO].contract == nullptr, "auto is resolved by the dispatcher, not a variant");
 
-// The auto tuner's choices: one per (device, kernel, C, L, R, P, D, P_data, layout, precision, sum_into).
-struct tuned_entry {
-  int device;
-  hc_contract key;
-  hc_variant chosen;
-};
-constexpr int kCacheSize = 64;
-tuned_entry tuned_cache[kCacheSize];
-int tuned_count = 0, tuned_next = 0;
-std::mutex tuned_lock;
-
 bool same_key(const hc_contract *a, const hc_contract *b) {
   return a->kernel == b->kernel && a->C == b->C && a->L == b->L && a->R == b->R && a->P == b->P && a->D == b->D &&
          a->P_data == b->P_data && a->layout == b->layout && a->precision == b->precision &&
          !a->sum_into == !b->sum_into;
 }
 
-// The cached choice for k, or HC_VARIANT_AUTO when k has not been tuned. Call with tuned_lock held.
-hc_variant tuned_lookup(int device, const hc_contract *k) {
-  for (int i = 0; i < tuned_count; i++) {
-    if (tuned_cache[i].device == device && same_key(&tuned_cache[i].key, k)) return tuned_cache[i].chosen;
+// The cached choice for k on ctx's device, or HC_VARIANT_AUTO when k has not been tuned. Call with ctx->tuned_lock
+// held.
+hc_variant tuned_lookup(const hc_cuda_context *ctx, const hc_contract *k) {
+  for (int i = 0; i < ctx->tuned_count; i++) {
+    if (same_key(&ctx->tuned[i].key, k)) return ctx->tuned[i].chosen;
   }
   return HC_VARIANT_AUTO;
 }
 
-void tuned_insert(int device, const hc_contract *k, hc_variant chosen) {
-  tuned_entry *e = &tuned_cache[tuned_next];
-  tuned_next = (tuned_next + 1) % kCacheSize;
-  if (tuned_count < kCacheSize) tuned_count++;
-  e->device = device;
+// Remembers the choice for k, replacing the oldest once the cache is full. Call with ctx->tuned_lock held.
+void tuned_insert(hc_cuda_context *ctx, const hc_contract *k, hc_variant chosen) {
+  hc_cuda_tuned *e = &ctx->tuned[ctx->tuned_next];
+  ctx->tuned_next = (ctx->tuned_next + 1) % hc_cuda_context::kTunedSize;
+  if (ctx->tuned_count < hc_cuda_context::kTunedSize) ctx->tuned_count++;
   e->key = *k;
   e->chosen = chosen;
 }
 
 // Milliseconds of the fastest of `reps` calls of k, each timed with CUDA events on the backend's stream.
 // Stops early once a call takes longer than cutoff_ms, so that a slow candidate costs the tuner one call.
-int time_variant(const hc_contract *k, const void *d_left, const void *d_right, void *d_out, int reps, float cutoff_ms,
-                 float *ms) {
+int time_variant(cudaStream_t stream, const hc_contract *k, const void *d_left, const void *d_right, void *d_out,
+                 int reps, float cutoff_ms, float *ms) {
   int ierr = HC_OK;
   cudaEvent_t start = nullptr, stop = nullptr;
   *ms = INFINITY;
-  HC_CALL_CUDA(cudaEventCreate(&start));
-  cudaError_t err = cudaEventCreate(&stop);
-  for (int i = 0; i < reps && err == cudaSuccess && !ierr; i++) {
+  HC_CALL_CUDA_GOTO(cudaEventCreate(&start), cleanup);
+  HC_CALL_CUDA_GOTO(cudaEventCreate(&stop), cleanup);
+  for (int i = 0; i < reps; i++) {
     float t = 0;
-    err = cudaEventRecord(start, hc_stream);
-    if (err == cudaSuccess) ierr = kVariants[k->variant].contract(k, d_left, d_right, d_out);
-    if (err == cudaSuccess && !ierr) err = cudaEventRecord(stop, hc_stream);
-    if (err == cudaSuccess && !ierr) err = cudaEventSynchronize(stop);
-    if (err == cudaSuccess && !ierr) err = cudaEventElapsedTime(&t, start, stop);
-    if (err == cudaSuccess && !ierr && t < *ms) *ms = t;
+    HC_CALL_CUDA_GOTO(cudaEventRecord(start, stream), cleanup);
+    HC_CALL_GOTO(kVariants[k->variant].contract(k, d_left, d_right, d_out), cleanup);
+    HC_CALL_CUDA_GOTO(cudaEventRecord(stop, stream), cleanup);
+    HC_CALL_CUDA_GOTO(cudaEventSynchronize(stop), cleanup);
+    HC_CALL_CUDA_GOTO(cudaEventElapsedTime(&t, start, stop), cleanup);
+    if (t < *ms) *ms = t;
     if (t > cutoff_ms) break;
   }
-  if (err != cudaSuccess && !ierr)
-    ierr = HC_ERROR(HC_ERR_RUNTIME, "CUDA error timing variant '%s': %s", hc_variant_name(k->variant),
-                    cudaGetErrorString(err));
-  cudaEventDestroy(start);
+cleanup:
+  if (start) cudaEventDestroy(start);
   if (stop) cudaEventDestroy(stop);
   return ierr;
 }
@@ -115,7 +82,8 @@ int time_variant(const hc_contract *k, const void *d_left, const void *d_right, 
 // within 2 gamma_{K+2} sum_q |a_q b_q| (gamma_n = n u / (1 - n u), u the unit roundoff), the bound each
 // correct summation order keeps to. Candidates write into scratch buffers, never into d_out. Without
 // device memory for the scratch buffers the choice is flat, untimed.
-int tune(const hc_contract *k, const void *d_left, const void *d_right, void *d_out, hc_variant *chosen) {
+int tune(cudaStream_t stream, const hc_contract *k, const void *d_left, const void *d_right, void *d_out,
+         hc_variant *chosen) {
   int ierr = HC_OK;
   const int64_t n = hc_contract_numel(k, HC_ARRAY_OUT);
   const size_t bytes = (size_t)n * hc_precision_size(k->precision);
@@ -143,7 +111,7 @@ int tune(const hc_contract *k, const void *d_left, const void *d_right, void *d_
         continue;
       }
       // One call on a zeroed output, checked against flat (with sum_into it adds to zero), then timed.
-      HC_CALL_CUDA_GOTO(cudaMemsetAsync(d_x, 0, bytes, hc_stream), cleanup);
+      HC_CALL_CUDA_GOTO(cudaMemsetAsync(d_x, 0, bytes, stream), cleanup);
       if (kVariants[v].contract(&kv, d_left, d_right, d_x) != HC_OK) {
         hc_error_clear();
         continue;
@@ -154,7 +122,7 @@ int tune(const hc_contract *k, const void *d_left, const void *d_right, void *d_
       }
       if (bad) continue;
       float ms;
-      if (time_variant(&kv, d_left, d_right, d_x, 3, 2 * best, &ms) != HC_OK) {
+      if (time_variant(stream, &kv, d_left, d_right, d_x, 3, 2 * best, &ms) != HC_OK) {
         hc_error_clear();
         continue;
       }
@@ -172,41 +140,17 @@ cleanup:
 }
 
 // The variant auto runs for k: the cached choice, or a new one tuned on these arrays.
-int auto_choice(const hc_contract *k, const void *d_left, const void *d_right, void *d_out, hc_variant *chosen) {
-  int device = 0;
-  HC_CALL_CUDA(cudaGetDevice(&device));
-  std::lock_guard<std::mutex> guard(tuned_lock);
-  *chosen = tuned_lookup(device, k);
+int auto_choice(hc_cuda_context *ctx, const hc_contract *k, const void *d_left, const void *d_right, void *d_out,
+                hc_variant *chosen) {
+  std::lock_guard<std::mutex> guard(ctx->tuned_lock);
+  *chosen = tuned_lookup(ctx, k);
   if (*chosen != HC_VARIANT_AUTO) return HC_OK;
-  HC_CALL(tune(k, d_left, d_right, d_out, chosen));
-  tuned_insert(device, k, *chosen);
+  HC_CALL(tune(ctx->stream, k, d_left, d_right, d_out, chosen));
+  tuned_insert(ctx, k, *chosen);
   return HC_OK;
 }
 
 }  // namespace
-
-cudaStream_t hc_cuda_stream(void) {
-  return hc_stream;
-}
-
-int hc_cuda_device_props(const cudaDeviceProp **props) {
-  constexpr int kMaxDevices = 64;
-  static cudaDeviceProp cache[kMaxDevices];
-  static bool have[kMaxDevices];
-  static std::mutex lock;
-  HC_CALL(hc_cuda_ready());
-  int device = 0;
-  HC_CALL_CUDA(cudaGetDevice(&device));
-  HC_CHECK(device >= 0 && device < kMaxDevices, HC_ERR_RESOURCE, "CUDA device %d is past the %d this backend tracks",
-           device, kMaxDevices);
-  std::lock_guard<std::mutex> guard(lock);
-  if (!have[device]) {
-    HC_CALL_CUDA(cudaGetDeviceProperties(&cache[device], device));
-    have[device] = true;
-  }
-  *props = &cache[device];
-  return HC_OK;
-}
 
 extern "C" int hc_supports_cuda(const hc_contract *k) {
   HC_CHECK(k->variant >= 0 && k->variant < HC_NUM_VARIANTS, HC_ERR_UNSUPPORTED, "unknown variant %d on backend cuda",
@@ -217,28 +161,29 @@ extern "C" int hc_supports_cuda(const hc_contract *k) {
 }
 
 extern "C" int hc_contract_cuda(const hc_contract *k, const void *d_left, const void *d_right, void *d_out) {
-  HC_CALL(hc_cuda_ready());
+  hc_cuda_context *ctx = nullptr;
+  HC_CALL(hc_cuda_context_get(&ctx));
   HC_CALL(hc_supports_cuda(k));
   if (k->variant != HC_VARIANT_AUTO) return kVariants[k->variant].contract(k, d_left, d_right, d_out);
   hc_contract kv = *k;
-  HC_CALL(auto_choice(k, d_left, d_right, d_out, &kv.variant));
+  HC_CALL(auto_choice(ctx, k, d_left, d_right, d_out, &kv.variant));
   return kVariants[kv.variant].contract(&kv, d_left, d_right, d_out);
 }
 
 extern "C" int hc_chosen_variant_cuda(const hc_contract *k, hc_variant *variant) {
   *variant = k->variant;
   if (k->variant != HC_VARIANT_AUTO) return HC_OK;
-  int device = 0;
-  HC_CALL(hc_cuda_ready());
-  HC_CALL_CUDA(cudaGetDevice(&device));
-  std::lock_guard<std::mutex> guard(tuned_lock);
-  *variant = tuned_lookup(device, k);
+  hc_cuda_context *ctx = nullptr;
+  HC_CALL(hc_cuda_context_get(&ctx));
+  std::lock_guard<std::mutex> guard(ctx->tuned_lock);
+  *variant = tuned_lookup(ctx, k);
   return HC_OK;
 }
 
 extern "C" int hc_mem_alloc_cuda(size_t bytes, void **d_ptr) {
   *d_ptr = nullptr;
-  HC_CALL(hc_cuda_ready());
+  hc_cuda_context *ctx = nullptr;
+  HC_CALL(hc_cuda_context_get(&ctx));
   if (bytes == 0) return HC_OK;
   cudaError_t err = cudaMalloc(d_ptr, bytes);
   if (err == cudaErrorMemoryAllocation) {
@@ -258,22 +203,25 @@ extern "C" int hc_mem_free_cuda(void *d_ptr) {
 }
 
 extern "C" int hc_mem_copy_to_device_cuda(void *d_dst, const void *h_src, size_t bytes) {
-  HC_CALL(hc_cuda_ready());
-  if (bytes) HC_CALL_CUDA(cudaMemcpyAsync(d_dst, h_src, bytes, cudaMemcpyHostToDevice, hc_stream));
+  hc_cuda_context *ctx = nullptr;
+  HC_CALL(hc_cuda_context_get(&ctx));
+  if (bytes) HC_CALL_CUDA(cudaMemcpyAsync(d_dst, h_src, bytes, cudaMemcpyHostToDevice, ctx->stream));
   return HC_OK;
 }
 
 extern "C" int hc_mem_copy_to_host_cuda(void *h_dst, const void *d_src, size_t bytes) {
-  HC_CALL(hc_cuda_ready());
+  hc_cuda_context *ctx = nullptr;
+  HC_CALL(hc_cuda_context_get(&ctx));
   if (bytes) {
-    HC_CALL_CUDA(cudaMemcpyAsync(h_dst, d_src, bytes, cudaMemcpyDeviceToHost, hc_stream));
-    HC_CALL_CUDA(cudaStreamSynchronize(hc_stream));
+    HC_CALL_CUDA(cudaMemcpyAsync(h_dst, d_src, bytes, cudaMemcpyDeviceToHost, ctx->stream));
+    HC_CALL_CUDA(cudaStreamSynchronize(ctx->stream));
   }
   return HC_OK;
 }
 
 extern "C" int hc_stream_synchronize_cuda(void) {
-  HC_CALL(hc_cuda_ready());
-  HC_CALL_CUDA(cudaStreamSynchronize(hc_stream));
+  hc_cuda_context *ctx = nullptr;
+  HC_CALL(hc_cuda_context_get(&ctx));
+  HC_CALL_CUDA(cudaStreamSynchronize(ctx->stream));
   return HC_OK;
 }

@@ -83,25 +83,21 @@ extern "C" int hc_cuda_count_disagree(hc_precision prec, int64_t n, const void *
   unsigned long long *d_bad = nullptr, h = 0;
   const unsigned grid = hc_cuda_grid((n + kThreads - 1) / kThreads);
   const cudaStream_t stream = hc_cuda_stream();
-  cudaError_t err = cudaMalloc(&d_bad, sizeof(*d_bad));
-  if (err == cudaSuccess) err = cudaMemsetAsync(d_bad, 0, sizeof(*d_bad), stream);
-  if (err == cudaSuccess) {
-    if (prec == HC_FLOAT) {
-      count_disagree<float><<<grid, kThreads, 0, stream>>>(n, static_cast<const float *>(d_x),
-                                                           static_cast<const float *>(d_ref),
-                                                           static_cast<const float *>(d_bound), tol, 1e-30, d_bad);
-    } else {
-      count_disagree<double><<<grid, kThreads, 0, stream>>>(n, static_cast<const double *>(d_x),
-                                                            static_cast<const double *>(d_ref),
-                                                            static_cast<const double *>(d_bound), tol, 1e-300, d_bad);
-    }
-    err = cudaGetLastError();
+  HC_CALL_CUDA_GOTO(cudaMalloc(&d_bad, sizeof(*d_bad)), cleanup);
+  HC_CALL_CUDA_GOTO(cudaMemsetAsync(d_bad, 0, sizeof(*d_bad), stream), cleanup);
+  if (prec == HC_FLOAT) {
+    count_disagree<float><<<grid, kThreads, 0, stream>>>(n, static_cast<const float *>(d_x),
+                                                         static_cast<const float *>(d_ref),
+                                                         static_cast<const float *>(d_bound), tol, 1e-30, d_bad);
+  } else {
+    count_disagree<double><<<grid, kThreads, 0, stream>>>(n, static_cast<const double *>(d_x),
+                                                          static_cast<const double *>(d_ref),
+                                                          static_cast<const double *>(d_bound), tol, 1e-300, d_bad);
   }
-  if (err == cudaSuccess) err = cudaMemcpyAsync(&h, d_bad, sizeof(h), cudaMemcpyDeviceToHost, stream);
-  if (err == cudaSuccess) err = cudaStreamSynchronize(stream);
-  if (err != cudaSuccess) {
-    ierr = HC_ERROR(HC_ERR_RUNTIME, "CUDA error counting disagreements: %s", cudaGetErrorString(err));
-  }
+  HC_CALL_CUDA_LAUNCH_GOTO(cudaGetLastError(), "count_disagree", cleanup);
+  HC_CALL_CUDA_GOTO(cudaMemcpyAsync(&h, d_bad, sizeof(h), cudaMemcpyDeviceToHost, stream), cleanup);
+  HC_CALL_CUDA_GOTO(cudaStreamSynchronize(stream), cleanup);
+cleanup:
   *h_bad = (int64_t)h;
   if (d_bad) cudaFree(d_bad);
   return ierr;

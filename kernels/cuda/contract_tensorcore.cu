@@ -7,6 +7,7 @@
 // fragments loaded straight from global memory, where neighbouring cells' entries are far apart.
 #include "kernels/cuda/hc_cell_gemm.cuh"
 #include "kernels/cuda/hc_cuda_common.cuh"
+#include "kernels/cuda/hc_cuda_context.cuh"
 #include "kernels/cuda/hc_cuda_variants.h"
 
 namespace {
@@ -114,7 +115,9 @@ extern "C" int hc_supports_cuda_tensorcore(const hc_contract *k) {
   HC_CHECK(props->major >= 8, HC_ERR_UNSUPPORTED,
            "variant 'tensorcore' needs FP64 tensor cores (compute capability 8.0 or newer); device '%s' is %d.%d",
            props->name, props->major, props->minor);
-  static int ptx = -1;
+  hc_cuda_context *ctx = nullptr;
+  HC_CALL(hc_cuda_context_get(&ctx));
+  int &ptx = ctx->tensorcore_ptx;
   if (ptx < 0) {
     cudaFuncAttributes attr;
     HC_CALL_CUDA(cudaFuncGetAttributes(&attr, contract_tensorcore<true>));

@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "kernels/cuda/hc_cuda_common.cuh"
+#include "kernels/cuda/hc_cuda_context.cuh"
 
 void hc_cuda_no_device_reason(cudaError_t err, char *buf, size_t size) {
   int driver = 0, runtime = 0;
@@ -52,9 +53,7 @@ extern "C" int hc_device_select_cuda(int device) {
   HC_CALL(hc_device_count_cuda(&count));
   HC_CHECK(device >= 0 && device < count, HC_ERR_INPUT, "CUDA device %d does not exist: this process sees %d (0..%d)",
            device, count, count - 1);
-  HC_CALL_CUDA(cudaSetDevice(device));
-  // The backend runs on the default stream of the selected device: no stream of its own to create.
-  return HC_OK;
+  return hc_cuda_context_select(device);
 }
 
 extern "C" int hc_device_name_cuda(char *buf, size_t size) {

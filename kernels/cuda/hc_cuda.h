@@ -1,4 +1,4 @@
-/* The CUDA backend's C-callable launchers and its error-checking macro. */
+/* The CUDA backend's C-callable launchers (HC_CALL_CUDA and its kin: kernels/base/hc_cuda_error.h). */
 #ifndef HC_CUDA_H
 #define HC_CUDA_H
 
@@ -41,6 +41,10 @@ int hc_device_memory_cuda(size_t *free_bytes, size_t *total_bytes);
    without a driver or a device it says so and still returns HC_OK. */
 int hc_version_cuda(char *buf, size_t size);
 
+/* Frees the backend's state (its context: the tuner's choices, the basis tables and the timer's events on the
+   device, the cuBLAS handle); the next call creates it again. */
+int hc_release_cuda(void);
+
 /* NVTX ranges (a push opens a range named name on this thread, a pop closes the innermost one). */
 void hc_range_push_cuda(const char *name);
 void hc_range_pop_cuda(void);
@@ -58,15 +62,5 @@ int hc_waxpy_cuda(int64_t n, double a, const double *d_x, const double *d_y, dou
 #ifdef __cplusplus
 }
 #endif
-
-/* Wraps a CUDA runtime call: a failure becomes an HC error naming the call and CUDA's message. */
-#define HC_CALL_CUDA(expr)                                                                          \
-  do {                                                                                              \
-    cudaError_t hc_cuda_err_ = (expr);                                                              \
-    if (hc_cuda_err_ != cudaSuccess)                                                                \
-      return HC_ERROR(hc_cuda_err_ == cudaErrorMemoryAllocation ? HC_ERR_RESOURCE : HC_ERR_RUNTIME, \
-                      "CUDA error in %s: %s (%s)", #expr, cudaGetErrorString(hc_cuda_err_),         \
-                      cudaGetErrorName(hc_cuda_err_));                                              \
-  } while (0)
 
 #endif

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kernels/base/hc_cuda_error.h"
 #include "kernels/cuda/hc_cuda.h"
 
 // The backend's stream (the default stream of the current device, for now).
@@ -34,28 +35,6 @@ inline unsigned hc_cuda_grid(int64_t blocks) {
   if (blocks < 1) blocks = 1;
   return (unsigned)(blocks < cap ? blocks : cap);
 }
-
-// Checks the error of a kernel launch (cudaGetLastError after it), naming the variant.
-#define HC_CALL_CUDA_LAUNCH(expr, what)                                                                        \
-  do {                                                                                                         \
-    cudaError_t hc_launch_err_ = (expr);                                                                       \
-    if (hc_launch_err_ != cudaSuccess)                                                                         \
-      return HC_ERROR(hc_launch_err_ == cudaErrorMemoryAllocation ? HC_ERR_RESOURCE : HC_ERR_RUNTIME,          \
-                      "CUDA error launching the %s kernel: %s (%s)", what, cudaGetErrorString(hc_launch_err_), \
-                      cudaGetErrorName(hc_launch_err_));                                                       \
-  } while (0)
-
-// The same for functions that release resources through one cleanup label (`int ierr` in scope).
-#define HC_CALL_CUDA_GOTO(expr, label)                                                              \
-  do {                                                                                              \
-    cudaError_t hc_cuda_err_ = (expr);                                                              \
-    if (hc_cuda_err_ != cudaSuccess) {                                                              \
-      ierr = HC_ERROR(hc_cuda_err_ == cudaErrorMemoryAllocation ? HC_ERR_RESOURCE : HC_ERR_RUNTIME, \
-                      "CUDA error in %s: %s (%s)", #expr, cudaGetErrorString(hc_cuda_err_),         \
-                      cudaGetErrorName(hc_cuda_err_));                                              \
-      goto label;                                                                                   \
-    }                                                                                               \
-  } while (0)
 
 // The uniform view of a contraction (see the top of this file).
 struct hc_cuda_shape {

@@ -16,5 +16,5 @@ const hc_backend hc_backend_intrepid2 = {
     .supports = hc_supports_intrepid2,
     .celldata = hc_celldata_fill_serial,
     .peak_flops = hc_peak_flops_serial,
-    .version = hc_intrepid2_version,
+    .version = hc_version_intrepid2,
 };

@@ -123,7 +123,7 @@ extern "C" int hc_contract_intrepid2(const hc_contract *k, const void *left, con
   return HC_OK;
 }
 
-extern "C" int hc_intrepid2_version(char *buf, size_t size) {
+extern "C" int hc_version_intrepid2(char *buf, size_t size) {
   std::snprintf(buf, size, "Trilinos %s, Kokkos %d.%d.%d (Serial)", TRILINOS_VERSION_STRING, KOKKOS_VERSION / 10000,
                 KOKKOS_VERSION / 100 % 100, KOKKOS_VERSION % 100);
   return HC_OK;

@@ -14,7 +14,7 @@ extern "C" {
 int hc_contract_intrepid2(const hc_contract *k, const void *left, const void *right, void *out);
 
 /* "Trilinos 13.2, Kokkos 3.4.1 (Serial)": the versions this backend was compiled against. */
-int hc_intrepid2_version(char *buf, size_t size);
+int hc_version_intrepid2(char *buf, size_t size);
 
 #ifdef __cplusplus
 }

@@ -121,8 +121,8 @@ static int hc_assemble_vector_openmp(const hc_contract *k, const hc_coloring *co
 }
 
 static int hc_assemble_apply_openmp(const hc_contract *k, const hc_coloring *col, const void *A,
-                                    const int32_t *cell_nodes, const double *u, double *y) {
-  return hc_assemble_apply(col, k->L, k->layout, k->precision, A, cell_nodes, u, y, NULL);
+                                    const int32_t *cell_nodes, const double *u, double *y, double *abs_y) {
+  return hc_assemble_apply(col, k->L, k->layout, k->precision, A, cell_nodes, u, y, abs_y);
 }
 
 static int hc_supports_openmp(const hc_contract *k) {

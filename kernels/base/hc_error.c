@@ -1,5 +1,5 @@
 /* Per-thread record of the last error raised, and the mapping of error codes to exit codes. */
-#include "kernels/hc_error.h"
+#include "kernels/base/hc_error.h"
 
 #include <stdarg.h>
 #include <stdio.h>
