@@ -102,7 +102,8 @@ typedef struct hc_mesh {
   int64_t local_nodes[3];   /* p*cx+1, p*cy+1, p*cz+1 */
   int64_t num_nodes;        /* local nodes (owned and shared), < 2^31 */
   int64_t num_owned_nodes;  /* local nodes with node_owned[n] = 1 */
-  int64_t *cell_index;      /* cell_index: [C][3], global (i,j,k) of each local cell */
+  int64_t *cell_index;      /* cell_index: [C][3], global (i,j,k) of each local cell; the box's alone: sharing, the
+                               halo and the colouring use only cell_nodes and node_global_id */
   double *vertex_coords;    /* vertex_coords: [C][geometry_nodes][3], cell-major, reference positions X (jittered
                                on the box) */
   int32_t *cell_nodes;      /* cell_nodes: [C][L], local node ids, cell-major */

@@ -14,11 +14,12 @@ static uint64_t splitmix64(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-/* One slot of the face table: a face's corner nodes, ascending, and the cell face that first had it. */
+/* A cell face in the bucket of its smallest corner node: its other three corners, ascending, and which face. */
 typedef struct {
-  int32_t v[4];
-  int64_t cf; /* 6 * cell + face; -1: empty slot; -2: a second cell had the face (interior) */
-} face_slot;
+  int32_t v[3];
+  int32_t matches; /* other faces of the bucket with the same corners */
+  int64_t cf;      /* 6 * cell + face */
+} face_entry;
 
 static void sort4(int32_t v[4]) {
   for (int i = 1; i < 4; i++) {
@@ -49,42 +50,52 @@ int hc_mesh_boundary_nodes(int64_t C, int order, const int32_t *cell_nodes, int6
              "hc_mesh_boundary_nodes: cell %lld node %d is %d, outside the %lld local nodes", (long long)(i / L),
              (int)(i % L), cell_nodes[i], (long long)num_nodes);
   }
-  /* Open addressing with at most 6C distinct faces in at least 8C slots, a power of two. */
-  size_t cap = 16;
-  while (cap < (size_t)C * 8) cap *= 2;
-  face_slot *table = malloc(cap * sizeof(*table));
-  HC_CHECK(table, HC_ERR_RESOURCE, "out of memory for the face table of %lld cells (%zu bytes)", (long long)C,
-           cap * sizeof(*table));
-  for (size_t s = 0; s < cap; s++) table[s].cf = -1;
+  /* Faces bucketed by their smallest corner node (a counting sort, in the cells' memory order), then matched
+     within each bucket, which holds a few faces. */
+  int64_t *start = calloc((size_t)num_nodes + 1, sizeof(*start));
+  face_entry *face = malloc((size_t)(C > 0 ? 6 * C : 1) * sizeof(*face));
   int ierr = HC_OK;
+  HC_CHECK_GOTO(start && face, HC_ERR_RESOURCE, cleanup, "out of memory for the faces of %lld cells (%zu bytes)",
+                (long long)C, (size_t)C * 6 * sizeof(*face));
   for (int64_t c = 0; c < C; c++) {
     const int32_t *nodes = cell_nodes + c * L;
     for (int f = 0; f < 6; f++) {
       int32_t v[4] = {nodes[face_node(p, f, 0, 0)], nodes[face_node(p, f, p, 0)], nodes[face_node(p, f, 0, p)],
                       nodes[face_node(p, f, p, p)]};
       sort4(v);
-      uint64_t h = splitmix64(((uint64_t)(uint32_t)v[0] << 32 | (uint32_t)v[1]) ^
-                              splitmix64((uint64_t)(uint32_t)v[2] << 32 | (uint32_t)v[3]));
-      size_t s = (size_t)h & (cap - 1);
-      while (table[s].cf != -1 && memcmp(table[s].v, v, sizeof(v)) != 0) s = (s + 1) & (cap - 1);
-      if (table[s].cf == -1) {
-        memcpy(table[s].v, v, sizeof(v));
-        table[s].cf = 6 * c + f;
-      } else {
-        HC_CHECK_GOTO(table[s].cf >= 0, HC_ERR_INPUT, cleanup,
-                      "cell %lld face %d: its corner nodes %d %d %d %d belong to a face of two other cells already; a "
-                      "face of a hexahedral mesh belongs to at most two cells",
-                      (long long)c, f, v[0], v[1], v[2], v[3]);
-        table[s].cf = -2;
-      }
+      start[v[0] + 1]++;
     }
   }
-  for (size_t s = 0; s < cap; s++) {
-    if (table[s].cf < 0) continue;
-    const int32_t *nodes = cell_nodes + (table[s].cf / 6) * L;
-    const int f = (int)(table[s].cf % 6);
-    for (int b = 0; b <= p; b++) {
-      for (int a = 0; a <= p; a++) boundary[nodes[face_node(p, f, a, b)]] = 1;
+  for (int64_t n = 0; n < num_nodes; n++) start[n + 1] += start[n];
+  for (int64_t c = 0; c < C; c++) {
+    const int32_t *nodes = cell_nodes + c * L;
+    for (int f = 0; f < 6; f++) {
+      int32_t v[4] = {nodes[face_node(p, f, 0, 0)], nodes[face_node(p, f, p, 0)], nodes[face_node(p, f, 0, p)],
+                      nodes[face_node(p, f, p, p)]};
+      sort4(v);
+      face[start[v[0]]++] = (face_entry){{v[1], v[2], v[3]}, 0, 6 * c + f};
+    }
+  }
+  for (int64_t n = num_nodes; n > 0; n--) start[n] = start[n - 1];
+  start[0] = 0;
+  for (int64_t n = 0; n < num_nodes; n++) {
+    for (int64_t i = start[n]; i < start[n + 1]; i++) {
+      for (int64_t j = i + 1; j < start[n + 1]; j++) {
+        if (memcmp(face[i].v, face[j].v, sizeof(face[i].v)) != 0) continue;
+        face[i].matches++;
+        face[j].matches++;
+      }
+      const int64_t c = face[i].cf / 6;
+      const int f = (int)(face[i].cf % 6);
+      HC_CHECK_GOTO(face[i].matches <= 1, HC_ERR_INPUT, cleanup,
+                    "cell %lld face %d: its corner nodes %lld %d %d %d belong to %d cells; a face of a hexahedral mesh "
+                    "belongs to at most two cells",
+                    (long long)c, f, (long long)n, face[i].v[0], face[i].v[1], face[i].v[2], face[i].matches + 1);
+      if (face[i].matches) continue;
+      const int32_t *nodes = cell_nodes + c * L;
+      for (int b = 0; b <= p; b++) {
+        for (int a = 0; a <= p; a++) boundary[nodes[face_node(p, f, a, b)]] = 1;
+      }
     }
   }
   if (num_boundary) {
@@ -93,7 +104,8 @@ int hc_mesh_boundary_nodes(int64_t C, int order, const int32_t *cell_nodes, int6
     *num_boundary = count;
   }
 cleanup:
-  free(table);
+  free(start);
+  free(face);
   return ierr;
 }
 
@@ -186,7 +198,11 @@ static int sharing_pack(hc_sharing *s, int nranks, const int64_t *gid, int64_t C
                         rendezvous *z, int64_t *num_send) {
   int *sc = z->counts, *sd = z->counts + nranks;
   int64_t nb = 0;
-  HC_CALL(hc_mesh_boundary_nodes(C, order, cell_nodes, s->num_nodes, z->candidate, &nb));
+  if (nranks > 1) {
+    HC_CALL(hc_mesh_boundary_nodes(C, order, cell_nodes, s->num_nodes, z->candidate, &nb));
+  } else if (s->num_nodes > 0) {
+    memset(z->candidate, 0, (size_t)s->num_nodes); /* alone: no node can be shared */
+  }
   z->send_node = malloc((size_t)(nb > 0 ? nb : 1) * sizeof(*z->send_node));
   z->send_gid = malloc((size_t)(nb > 0 ? nb : 1) * sizeof(*z->send_gid));
   HC_CHECK(z->send_node && z->send_gid, HC_ERR_RESOURCE, "rank %d: out of memory for %lld candidate shared nodes",
@@ -211,8 +227,8 @@ static int sharing_pack(hc_sharing *s, int nranks, const int64_t *gid, int64_t C
 }
 
 /* The directory's work: sorts the ids received and writes, per id in receive order, the count of ranks that
-   sent it and (when more than one) those ranks, ascending; sets the reply counts. k = 0 flags an id that one
-   rank sent twice. Not collective. */
+   sent it and (when more than one) those ranks, ascending; sets the reply counts. k < 0 flags an id that rank
+   -1 - k sent twice. Not collective. */
 static int sharing_directory(int rank, int nranks, int64_t num_recv, rendezvous *z) {
   const int *rc = z->counts + 2 * nranks, *rd = z->counts + 3 * nranks;
   int *qc = z->counts + 4 * nranks, *qd = z->counts + 5 * nranks;
@@ -246,15 +262,15 @@ static int sharing_directory(int rank, int nranks, int64_t num_recv, rendezvous 
   HC_CHECK_GOTO(z->reply, HC_ERR_RESOURCE, cleanup, "rank %d: out of memory for the directory's answers", rank);
   for (int64_t g = 0; g < M;) {
     int64_t e = g + 1;
-    int twice = 0;
+    int twice = -1;
     while (e < M && z->sorted[e].gid == z->sorted[g].gid) {
-      twice |= src[z->sorted[e].pos] == src[z->sorted[e - 1].pos];
+      if (src[z->sorted[e].pos] == src[z->sorted[e - 1].pos]) twice = src[z->sorted[e].pos];
       e++;
     }
     const int k = (int)(e - g);
     for (int64_t i = g; i < e; i++) {
       int *out = z->reply + z->reply_at[z->sorted[i].pos];
-      out[0] = twice ? 0 : k;
+      out[0] = twice >= 0 ? -1 - twice : k;
       for (int j = 0; j < k && k > 1; j++) out[1 + j] = src[z->sorted[g + j].pos];
     }
     g = e;
@@ -270,9 +286,9 @@ static int sharing_unpack(hc_sharing *s, int64_t num_send, rendezvous *z) {
   for (int64_t i = 0; i < num_send; i++) {
     const int k = z->answer[at];
     HC_CHECK(k > 0, HC_ERR_INPUT,
-             "rank %d: global id %lld is held by two local nodes (one is %d); global ids must "
-             "be distinct on a rank",
-             s->rank, (long long)z->send_gid[i], z->send_node[i]);
+             "rank %d: global id %lld (local node %d here) is held by two local nodes of rank %d; global ids must be "
+             "distinct on a rank",
+             s->rank, (long long)z->send_gid[i], z->send_node[i], -1 - k);
     if (k > 1) num_pairs += k - 1;
     at += 1 + (k > 1 ? k : 0);
   }
@@ -288,6 +304,7 @@ static int sharing_unpack(hc_sharing *s, int64_t num_send, rendezvous *z) {
     if (k == 1) continue;
     const int32_t n = z->send_node[i];
     s->num_shared++;
+    s->node_owner[n] = holders[0];
     if (holders[0] != s->rank) {
       s->node_owned[n] = 0;
       s->num_owned--;
@@ -336,11 +353,13 @@ int hc_sharing_create(MPI_Comm comm, int64_t num_nodes, const int64_t *gid, int6
                 "rank %d: hc_sharing_create: bad arguments (%lld nodes, at most 2^31 - 1; %lld cells)", rank,
                 (long long)num_nodes, (long long)C);
   s->node_owned = malloc((size_t)(num_nodes > 0 ? num_nodes : 1) * sizeof(*s->node_owned));
+  s->node_owner = malloc((size_t)(num_nodes > 0 ? num_nodes : 1) * sizeof(*s->node_owner));
   z.candidate = malloc((size_t)(num_nodes > 0 ? num_nodes : 1) * sizeof(*z.candidate));
   z.counts = calloc((size_t)6 * (size_t)nranks, sizeof(*z.counts));
-  HC_CHECK_GOTO(s->node_owned && z.candidate && z.counts, HC_ERR_RESOURCE, local_done,
+  HC_CHECK_GOTO(s->node_owned && s->node_owner && z.candidate && z.counts, HC_ERR_RESOURCE, local_done,
                 "rank %d: out of memory for the node sharing of %lld nodes", rank, (long long)num_nodes);
   if (num_nodes > 0) memset(s->node_owned, 1, (size_t)num_nodes);
+  for (int64_t n = 0; n < num_nodes; n++) s->node_owner[n] = rank;
   s->num_owned = num_nodes;
   HC_CALL_GOTO(sharing_pack(s, nranks, gid, C, order, cell_nodes, &z, &num_send), local_done);
 local_done:
@@ -390,6 +409,7 @@ int hc_sharing_destroy(hc_sharing **sharing) {
   free(s->neighbor);
   free(s->offset);
   free(s->index);
+  free(s->node_owner);
   free(s->node_owned);
   free(s);
   *sharing = NULL;

@@ -22,6 +22,7 @@ typedef struct hc_sharing {
   int64_t num_nodes;   /* local nodes */
   int64_t num_shared;  /* local nodes held by at least one other rank */
   int64_t num_owned;   /* local nodes with node_owned[n] = 1 */
+  int32_t *node_owner; /* node_owner: [num_nodes], the lowest rank holding each node (its owner) */
   uint8_t *node_owned; /* node_owned: [num_nodes], 1 where this rank is the lowest rank holding the node */
 } hc_sharing;
 
@@ -41,7 +42,8 @@ int hc_mesh_boundary_nodes(int64_t C, int order, const int32_t *cell_nodes, int6
    ascending list of holders (a second MPI_Alltoall and MPI_Alltoallv). The owner of a node is the lowest
    rank holding it. Collective over comm (whose error handler must be MPI_ERRORS_RETURN for MPI failures to
    be reported rather than abort); an invalid mesh or a failure on any rank makes every rank return an
-   error. gid: [num_nodes] global ids (>= 0, distinct on a rank); C cells of order p = order, cell_nodes:
+   error (on one rank nothing can be shared: no candidates, and the cells are not examined). gid: [num_nodes]
+   global ids (>= 0, distinct on a rank); C cells of order p = order, cell_nodes:
    [C][(p+1)^3] local node ids. Limits: num_nodes < 2^31 (local ids are int32), and MPI's int counts bound
    the ids one rank receives as a directory and the holder lists it sends back to 2^31 - 1 values each
    (with the hash, about (sum over ranks of candidate nodes) / ranks; the message names the rank). */

@@ -2,8 +2,9 @@
    summed into a nodal vector and FieldField outputs applied element by element, y = sum_c P_c^T A_c P_c u, on
    structured blocks of order 1 to 3, both layouts and precisions. Entries are small integers, so that every sum
    is exact whatever its order and the comparison is bitwise. Also the colouring: every cell once, and no two
-   cells of a colour sharing a node; the serial forms; and the assembly of every built host backend's table
-   (hc_backend.assemble_*), whose other operations the core completes (no NULL pointer). */
+   cells of a colour sharing a node, on blocks (8 parity colours) and shuffled or random meshes; the serial forms; and
+   the assembly of every built host backend's table (hc_backend.assemble_*), whose other operations the core completes
+   (no NULL pointer). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -84,34 +85,108 @@ static void *fill(int64_t n, hc_precision prec, double **as_double) {
   return a;
 }
 
-static void test_coloring(void **state) {
-  (void)state;
-  block b;
-  block_make(&b, 5, 4, 3, 2, 1, 0, 3); /* odd starting indices: colours follow the global index */
-  hc_coloring *col = NULL;
-  assert_int_equal(hc_coloring_create(b.C, b.L, b.cell_nodes, b.N, &col), HC_OK);
+/* Asserts that col covers each of the C cells once, in increasing id within a colour, and that no two cells of one
+   colour share a node. */
+static void check_coloring(const hc_coloring *col, int64_t C, int L, const int32_t *cell_nodes, int64_t N) {
+  assert_int_equal(col->C, C);
+  assert_true(col->num_colors >= (C > 0));
   assert_int_equal(col->start[0], 0);
-  assert_int_equal(col->start[8], b.C);
-  int *seen = calloc((size_t)b.C, sizeof(*seen)), *owner = malloc(sizeof(*owner) * (size_t)b.N);
-  for (int k = 0; k < 8; k++) {
-    for (int64_t n = 0; n < b.N; n++) owner[n] = -1;
+  assert_int_equal(col->start[col->num_colors], C);
+  int *seen = calloc((size_t)(C > 0 ? C : 1), sizeof(*seen));
+  int64_t *owner = malloc(sizeof(*owner) * (size_t)(N > 0 ? N : 1));
+  for (int k = 0; k < col->num_colors; k++) {
+    assert_true(col->start[k + 1] > col->start[k]); /* no empty colour */
+    for (int64_t n = 0; n < N; n++) owner[n] = -1;
     for (int64_t i = col->start[k]; i < col->start[k + 1]; i++) {
       const int64_t c = col->cells[i];
-      assert_true(c >= 0 && c < b.C);
+      assert_true(c >= 0 && c < C);
+      assert_true(i == col->start[k] || col->cells[i - 1] < c);
       seen[c]++;
-      for (int l = 0; l < b.L; l++) {
-        const int32_t node = b.cell_nodes[c * b.L + l];
+      for (int l = 0; l < L; l++) {
+        const int32_t node = cell_nodes[c * L + l];
         /* no other cell of this colour touches the node */
-        assert_true(owner[node] == -1 || owner[node] == (int)c);
-        owner[node] = (int)c;
+        assert_true(owner[node] == -1 || owner[node] == c);
+        owner[node] = c;
       }
     }
   }
-  for (int64_t c = 0; c < b.C; c++) assert_int_equal(seen[c], 1);
+  for (int64_t c = 0; c < C; c++) assert_int_equal(seen[c], 1);
   free(seen), free(owner);
+}
+
+/* A block numbered x fastest gets the 8 colours of the parity of (i,j,k), whatever its starting index. */
+static void test_coloring(void **state) {
+  (void)state;
+  block b;
+  block_make(&b, 5, 4, 3, 2, 1, 0, 3);
+  hc_coloring *col = NULL;
+  assert_int_equal(hc_coloring_create(b.C, b.L, b.cell_nodes, b.N, &col), HC_OK);
+  check_coloring(col, b.C, b.L, b.cell_nodes, b.N);
+  assert_int_equal(col->num_colors, 8);
+  for (int k = 0; k < 8; k++) {
+    const int64_t *first = b.cell_index + 3 * col->cells[col->start[k]];
+    for (int64_t i = col->start[k]; i < col->start[k + 1]; i++) {
+      const int64_t *ijk = b.cell_index + 3 * col->cells[i];
+      for (int d = 0; d < 3; d++) assert_int_equal(ijk[d] & 1, first[d] & 1);
+    }
+  }
   assert_int_equal(hc_coloring_destroy(&col), HC_OK);
   assert_null(col);
+  assert_int_equal(hc_coloring_destroy(NULL), HC_OK);
+  /* a node id out of range is refused */
+  b.cell_nodes[7] = (int32_t)b.N;
+  assert_int_equal(hc_coloring_create(b.C, b.L, b.cell_nodes, b.N, &col), HC_ERR_INPUT);
+  assert_null(col);
   block_free(&b);
+}
+
+/* Random-ish meshes: a block whose cells are shuffled and whose nodes are renumbered at random, with some cells
+   left out; and cells of random nodes drawn from a few, dense enough to need more than one round of 64 colours. */
+static void test_coloring_random(void **state) {
+  (void)state;
+  for (int trial = 0; trial < 4; trial++) {
+    block b;
+    block_make(&b, 6 + trial, 5, 4, 1 + trial % 3, 0, 0, 0);
+    int64_t *cell_perm = malloc(sizeof(*cell_perm) * (size_t)b.C);
+    int32_t *node_perm = malloc(sizeof(*node_perm) * (size_t)b.N);
+    for (int64_t c = 0; c < b.C; c++) cell_perm[c] = c;
+    for (int64_t n = 0; n < b.N; n++) node_perm[n] = (int32_t)n;
+    for (int64_t c = b.C - 1; c > 0; c--) {
+      const int64_t j = (int64_t)((small_int() + 8) * 1e6 + c * 7919) % (c + 1), t = cell_perm[c];
+      cell_perm[c] = cell_perm[j], cell_perm[j] = t;
+    }
+    for (int64_t n = b.N - 1; n > 0; n--) {
+      const int64_t j = (int64_t)((small_int() + 8) * 1e6 + n * 104729) % (n + 1);
+      const int32_t t = node_perm[n];
+      node_perm[n] = node_perm[j], node_perm[j] = t;
+    }
+    const int64_t C = b.C - b.C / 5; /* the last fifth of the shuffled cells left out */
+    int32_t *cn = malloc(sizeof(*cn) * (size_t)(C * b.L));
+    for (int64_t c = 0; c < C; c++)
+      for (int l = 0; l < b.L; l++) cn[c * b.L + l] = node_perm[b.cell_nodes[cell_perm[c] * b.L + l]];
+    hc_coloring *col = NULL;
+    assert_int_equal(hc_coloring_create(C, b.L, cn, b.N, &col), HC_OK);
+    check_coloring(col, C, b.L, cn, b.N);
+    assert_true(col->num_colors <= 27); /* first fit: at most one more than the 26 neighbours of a cell */
+    assert_int_equal(hc_coloring_destroy(&col), HC_OK);
+    free(cell_perm), free(node_perm), free(cn);
+    block_free(&b);
+  }
+  /* 400 cells of 8 nodes drawn from 60: most pairs of cells meet, so the colours pass 64. */
+  const int64_t C = 400, N = 60;
+  const int L = 8;
+  int32_t *cn = malloc(sizeof(*cn) * (size_t)(C * L));
+  for (int64_t i = 0; i < C * L; i++) cn[i] = (int32_t)((int64_t)((small_int() + 8) * 131 + i * 7) % N);
+  hc_coloring *col = NULL;
+  assert_int_equal(hc_coloring_create(C, L, cn, N, &col), HC_OK);
+  check_coloring(col, C, L, cn, N);
+  assert_true(col->num_colors > 64);
+  assert_int_equal(hc_coloring_destroy(&col), HC_OK);
+  /* no cells */
+  assert_int_equal(hc_coloring_create(0, L, NULL, 0, &col), HC_OK);
+  assert_int_equal(col->num_colors, 0);
+  assert_int_equal(hc_coloring_destroy(&col), HC_OK);
+  free(cn);
 }
 
 /* hc_assemble_vector and hc_assemble_apply against the plain loops, every order 1..3, layout and precision; their
@@ -233,6 +308,7 @@ static void check_against_plain_loops(const hc_backend *be) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_coloring),
+      cmocka_unit_test(test_coloring_random),
       cmocka_unit_test(test_against_plain_loops),
       cmocka_unit_test(test_backend_tables),
   };
