@@ -435,6 +435,9 @@ static void test_roundtrip(void **state) {
   assert_same_values(&deck, &back);
   /* Every key away from its default, with values that test number and string formatting. */
   static const char *const sets[] = {
+      "mesh.source=file",
+      "mesh.file='meshes/a mesh: one.msh'",
+      "mesh.partitioner=metis",
       "mesh.cells=3,1000000,7",
       "mesh.sizing=per-rank",
       "mesh.length=0.1,0.3333333333333333,1.2345678901234567e-9",
