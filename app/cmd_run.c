@@ -16,6 +16,7 @@
 #include "app/hc_run_results.h"
 #include "app/hc_run.h"
 #include "app/hc_signal.h"
+#include "app/hc_timer.h"
 #include "hc_config.h"
 #include "io/hc_deck.h"
 #include "io/hc_path.h"
@@ -444,7 +445,9 @@ static int hc_run_read_mesh(const hc_deck *deck, int nranks, hc_run_config *cfg,
                          "a mesh file on %d ranks is partitioned with METIS, which this build lacks (install "
                          "libmetis-dev and configure with HC_ENABLE_METIS=ON)",
                          nranks);
+  const double t0 = hc_wtime();
   int err = hc_meshfile_read(cfg->mesh_file, file);
+  cfg->file_read_s = hc_wtime() - t0;
   if (err) return hc_run_key_error(deck, "mesh.file", err, "");
   const hc_meshfile *f = *file;
   *cells = (hc_mesh_cells){.geometry_nodes = f->nodes_per_cell,

@@ -22,6 +22,7 @@ typedef struct {
   const hc_mesh_cells *mesh_cells; /* a file mesh, on rank 0 only: its cells, read before the run */
   int64_t file_cells;              /* a file mesh, on rank 0 only: its number of cells */
   double file_volume;              /* a file mesh, on rank 0 only: its volume */
+  double file_read_s;              /* a file mesh, on rank 0 only: seconds reading it */
   hc_mesh_params mesh;    /* sizing, cells, length, order, jitter, seed (the box's; order on every mesh) */
   int quadrature;         /* q points per direction; 0: order + 1 */
   double shear_amplitude; /* A of the shear x = X + A sin(2 pi Y/LY) sin(2 pi Z/LZ) sin(omega t) */
@@ -135,6 +136,8 @@ typedef struct {
   double kernel_s[HC_NUM_KERNELS];   /* contraction seconds per kernel */
   double celldata_s[HC_NUM_KERNELS]; /* cell-data seconds per kernel */
   double total_s;                    /* wall time of the timed steps, less the VTK output's */
+  double mesh_setup_s;               /* wall time building this rank's part of the mesh (a file's: partition,
+                                        numbering, dealing out) and its node sharing */
   double vtk_s;                      /* seconds in writing the VTK output, all sets (this rank's) */
   int vtk_sets;                      /* VTK sets written */
   int *vtk_steps;                    /* [vtk_sets] their timed steps (rank 0, for the collection) */

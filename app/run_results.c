@@ -204,6 +204,7 @@ int hc_run_results_gather(const hc_run *run, hc_results *res) {
   n = HC_NUM_PHASES + 2 * HC_NUM_KERNELS;
   /* The other collectives, before any allocation that one rank alone could fail. */
   HC_CALL_MPI(MPI_Allreduce(&run->total_s, &res->total_seconds, 1, MPI_DOUBLE, MPI_MAX, run->comm));
+  HC_CALL_MPI(MPI_Allreduce(&run->mesh_setup_s, &res->mesh_setup_seconds, 1, MPI_DOUBLE, MPI_MAX, run->comm));
   HC_CALL(hc_run_results_ranks(run, res));
   HC_CALL(hc_run_results_roofline(run, hs.send_bytes, all, res));
 
@@ -228,6 +229,7 @@ int hc_run_results_gather(const hc_run *run, hc_results *res) {
   res->geometry_nodes = m->geometry_nodes;
   res->volume = m->volume;
   res->edge_cut = m->edge_cut;
+  res->mesh_read_seconds = run->cfg.file_read_s;
   for (int d = 0; d < 3; d++) {
     res->rank_grid[d] = m->rank_grid[d];
     res->global_cells[d] = m->global_cells[d];
@@ -417,6 +419,10 @@ void hc_run_print_summary(const hc_deck *deck, const hc_run *run, const hc_resul
          parts, (long long)m->num_global_cells, (long long)m->num_global_nodes, res->cells_per_rank.min,
          res->cells_per_rank.max, res->nodes_per_rank.min, res->nodes_per_rank.max, res->shared_nodes_per_rank.min,
          res->shared_nodes_per_rank.max, res->halo_neighbors.min, res->halo_neighbors.max, (long long)m->edge_cut);
+  if (m->source == HC_MESH_SOURCE_FILE) {
+    printf("mesh file: read in %.2f s on rank 0; partitioned, numbered and dealt out in %.2f s\n",
+           res->mesh_read_seconds, res->mesh_setup_seconds);
+  }
   printf("rank 0 ran on %s (%s)\n", res->rank_info[0].device, res->rank_info[0].host);
   const hc_results_stat *step = &res->phases[HC_PHASE_STEP].s;
   printf("\ntime per step: %.6g s avg (min %.6g, max %.6g over ranks), imbalance %.1f%%, %d timed steps in %.3f s\n",

@@ -86,6 +86,8 @@ typedef double hc_results_double3[3];
   X(DOUBLE3, length, NO, ALWAYS) /* a file mesh: its bounding box's */ \
   X(DOUBLE, volume, OPTIONAL, ALWAYS) /* the undeformed mesh's */ \
   X(INT64, edge_cut, OPTIONAL, ALWAYS) /* faces between cells of different ranks */ \
+  X(DOUBLE, mesh_read_seconds, OPTIONAL, ALWAYS) /* rank 0 reading the mesh file (0 for the box) */ \
+  X(DOUBLE, mesh_setup_seconds, OPTIONAL, ALWAYS) /* building the ranks' parts and their sharing, max over ranks */ \
   X(INT64, num_global_cells, REQUIRED, ALWAYS)       \
   X(INT64, num_global_nodes, REQUIRED, ALWAYS)       \
   X(STAT, cells_per_rank, REQUIRED, ALWAYS)          \
