@@ -330,6 +330,15 @@ static void hc_format_grid(const int g[3], char *buf, size_t n) {
   snprintf(buf, n, "%dx%dx%d", g[0], g[1], g[2]);
 }
 
+/* A run's partition: its rank grid on the box, its partitioner on a mesh file (which has no grid). */
+static void hc_format_partition(const hc_results *x, char *buf, size_t n) {
+  if (x->rank_grid[0] > 0) {
+    hc_format_grid(x->rank_grid, buf, n);
+  } else {
+    snprintf(buf, n, "%.40s", x->partitioner[0] ? x->partitioner : "-");
+  }
+}
+
 /* "9/9 passed" or "FAILED: volume, mass_sum". */
 static void hc_format_checks(const hc_report_run *r, char *buf, size_t n) {
   const hc_results *f = r->f;
@@ -376,7 +385,7 @@ static void hc_report_csv(const hc_report *rep, FILE *f) {
     const hc_report_run *r = &rep->runs[i];
     const hc_results *x = r->f;
     char grid[48];
-    hc_format_grid(x->rank_grid, grid, sizeof(grid));
+    hc_format_partition(x, grid, sizeof(grid));
     hc_write_csv_string(f, r->name);
     fprintf(f, ",%s,%d,%s,%d,%d,%.0f,%.0f,%lld,%.9g,%.9g,%.9g,%.6f", hc_mode_name(rep), x->ranks, grid, r->gpus,
             r->threads, x->cells_per_rank.min, x->cells_per_rank.max, (long long)x->num_global_cells, r->step.min,
@@ -452,7 +461,7 @@ static void hc_report_md_model(const hc_report *rep, FILE *f) {
     const hc_report_run *r = &rep->runs[i];
     const hc_results *x = r->f;
     char grid[48], model[48] = "n/a", bw[32] = "n/a";
-    hc_format_grid(x->rank_grid, grid, sizeof(grid));
+    hc_format_partition(x, grid, sizeof(grid));
     if (r->model_values >= 0) {
       snprintf(model, sizeof(model), "%.0f%s", 8.0 * r->model_values,
                8.0 * r->model_values == x->halo_bytes_per_exchange.max ? "" : " (differs)");
@@ -529,8 +538,12 @@ static void hc_report_md(const hc_report *rep, FILE *f) {
   if (rep->weak) {
     fprintf(f, ", %.0f cells per rank", a->cells_per_rank.avg);
   } else {
-    fprintf(f, ", %lld x %lld x %lld = %lld cells in all", (long long)a->global_cells[0], (long long)a->global_cells[1],
-            (long long)a->global_cells[2], (long long)a->num_global_cells);
+    if (a->global_cells[0] > 0) {
+      fprintf(f, ", %lld x %lld x %lld = %lld cells in all", (long long)a->global_cells[0],
+              (long long)a->global_cells[1], (long long)a->global_cells[2], (long long)a->num_global_cells);
+    } else {
+      fprintf(f, ", the %lld cells of %s", (long long)a->num_global_cells, a->mesh_file);
+    }
   }
   fprintf(f, "\n- Deck: mesh.cells %s, order %d", hc_results_deck_entry(a, "mesh.cells")->value, rep->order);
   if (hc_deck_value(a, "run.steps", &v) == HC_OK) fprintf(f, ", %s timed steps", v);

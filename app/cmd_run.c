@@ -19,6 +19,7 @@
 #include "hc_config.h"
 #include "io/hc_deck.h"
 #include "io/hc_path.h"
+#include "io/hc_meshfile.h"
 #include "io/hc_vtk.h"
 #include "kernels/base/hc_mpi.h"
 
@@ -93,6 +94,9 @@ static int hc_run_parse(int argc, char **argv, const char **path, hc_option_list
 /* The run configuration of a deck. */
 static void hc_config_from_deck(const hc_deck *deck, hc_run_config *cfg) {
   memset(cfg, 0, sizeof(*cfg));
+  cfg->mesh_source = deck->mesh.source;
+  hc_deck_mesh_file(deck, cfg->mesh_file, sizeof(cfg->mesh_file));
+  cfg->partitioner = HC_PARTITIONER_METIS;
   hc_mesh_params_init(&cfg->mesh);
   cfg->mesh.sizing = deck->mesh.sizing;
   for (int d = 0; d < 3; d++) cfg->mesh.cells[d] = deck->mesh.cells[d], cfg->mesh.length[d] = deck->mesh.length[d];
@@ -334,6 +338,16 @@ static int hc_run_check_outputs(const hc_deck *deck, const hc_run_config *cfg, i
 
 static int hc_run_check_scale(const hc_deck *deck, const hc_run_config *cfg, int nranks) {
   if (cfg->precision != HC_FLOAT) return HC_OK;
+  if (cfg->mesh_source == HC_MESH_SOURCE_FILE) {
+    const double cell = cfg->file_volume / (double)cfg->file_cells;
+    if (cell < HC_RUN_FLOAT_MIN_VOLUME || cfg->file_volume > HC_RUN_FLOAT_MAX_VOLUME)
+      return HC_DECK_ERROR(deck, "mesh.file", HC_ERR_INPUT,
+                           "%s: a volume of %.3g in cells of %.3g on average is outside what float precision holds "
+                           "with its accuracy (cells above %.0e, the mesh below %.0e): scale the mesh or run.precision: "
+                           "double",
+                           cfg->mesh_file, cfg->file_volume, cell, HC_RUN_FLOAT_MIN_VOLUME, HC_RUN_FLOAT_MAX_VOLUME);
+    return HC_OK;
+  }
   int grid[3];
   HC_CALL(hc_partition_grid(nranks, cfg->mesh.sizing, cfg->mesh.cells, grid));
   double h[3], cell = 1.0, box = 1.0;
@@ -401,8 +415,53 @@ static int hc_run_node_ranks(MPI_Comm comm, int *local) {
    the machine-dependent part and broadcasts it): backend built, variants supported, memory. Collective.
    *agreed says whether an error returned is rank 0's verdict, the same on every rank, or else a failed
    MPI call of this rank alone. */
-static int hc_run_precheck(MPI_Comm comm, int rank, int nranks, const hc_deck *deck, const hc_run_config *cfg,
-                           int *agreed) {
+/* The mesh keys together: a file names one, and each partitioner fits its source. */
+static int hc_run_check_mesh_keys(const hc_deck *deck) {
+  const hc_deck_mesh *m = &deck->mesh;
+  if (m->source == HC_MESH_SOURCE_FILE && !m->file[0])
+    return HC_DECK_ERROR(deck, "mesh.file", HC_ERR_INPUT, "mesh.source is file but mesh.file names no file");
+  if (m->source == HC_MESH_SOURCE_FILE && m->partitioner == HC_DECK_PARTITIONER_CARTESIAN)
+    return HC_DECK_ERROR(deck, "mesh.partitioner", HC_ERR_INPUT,
+                         "cartesian splits the box into blocks; a mesh file is partitioned by metis (or auto)");
+  if (m->source == HC_MESH_SOURCE_BOX && m->partitioner == HC_DECK_PARTITIONER_METIS)
+    return HC_DECK_ERROR(deck, "mesh.partitioner", HC_ERR_INPUT,
+                         "metis partitions mesh files (mesh.source: file); the box is split into blocks (cartesian "
+                         "or auto)");
+  if (m->source == HC_MESH_SOURCE_FILE && m->jitter > 0 && deck->origin[HC_DECK_MESH_JITTER].source != HC_DECK_FROM_DEFAULT)
+    return HC_DECK_ERROR(deck, "mesh.jitter", HC_ERR_INPUT,
+                         "jitter moves the box's vertices; a mesh file's vertices are used as they are: leave it out "
+                         "or set it to 0");
+  return HC_OK;
+}
+
+/* Rank 0 reads the mesh file (the run partitions it later); the cells stay in *file. */
+static int hc_run_read_mesh(const hc_deck *deck, int nranks, hc_run_config *cfg, hc_meshfile **file,
+                            hc_mesh_cells *cells) {
+  HC_CALL(hc_run_check_mesh_keys(deck));
+  if (cfg->mesh_source != HC_MESH_SOURCE_FILE) return HC_OK;
+  if (nranks > 1 && !hc_mesh_metis_built())
+    return HC_DECK_ERROR(deck, "mesh.partitioner", HC_ERR_NOT_BUILT,
+                         "a mesh file on %d ranks is partitioned with METIS, which this build lacks (install "
+                         "libmetis-dev and configure with HC_ENABLE_METIS=ON)",
+                         nranks);
+  int err = hc_meshfile_read(cfg->mesh_file, file);
+  if (err) return hc_run_key_error(deck, "mesh.file", err, "");
+  const hc_meshfile *f = *file;
+  *cells = (hc_mesh_cells){.geometry_nodes = f->nodes_per_cell,
+                           .num_vertices = f->num_vertices,
+                           .num_cells = f->num_cells,
+                           .coords = f->coords,
+                           .cells = f->cells,
+                           .cell_tag = f->cell_tag,
+                           .name = f->path};
+  cfg->mesh_cells = cells;
+  cfg->file_cells = f->num_cells;
+  cfg->file_volume = hc_meshfile_volume(f);
+  return HC_OK;
+}
+
+static int hc_run_precheck(MPI_Comm comm, int rank, int nranks, const hc_deck *deck, hc_run_config *cfg,
+                           hc_meshfile **file, hc_mesh_cells *cells, int *agreed) {
   int err = HC_OK;
   char msg[2048] = "";
   *agreed = 0;
@@ -421,6 +480,8 @@ static int hc_run_precheck(MPI_Comm comm, int rank, int nranks, const hc_deck *d
       err = HC_DECK_ERROR(deck, "kernels.enabled", HC_ERR_INPUT, "enables no kernel; name at least one, or all");
     } else if (cfg->steps < 1) {
       err = HC_DECK_ERROR(deck, "run.steps", HC_ERR_INPUT, "must be at least 1");
+    } else if ((err = hc_run_read_mesh(deck, nranks, cfg, file, cells))) {
+      /* said below */
     } else {
       hc_memory_estimate est;
       err = hc_run_estimate_memory(cfg, nranks, be->is_device, &est);
@@ -542,6 +603,8 @@ int hc_main_run(int argc, char **argv) {
   hc_deck deck;
   hc_run_config cfg;
   hc_run run;
+  hc_meshfile *meshfile = NULL; /* rank 0, a file mesh: its cells until the run has dealt them out */
+  hc_mesh_cells mesh_cells;
   memset(&run, 0, sizeof(run));
   int agreed = 1;
   err = hc_deck_load(comm, path, sets.n, sets.items, &deck);
@@ -551,13 +614,14 @@ int hc_main_run(int argc, char **argv) {
     cfg.dump_cells = dump;
     /* The same environment and deck, so the same outcome, on every rank. */
     err = hc_inject_init(nranks, cfg.warmup + cfg.steps, cfg.checks);
-    if (!err) err = hc_run_precheck(comm, rank, nranks, &deck, &cfg, &agreed);
+    if (!err) err = hc_run_precheck(comm, rank, nranks, &deck, &cfg, &meshfile, &mesh_cells, &agreed);
   }
   if (err && !agreed) hc_run_abort(comm, err);
   if (err) {
     /* The same error on every rank: rank 0 says it once, everyone exits. MPI_Finalize goes unchecked: the
        exit code already says that the run failed, and a failure on the way out could not change it. */
     if (rank == 0) hc_app_report_error(err);
+    hc_meshfile_destroy(&meshfile);
     MPI_Finalize();
     return hc_error_exit_code(err);
   }
@@ -565,6 +629,8 @@ int hc_main_run(int argc, char **argv) {
   err = hc_signal_catch();
   if (!err) err = hc_run_execute(comm, &cfg, &run);
   hc_signal_release();
+  cfg.mesh_cells = NULL;
+  hc_meshfile_destroy(&meshfile);
   if (err) hc_run_abort(comm, err);
   int shared_max = 1;
   err = hc_run_max_sharing(comm, &run, &shared_max);

@@ -16,7 +16,13 @@
 
 /* Everything a run needs to know, taken from the effective deck. */
 typedef struct {
-  hc_mesh_params mesh;    /* sizing, cells, length, order, jitter, seed */
+  hc_mesh_source mesh_source;      /* mesh.source: the box of `mesh`, or the cells of mesh_file */
+  char mesh_file[2048];            /* mesh.file as the run opens it (hc_deck_mesh_file) */
+  hc_partitioner partitioner;      /* a file mesh's partitioner (mesh.partitioner) */
+  const hc_mesh_cells *mesh_cells; /* a file mesh, on rank 0 only: its cells, read before the run */
+  int64_t file_cells;              /* a file mesh, on rank 0 only: its number of cells */
+  double file_volume;              /* a file mesh, on rank 0 only: its volume */
+  hc_mesh_params mesh;    /* sizing, cells, length, order, jitter, seed (the box's; order on every mesh) */
   int quadrature;         /* q points per direction; 0: order + 1 */
   double shear_amplitude; /* A of the shear x = X + A sin(2 pi Y/LY) sin(2 pi Z/LZ) sin(omega t) */
   double shear_omega;
@@ -105,7 +111,7 @@ typedef struct {
   int device;                        /* the device this rank uses (-1: the host) */
   int ranks_per_device;              /* ranks of this node per device, the largest (1 when not shared) */
   int ranks_on_node;                 /* ranks of this rank's node */
-  void *d_X0;                        /* jittered vertices [C][8][3] double, backend memory */
+  void *d_X0;                        /* jittered geometry nodes [C][geometry_nodes][3] double, backend memory */
   void *d_left, *d_right;            /* input arrays, sized for the largest enabled kernel */
   void *d_out[HC_NUM_KERNELS];       /* element outputs, backend memory */
   void *h_out[HC_NUM_KERNELS];       /* the same on the host (aliases d_out on host backends) */

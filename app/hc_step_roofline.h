@@ -17,6 +17,7 @@ typedef struct {
   int is_device;                 /* the backend's memory is not host memory: outputs cross to the host */
   int device_assembly;           /* ... but the backend assembles there: only DataData outputs cross */
   int u_upload;                  /* device assembly: the nodal interpolant u is copied to the device each step */
+  int geometry_nodes;            /* geometry nodes per cell (8 trilinear, 27 triquadratic), read once a step */
 } hc_step_problem;
 
 /* Bytes per step of one rank, by phase (HC_PHASE_STEP: the sum of the four memory phases, celldata, contract,
@@ -30,7 +31,7 @@ typedef struct {
 
 /* The compulsory bytes of a step, with s bytes per scalar of the run's precision and N = num_nodes:
    - celldata: every enabled kernel's left and right arrays written once, s * (numel(left) + numel(right)),
-     plus the cells' vertices read once, C * 8 * 3 * 8;
+     plus the cells' geometry nodes read once, C * geometry_nodes * 3 * 8;
    - contract: each enabled kernel's cost-model bytes (hc_contract_cost);
    - transfer: on a device backend that assembles there, d2h: the DataData outputs (s * C each), h2d: u
      (8 * N) when u_upload; on a device backend that does not, d2h: every output; on the host, nothing. The

@@ -10,6 +10,7 @@
 #include "app/hc_app.h"
 #include "app/hc_report.h"
 #include "hc_config.h"
+#include "io/hc_meshfile.h"
 #include "kernels/base/hc_mpi.h"
 
 static void hc_print_usage(FILE *out) {
@@ -52,6 +53,7 @@ static void hc_print_usage(FILE *out) {
 /* --version: the build, every backend built in with the runtime under it, and the MPI library (whose version
    may be asked before MPI_Init). Needs no device. */
 static int hc_print_version(void) {
+  static const char *const hc_mesh_formats[2] = {"gmsh", "exodus"};
   printf("hexcontract %s (git %s, %s build, %s)\n", HC_VERSION, HC_GIT_REVISION, HC_BUILD_TYPE, HC_C_COMPILER);
   printf("backends:");
   for (int i = 0; i < hc_num_backend_names; i++) {
@@ -71,6 +73,19 @@ static int hc_print_version(void) {
     }
   }
   hc_error_clear();
+  printf("mesh readers:");
+  int num_readers = 0;
+  for (int i = 0; i < 2; i++)
+    if (hc_meshfile_reader_info(hc_mesh_formats[i])) printf(" %s", hc_mesh_formats[i]), num_readers++;
+  printf("%s\n", num_readers ? "" : " none");
+  for (int i = 0; i < 2; i++) {
+    const char *info = hc_meshfile_reader_info(hc_mesh_formats[i]);
+    if (info) {
+      printf("  %-9s %s\n", hc_mesh_formats[i], info);
+    } else {
+      printf("  %-9s not built into this binary (HC_ENABLE_%s)\n", hc_mesh_formats[i], i == 0 ? "GMSH" : "EXODUS");
+    }
+  }
   if (HC_HAVE_CUDA) printf("CUDA compiler: %s, architectures %s\n", HC_CUDA_COMPILER, HC_CUDA_ARCHITECTURES);
   char mpi[MPI_MAX_LIBRARY_VERSION_STRING] = "";
   int len = 0;

@@ -40,16 +40,24 @@ static void hc_run_contract_of(const hc_run *run, hc_kernel kernel, hc_contract 
 }
 
 int hc_run_estimate_memory(const hc_run_config *cfg, int nranks, int is_device, hc_memory_estimate *est) {
-  int grid[3];
-  HC_CALL(hc_partition_grid(nranks, cfg->mesh.sizing, cfg->mesh.cells, grid));
-  int64_t cmax[3];
-  for (int d = 0; d < 3; d++) {
-    cmax[d] =
-        cfg->mesh.sizing == HC_SIZING_PER_RANK ? cfg->mesh.cells[d] : (cfg->mesh.cells[d] + grid[d] - 1) / grid[d];
-  }
   const int p = cfg->mesh.order, q = cfg->quadrature > 0 ? cfg->quadrature : p + 1;
-  const double C = (double)cmax[0] * (double)cmax[1] * (double)cmax[2];
-  const double nodes = (double)(p * cmax[0] + 1) * (double)(p * cmax[1] + 1) * (double)(p * cmax[2] + 1);
+  double C, nodes, G = 8;
+  if (cfg->mesh_source == HC_MESH_SOURCE_FILE) {
+    /* A file's cells over the ranks, with METIS's 3% imbalance; nodes as in a cube of as many cells. */
+    C = ceil(1.03 * (double)cfg->file_cells / nranks);
+    G = cfg->mesh_cells ? cfg->mesh_cells->geometry_nodes : 8;
+    nodes = pow(p * cbrt(C) + 1, 3);
+  } else {
+    int grid[3];
+    HC_CALL(hc_partition_grid(nranks, cfg->mesh.sizing, cfg->mesh.cells, grid));
+    int64_t cmax[3];
+    for (int d = 0; d < 3; d++) {
+      cmax[d] =
+          cfg->mesh.sizing == HC_SIZING_PER_RANK ? cfg->mesh.cells[d] : (cfg->mesh.cells[d] + grid[d] - 1) / grid[d];
+    }
+    C = (double)cmax[0] * (double)cmax[1] * (double)cmax[2];
+    nodes = (double)(p * cmax[0] + 1) * (double)(p * cmax[1] + 1) * (double)(p * cmax[2] + 1);
+  }
   const double L = (double)((p + 1) * (p + 1) * (p + 1)), P = (double)q * q * q;
   const double s = (double)hc_precision_size(cfg->precision);
   /* The largest enabled kernel's left + right per cell (the checks' DataFieldScalar too), all outputs. */
@@ -65,13 +73,14 @@ int hc_run_estimate_memory(const hc_run_config *cfg, int nranks, int is_device, 
     outputs += out;
     if (fam != HC_FAMILY_DATADATA) nodal++;
   }
-  /* Host: cell index, vertices, node map, node coordinates of a step; per node: ids, ownership,
-     nodal vectors and halo lists (generously). Backend: vertices, inputs, outputs, a scratch output; on a
-     device also the node map and the nodal vectors it assembles into (u, u0, du and one per field kernel). */
-  const double host_cell = 3 * 8 + 24 * 8 + L * 4 + L * 3 * 8 + (is_device ? s * outputs : 0);
-  const double host_node = 8 + 1 + 8 * nodal + 16;
+  /* Host: cell index, geometry nodes, node map, node coordinates of a step; per node: ids, ownership,
+     nodal vectors and halo lists (generously). Backend: geometry nodes, inputs, outputs, a scratch output; on
+     a device also the node map and the nodal vectors it assembles into (u, u0, du and one per field kernel). */
+  const double X0_cell = 3.0 * G * 8; /* X0: [C][geometry_nodes][3] double */
+  const double host_cell = 3 * 8 + X0_cell + L * 4 + L * 3 * 8 + (is_device ? s * outputs : 0);
+  const double host_node = 8 + 2 + 8 * nodal + 16;
   const double dev_cell =
-      24 * 8 + s * (inputs + outputs + L * L) + (is_device ? L * 4 + 8.0 * (nodal - 2) * nodes / C : 0);
+      X0_cell + s * (inputs + outputs + L * L) + (is_device ? L * 4 + 8.0 * (nodal - 2) * nodes / C : 0);
   est->cells = C;
   est->host_per_cell = host_cell + host_node * nodes / C + (is_device ? 0 : dev_cell);
   est->device_per_cell = is_device ? dev_cell : 0;
@@ -209,7 +218,11 @@ static int hc_run_setup(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
   HC_CALL(hc_backend_find(cfg->backend, &run->be));
   HC_CALL(hc_run_bind_device(run));
   HC_CALL(hc_run_measure_rates(run));
-  HC_CALL(hc_mesh_create(comm, &cfg->mesh, &run->mesh));
+  if (cfg->mesh_source == HC_MESH_SOURCE_FILE) {
+    HC_CALL(hc_mesh_create_cells(comm, cfg->mesh_cells, cfg->mesh.order, cfg->partitioner, &run->mesh));
+  } else {
+    HC_CALL(hc_mesh_create(comm, &cfg->mesh, &run->mesh));
+  }
   HC_CALL(hc_halo_create(run->mesh, &run->halo));
   HC_CALL(hc_basis_create(cfg->mesh.order, cfg->quadrature, &run->basis));
   HC_CALL(hc_coloring_create(run->mesh->C, run->mesh->nodes_per_cell, run->mesh->cell_nodes, run->mesh->num_nodes,
@@ -242,7 +255,7 @@ static int hc_run_setup(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
   if (cfg->checks && (size_t)(m->C * m->nodes_per_cell) > out_max) out_max = (size_t)(m->C * m->nodes_per_cell);
 
   HC_CALL(hc_inject_check(run->rank, HC_INJECT_SETUP, 0));
-  size_t X0_bytes = sizeof(double) * (size_t)(m->C * 24);
+  size_t X0_bytes = sizeof(double) * (size_t)(m->C * 3 * m->geometry_nodes);
   HC_CALL(be->mem_alloc(X0_bytes, &run->d_X0));
   HC_CALL(be->copy_to_device(run->d_X0, m->vertex_coords, X0_bytes));
   HC_CALL(be->mem_alloc(s * in_max, &run->d_left));
@@ -349,10 +362,11 @@ void hc_run_destroy(hc_run *run) {
   hc_mesh_destroy(&run->mesh);
 }
 
-/* The cell-data descriptor of this rank at time t, with vertices X0 (backend or host memory). */
+/* The cell-data descriptor of this rank at time t, with geometry nodes X0 (backend or host memory). */
 void hc_run_desc(const hc_run *run, const double *X0, int64_t C, double t, hc_celldata_desc *desc) {
   const hc_mesh *m = run->mesh;
   hc_celldata_desc_init(desc, run->basis, C, X0, m->length[0], m->length[1], m->length[2]);
+  desc->geometry_nodes = m->geometry_nodes;
   desc->t = t;
   desc->motion.A = run->cfg.shear_amplitude;
   desc->motion.omega = run->cfg.shear_omega;
@@ -700,7 +714,8 @@ static int hc_run_vtk_piece(hc_run *run, int step) {
       memcpy(x + 3 * m->cell_nodes[c * L + l], run->node_x + 3 * (c * L + l), 3 * sizeof(double));
   for (int64_t c0 = 0; c0 < m->C; c0 += HC_RUN_VTK_CHUNK) {
     const int64_t n = m->C - c0 < HC_RUN_VTK_CHUNK ? m->C - c0 : HC_RUN_VTK_CHUNK;
-    hc_run_desc(run, m->vertex_coords + 24 * c0, n, run->t, &desc);
+    hc_run_desc(run, m->vertex_coords, n, run->t, &desc);
+    desc.X0 = m->vertex_coords + 3 * desc.geometry_nodes * c0;
     HC_CALL_GOTO(hc_celldata_geometry(&desc, geom), cleanup);
     for (int64_t c = 0; c < n; c++) {
       double sum = 0, lo = HUGE_VAL;

@@ -78,6 +78,7 @@ static void hc_run_roofline(const hc_run *run, int64_t halo_bytes, double bytes[
       .reduction_bytes = (int)sizeof(double) * 3 * (run->cfg.deterministic ? HC_XSUM_LIMBS + 1 : 1),
       .is_device = run->be->is_device,
       .device_assembly = run->device_assembly,
+      .geometry_nodes = run->mesh->geometry_nodes,
   };
   hc_step_bytes b;
   hc_step_bytes_of(&p, &b);
@@ -185,7 +186,7 @@ cleanup:
 int hc_run_results_gather(const hc_run *run, hc_results *res) {
   const hc_mesh *m = run->mesh;
   const int steps = run->steps_done > 0 ? run->steps_done : 1;
-  double local[HC_NUM_PHASES + 2 * HC_NUM_KERNELS + 4];
+  double local[HC_NUM_PHASES + 2 * HC_NUM_KERNELS + 5];
   int n = 0;
   for (int i = 0; i < HC_NUM_PHASES; i++) local[n++] = run->phase_s[i] / steps;
   for (int i = 0; i < HC_NUM_KERNELS; i++) local[n++] = run->kernel_s[i] / steps;
@@ -196,7 +197,8 @@ int hc_run_results_gather(const hc_run *run, hc_results *res) {
   local[n++] = (double)m->num_nodes;
   local[n++] = (double)hs.send_bytes;
   local[n++] = (double)hs.num_neighbors;
-  hc_results_stat all[HC_NUM_PHASES + 2 * HC_NUM_KERNELS + 4];
+  local[n++] = (double)hs.shared_nodes;
+  hc_results_stat all[HC_NUM_PHASES + 2 * HC_NUM_KERNELS + 5];
   HC_CALL(hc_reduce_stats(run->comm, n, local, all));
   const hc_results_stat *kernel = all + HC_NUM_PHASES, *celldata = kernel + HC_NUM_KERNELS;
   n = HC_NUM_PHASES + 2 * HC_NUM_KERNELS;
@@ -216,6 +218,16 @@ int hc_run_results_gather(const hc_run *run, hc_results *res) {
     snprintf(res->stopped_by, sizeof(res->stopped_by), "%s", hc_signal_name(run->stopped_by_signal));
 
   res->ranks = run->nranks;
+  const int file = m->source == HC_MESH_SOURCE_FILE;
+  snprintf(res->mesh_source, sizeof(res->mesh_source), "%s", file ? "file" : "box");
+  if (file) snprintf(res->mesh_file, sizeof(res->mesh_file), "%.511s", run->cfg.mesh_file);
+  snprintf(res->partitioner, sizeof(res->partitioner), "%s",
+           !file                                          ? "cartesian"
+           : run->cfg.partitioner == HC_PARTITIONER_METIS ? (run->nranks > 1 ? "metis" : "none")
+                                                          : "blocks");
+  res->geometry_nodes = m->geometry_nodes;
+  res->volume = m->volume;
+  res->edge_cut = m->edge_cut;
   for (int d = 0; d < 3; d++) {
     res->rank_grid[d] = m->rank_grid[d];
     res->global_cells[d] = m->global_cells[d];
@@ -227,6 +239,7 @@ int hc_run_results_gather(const hc_run *run, hc_results *res) {
   res->nodes_per_rank = all[n++];
   res->halo_bytes_per_exchange = all[n++];
   res->halo_neighbors = all[n++];
+  res->shared_nodes_per_rank = all[n++];
   for (int k = 0; k < HC_NUM_KERNELS; k++) res->halo_exchanges_per_step += run->y[k] != NULL;
 
   res->timed_steps = run->steps_done;
@@ -300,10 +313,17 @@ void hc_run_print_header(const hc_deck *deck, const hc_run_config *cfg, int nran
   printf("hexcontract %s (git %s): %d rank%s, backend %s, %s, %s\n", HC_VERSION, HC_GIT_REVISION, nranks,
          nranks == 1 ? "" : "s", cfg->backend, hc_precision_name(cfg->precision), hc_layout_name(cfg->layout));
   printf("deck: %s\n", deck->path[0] ? deck->path : "(none: defaults)");
-  printf("mesh: %lld x %lld x %lld cells %s, order %d (L = %d), q = %d (P = %d), jitter %g, shear A = %g\n",
-         (long long)cfg->mesh.cells[0], (long long)cfg->mesh.cells[1], (long long)cfg->mesh.cells[2],
-         cfg->mesh.sizing == HC_SIZING_PER_RANK ? "per rank" : "in all", p, (p + 1) * (p + 1) * (p + 1), q, q * q * q,
-         cfg->mesh.jitter, cfg->shear_amplitude);
+  if (cfg->mesh_source == HC_MESH_SOURCE_FILE) {
+    printf("mesh: %s, %lld hex%d cells, partitioned by %s, order %d (L = %d), q = %d (P = %d), shear A = %g\n",
+           cfg->mesh_file, (long long)cfg->file_cells, cfg->mesh_cells ? cfg->mesh_cells->geometry_nodes : 8,
+           nranks > 1 ? "metis" : "none (one rank)", p, (p + 1) * (p + 1) * (p + 1), q, q * q * q,
+           cfg->shear_amplitude);
+  } else {
+    printf("mesh: %lld x %lld x %lld cells %s, order %d (L = %d), q = %d (P = %d), jitter %g, shear A = %g\n",
+           (long long)cfg->mesh.cells[0], (long long)cfg->mesh.cells[1], (long long)cfg->mesh.cells[2],
+           cfg->mesh.sizing == HC_SIZING_PER_RANK ? "per rank" : "in all", p, (p + 1) * (p + 1) * (p + 1), q, q * q * q,
+           cfg->mesh.jitter, cfg->shear_amplitude);
+  }
   printf("steps: %d timed after %d warm-up, dt = %g; checks %s\n", cfg->steps, cfg->warmup, cfg->dt,
          !cfg->checks           ? "off"
          : cfg->check_every > 0 ? "every few steps"
@@ -386,11 +406,17 @@ static void hc_run_print_roofline(const hc_run *run, const hc_results *res) {
 void hc_run_print_summary(const hc_deck *deck, const hc_run *run, const hc_results *res) {
   const hc_mesh *m = run->mesh;
   char pct[16];
-  printf(
-      "decomposition: rank grid %d x %d x %d, %lld global cells, %lld global nodes; per rank %.0f..%.0f cells, "
-      "%.0f..%.0f nodes\n",
-      m->rank_grid[0], m->rank_grid[1], m->rank_grid[2], (long long)m->num_global_cells, (long long)m->num_global_nodes,
-      res->cells_per_rank.min, res->cells_per_rank.max, res->nodes_per_rank.min, res->nodes_per_rank.max);
+  char parts[64];
+  if (m->source == HC_MESH_SOURCE_BOX) {
+    snprintf(parts, sizeof(parts), "rank grid %d x %d x %d", m->rank_grid[0], m->rank_grid[1], m->rank_grid[2]);
+  } else {
+    snprintf(parts, sizeof(parts), "partitioner %.40s", res->partitioner);
+  }
+  printf("decomposition: %s, %lld global cells, %lld global nodes; per rank %.0f..%.0f cells, %.0f..%.0f nodes, "
+         "%.0f..%.0f shared nodes, %.0f..%.0f neighbours; %lld faces cut\n",
+         parts, (long long)m->num_global_cells, (long long)m->num_global_nodes, res->cells_per_rank.min,
+         res->cells_per_rank.max, res->nodes_per_rank.min, res->nodes_per_rank.max, res->shared_nodes_per_rank.min,
+         res->shared_nodes_per_rank.max, res->halo_neighbors.min, res->halo_neighbors.max, (long long)m->edge_cut);
   printf("rank 0 ran on %s (%s)\n", res->rank_info[0].device, res->rank_info[0].host);
   const hc_results_stat *step = &res->phases[HC_PHASE_STEP].s;
   printf("\ntime per step: %.6g s avg (min %.6g, max %.6g over ranks), imbalance %.1f%%, %d timed steps in %.3f s\n",

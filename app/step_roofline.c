@@ -28,7 +28,7 @@ void hc_step_bytes_of(const hc_step_problem *p, hc_step_bytes *b) {
     }
     if (p->is_device && !p->device_assembly) b->d2h += out;
   }
-  if (any) b->bytes[HC_PHASE_CELLDATA] += (double)p->k[0].C * 8 * 3 * 8;
+  if (any) b->bytes[HC_PHASE_CELLDATA] += (double)p->k[0].C * p->geometry_nodes * 3 * 8;
   if (p->u_upload) b->h2d += 8.0 * N;
   b->bytes[HC_PHASE_TRANSFER] = b->h2d + b->d2h;
   b->bytes[HC_PHASE_HALO] = (double)vectors * (double)p->halo_bytes_per_vector;

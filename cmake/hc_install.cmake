@@ -1,7 +1,7 @@
 # Install rules: `cmake --install build --prefix P` gives
 #   P/bin/hexcontract                              the application
-#   P/share/hexcontract/inputs/                    the shipped decks and their reference
-#   P/share/hexcontract/run_scripts/               scaling.sh and the Slurm template
+#   P/share/hexcontract/inputs/                    the shipped decks and their reference, meshes/ (Gmsh)
+#   P/share/hexcontract/run_scripts/               scaling.sh, mesh.sh and the Slurm template
 #   P/lib/libhexcontract_kernels.a                 the nine contractions (serial and the backends built in)
 #   P/lib/libhexcontract_base.a                    the error layer they report through (kernels/base)
 #   P/include/hexcontract/kernels/hc_kernels.h, kernels/base/hc_error.h, hc_config.h  their public headers
@@ -24,7 +24,12 @@ install(FILES ${PROJECT_BINARY_DIR}/hc_config.h DESTINATION ${CMAKE_INSTALL_INCL
 
 file(GLOB HC_INSTALL_DECKS ${PROJECT_SOURCE_DIR}/inputs/*.yaml)
 install(FILES ${HC_INSTALL_DECKS} ${PROJECT_SOURCE_DIR}/inputs/README.md DESTINATION ${HC_INSTALL_DATADIR}/inputs)
-install(PROGRAMS ${PROJECT_SOURCE_DIR}/run_scripts/scaling.sh DESTINATION ${HC_INSTALL_DATADIR}/run_scripts)
+file(GLOB HC_INSTALL_MESHES ${PROJECT_SOURCE_DIR}/inputs/meshes/*.geo ${PROJECT_SOURCE_DIR}/inputs/meshes/*.msh
+     ${PROJECT_SOURCE_DIR}/inputs/meshes/README.md)
+install(FILES ${HC_INSTALL_MESHES} DESTINATION ${HC_INSTALL_DATADIR}/inputs/meshes)
+install(PROGRAMS ${PROJECT_SOURCE_DIR}/inputs/meshes/reorient.py DESTINATION ${HC_INSTALL_DATADIR}/inputs/meshes)
+install(PROGRAMS ${PROJECT_SOURCE_DIR}/run_scripts/scaling.sh ${PROJECT_SOURCE_DIR}/run_scripts/mesh.sh
+        DESTINATION ${HC_INSTALL_DATADIR}/run_scripts)
 install(FILES ${PROJECT_SOURCE_DIR}/run_scripts/slurm/scaling.sbatch ${PROJECT_SOURCE_DIR}/run_scripts/slurm/README.md
         DESTINATION ${HC_INSTALL_DATADIR}/run_scripts/slurm)
 install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/LICENSE ${PROJECT_SOURCE_DIR}/CITATION.cff

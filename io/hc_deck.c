@@ -22,6 +22,8 @@ _Static_assert(sizeof(hc_precision) == sizeof(int), "enum size");
 _Static_assert(sizeof(hc_layout) == sizeof(int), "enum size");
 _Static_assert(sizeof(hc_variant) == sizeof(int), "enum size");
 _Static_assert(sizeof(hc_deck_binding) == sizeof(int), "enum size");
+_Static_assert(sizeof(hc_mesh_source) == sizeof(int), "enum size");
+_Static_assert(sizeof(hc_deck_partitioner) == sizeof(int), "enum size");
 
 #define HC_DECK_FILE_MAX (16 << 20) /* bytes of a deck file */
 #define HC_DECK_MSG_MAX  2048       /* bytes of an error message (that of hc_error_set) */
@@ -55,6 +57,12 @@ typedef struct {
   const char *choice_last;
 } hc_deck_key_info;
 
+static const char *hc_deck_source_choice(int i) {
+  return i == 0 ? "box" : i == 1 ? "file" : NULL;
+}
+static const char *hc_deck_partitioner_choice(int i) {
+  return i == 0 ? "auto" : i == 1 ? "cartesian" : i == 2 ? "metis" : NULL;
+}
 static const char *hc_deck_sizing_choice(int i) {
   return i == 0 ? "global" : i == 1 ? "per-rank" : NULL;
 }
@@ -80,6 +88,12 @@ static const char *hc_deck_binding_choice(int i) {
 #define HC_FIELD(group, member) offsetof(hc_deck, group.member), sizeof(((hc_deck *)0)->group.member)
 
 static const hc_deck_key_info hc_deck_keys[HC_DECK_NUM_KEYS] = {
+    [HC_DECK_MESH_SOURCE] = {"mesh.source", HC_DECK_ENUM, HC_FIELD(mesh, source), 0, 0, 0, 0, hc_deck_source_choice,
+                             "box or file", NULL},
+    [HC_DECK_MESH_FILE] = {"mesh.file", HC_DECK_OPTIONAL_STRING, HC_FIELD(mesh, file), 0, 0, 0, 0, NULL,
+                           "a mesh file (.msh, .exo or .e; under 1024 bytes), or \"\" for none", NULL},
+    [HC_DECK_MESH_PARTITIONER] = {"mesh.partitioner", HC_DECK_ENUM, HC_FIELD(mesh, partitioner), 0, 0, 0, 0,
+                                  hc_deck_partitioner_choice, "auto, cartesian or metis", NULL},
     [HC_DECK_MESH_CELLS] = {"mesh.cells", HC_DECK_INT64_3, HC_FIELD(mesh, cells), 1, HC_DECK_MAX_CELLS, 0, 0, NULL,
                             "a list of 3 integers 1..1000000 [NX, NY, NZ] (or one integer for all three)",
                             "an integer 1..1000000"},
@@ -186,6 +200,8 @@ static void hc_deck_copy_string(char *dst, size_t size, const char *s) {
 void hc_deck_init(hc_deck *deck) {
   memset(deck, 0, sizeof(*deck));
   hc_deck_mesh *m = &deck->mesh;
+  m->source = HC_MESH_SOURCE_BOX;
+  m->partitioner = HC_DECK_PARTITIONER_AUTO;
   for (int d = 0; d < 3; d++) {
     m->cells[d] = 8;
     m->length[d] = 1.0;
@@ -240,6 +256,15 @@ void hc_deck_results_path(const hc_deck *deck, char *buf, size_t n) {
     snprintf(buf, n, "%s", deck->output.results);
   } else {
     snprintf(buf, n, "%s/%s", deck->output.dir, deck->output.results);
+  }
+}
+
+void hc_deck_mesh_file(const hc_deck *deck, char *buf, size_t n) {
+  const char *file = deck->mesh.file, *slash = strrchr(deck->path, '/');
+  if (file[0] == '/' || deck->origin[HC_DECK_MESH_FILE].source != HC_DECK_FROM_FILE || !slash) {
+    snprintf(buf, n, "%s", file);
+  } else {
+    snprintf(buf, n, "%.*s/%s", (int)(slash - deck->path), deck->path, file);
   }
 }
 

@@ -45,8 +45,14 @@ typedef struct {
 } hc_deck_origin;
 
 /* Keys, in the order the reader documents and the writer emits them (see inputs/README.md). */
+/* mesh.partitioner: how the cells are dealt to the ranks; auto is cartesian for the box, metis for a file. */
+typedef enum { HC_DECK_PARTITIONER_AUTO = 0, HC_DECK_PARTITIONER_CARTESIAN = 1, HC_DECK_PARTITIONER_METIS = 2 } hc_deck_partitioner;
+
 typedef enum {
-  HC_DECK_MESH_CELLS = 0,
+  HC_DECK_MESH_SOURCE = 0,
+  HC_DECK_MESH_FILE,
+  HC_DECK_MESH_PARTITIONER,
+  HC_DECK_MESH_CELLS,
   HC_DECK_MESH_SIZING,
   HC_DECK_MESH_LENGTH,
   HC_DECK_MESH_ORDER,
@@ -86,6 +92,9 @@ typedef enum {
 } hc_deck_key;
 
 typedef struct {
+  hc_mesh_source source;            /* mesh.source: box or file */
+  char file[HC_DECK_PATH_MAX];      /* mesh.file: the mesh file, relative to the deck's directory ("" = none) */
+  hc_deck_partitioner partitioner;  /* mesh.partitioner */
   int64_t cells[3];       /* mesh.cells: NX, NY, NZ, of the box (global) or of each rank's block (per-rank) */
   hc_sizing sizing;       /* mesh.sizing */
   double length[3];       /* mesh.length: LX, LY, LZ, of the box (global) or of each rank's block (per-rank) */
@@ -213,6 +222,10 @@ int hc_deck_quadrature(const hc_deck *deck);
 /* The results file's path: output.results itself when it is an absolute path, else
    output.dir/output.results. buf holds HC_DECK_PATH_MAX + HC_DECK_NAME_MAX + 2 bytes. */
 void hc_deck_results_path(const hc_deck *deck, char *buf, size_t n);
+
+/* The mesh file's path as the run opens it: mesh.file as given when absolute, or set with --set or without a
+   deck; else relative to the directory of the deck that set it. buf holds 2 * HC_DECK_PATH_MAX bytes. */
+void hc_deck_mesh_file(const hc_deck *deck, char *buf, size_t n);
 
 /* The variant kernel runs: its kernels.variants entry, else kernels.variant. */
 hc_variant hc_deck_variant(const hc_deck *deck, hc_kernel kernel);

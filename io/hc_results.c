@@ -57,6 +57,7 @@ typedef enum {
   HC_WHEN_PERCENT = 1 << 5,
   HC_WHEN_DATADATA = 1 << 6,
   HC_WHEN_NODAL = 1 << 7,
+  HC_WHEN_BOX = 1 << 8,
 } hc_when;
 
 /* One key of the schema: where its value sits in the struct of its mapping. */
@@ -220,7 +221,8 @@ int hc_results_write(hc_yaml_writer *w, const hc_deck *deck, const hc_results *r
   HC_CALL(hc_results_write_build(w));
   HC_CALL(hc_deck_write(w, "deck", deck));
   HC_CALL(hc_write_mapping(w, "decomposition", HC_YAML_BLOCK, hc_decomposition_fields,
-                           HC_NUM_FIELDS(hc_decomposition_fields), res, 0));
+                           HC_NUM_FIELDS(hc_decomposition_fields), res,
+                           strcmp(res->mesh_source, "file") ? HC_WHEN_BOX : 0));
 
   HC_CALL(hc_yaml_writer_begin_sequence(w, "ranks", HC_YAML_BLOCK));
   for (int i = 0; i < res->num_rank_info; i++)

@@ -8,6 +8,7 @@ void hc_celldata_desc_init(hc_celldata_desc *desc, const hc_basis *basis, int64_
                            double LY, double LZ) {
   memset(desc, 0, sizeof(*desc));
   desc->C = C;
+  desc->geometry_nodes = 8;
   desc->X0 = X0;
   desc->t = 0.0;
   desc->motion.LX = LX, desc->motion.LY = LY, desc->motion.LZ = LZ;
@@ -22,7 +23,10 @@ void hc_celldata_desc_init(hc_celldata_desc *desc, const hc_basis *basis, int64_
 int hc_celldata_validate(const hc_celldata_desc *desc) {
   HC_CHECK(desc, HC_ERR_INPUT, "cell data: no descriptor");
   HC_CHECK(desc->C >= 1, HC_ERR_INPUT, "cell data: cell count C must be >= 1, got %lld", (long long)desc->C);
-  HC_CHECK(desc->X0, HC_ERR_INPUT, "cell data: no vertex array X0");
+  HC_CHECK(desc->geometry_nodes == 8 || desc->geometry_nodes == 27, HC_ERR_INPUT,
+           "cell data: geometry nodes per cell must be 8 (trilinear) or 27 (triquadratic), got %d",
+           desc->geometry_nodes);
+  HC_CHECK(desc->X0, HC_ERR_INPUT, "cell data: no geometry node array X0");
   HC_CHECK(desc->basis, HC_ERR_INPUT, "cell data: no basis");
   const hc_motion *m = &desc->motion;
   HC_CHECK(m->LY > 0 && m->LZ > 0, HC_ERR_INPUT, "cell data: motion box lengths LY, LZ must be > 0, got %g, %g", m->LY,
@@ -67,18 +71,20 @@ int hc_celldata_fill(const hc_backend *backend, const hc_celldata_desc *desc, hc
 
 int hc_celldata_cell_error(const hc_celldata_desc *desc, int64_t c, const double *h_X0c) {
   const hc_basis *b = desc->basis;
-  double xv[8][3];
-  hc_pw_cell_vertices(&desc->motion, desc->t, h_X0c, xv);
-  double det_floor = hc_pw_det_floor(xv);
+  const int n = desc->geometry_nodes;
+  double xn[HC_GEOMETRY_NODES_MAX][3];
+  hc_pw_cell_nodes(&desc->motion, desc->t, n, h_X0c, xn);
+  double det_floor = hc_pw_nodes_det_floor(n, xn);
   for (int p = 0; p < b->P; p++) {
     hc_point_geom g;
     const double *xi = &b->qpts[3 * p];
-    if (!hc_pw_geometry(xv, xi, b->qwts[p], det_floor, &g)) {
+    if (!hc_pw_nodes_geometry(n, xn, xi, b->qwts[p], det_floor, &g)) {
       return HC_ERROR(HC_ERR_INPUT,
                       "cell %lld is inverted or degenerate at t = %g: det J = %g at quadrature point %d "
-                      "(xi = %.3f, %.3f, %.3f; x = %g, %g, %g), must exceed %g (its vertices cross or collapse: "
+                      "(xi = %.3f, %.3f, %.3f; x = %g, %g, %g), must exceed %g (its %s cross or collapse: "
                       "reduce the jitter or the shear amplitude)",
-                      (long long)c, desc->t, g.det, p, xi[0], xi[1], xi[2], g.x[0], g.x[1], g.x[2], det_floor);
+                      (long long)c, desc->t, g.det, p, xi[0], xi[1], xi[2], g.x[0], g.x[1], g.x[2], det_floor,
+                      n == 8 ? "vertices" : "27 geometry nodes");
     }
   }
   return HC_ERROR(HC_ERR_RUNTIME,
@@ -88,14 +94,14 @@ int hc_celldata_cell_error(const hc_celldata_desc *desc, int64_t c, const double
 int hc_celldata_geometry(const hc_celldata_desc *desc, hc_point_geom *geom) {
   HC_CALL(hc_celldata_validate(desc));
   const hc_basis *b = desc->basis;
-  const int P = b->P;
+  const int P = b->P, n = desc->geometry_nodes;
   for (int64_t c = 0; c < desc->C; c++) {
-    const double *X0c = desc->X0 + 24 * c;
-    double xv[8][3];
-    hc_pw_cell_vertices(&desc->motion, desc->t, X0c, xv);
-    double det_floor = hc_pw_det_floor(xv);
+    const double *X0c = desc->X0 + 3 * n * c;
+    double xn[HC_GEOMETRY_NODES_MAX][3];
+    hc_pw_cell_nodes(&desc->motion, desc->t, n, X0c, xn);
+    double det_floor = hc_pw_nodes_det_floor(n, xn);
     for (int p = 0; p < P; p++) {
-      if (!hc_pw_geometry(xv, &b->qpts[3 * p], b->qwts[p], det_floor, &geom[c * P + p])) {
+      if (!hc_pw_nodes_geometry(n, xn, &b->qpts[3 * p], b->qwts[p], det_floor, &geom[c * P + p])) {
         return hc_celldata_cell_error(desc, c, X0c);
       }
     }
@@ -106,14 +112,16 @@ int hc_celldata_geometry(const hc_celldata_desc *desc, hc_point_geom *geom) {
 int hc_celldata_volumes(const hc_celldata_desc *desc, double *volume) {
   HC_CALL(hc_celldata_validate(desc));
   const hc_basis *b = desc->basis;
+  const int n = desc->geometry_nodes;
   for (int64_t c = 0; c < desc->C; c++) {
-    const double *X0c = desc->X0 + 24 * c;
-    double xv[8][3];
-    hc_pw_cell_vertices(&desc->motion, desc->t, X0c, xv);
-    double det_floor = hc_pw_det_floor(xv), sum = 0.0;
+    const double *X0c = desc->X0 + 3 * n * c;
+    double xn[HC_GEOMETRY_NODES_MAX][3];
+    hc_pw_cell_nodes(&desc->motion, desc->t, n, X0c, xn);
+    double det_floor = hc_pw_nodes_det_floor(n, xn), sum = 0.0;
     for (int p = 0; p < b->P; p++) {
       hc_point_geom g;
-      if (!hc_pw_geometry(xv, &b->qpts[3 * p], b->qwts[p], det_floor, &g)) return hc_celldata_cell_error(desc, c, X0c);
+      if (!hc_pw_nodes_geometry(n, xn, &b->qpts[3 * p], b->qwts[p], det_floor, &g))
+        return hc_celldata_cell_error(desc, c, X0c);
       sum += g.wdet;
     }
     volume[c] = sum;
@@ -124,11 +132,14 @@ int hc_celldata_volumes(const hc_celldata_desc *desc, double *volume) {
 int hc_celldata_nodes(const hc_celldata_desc *desc, double *x) {
   HC_CALL(hc_celldata_validate(desc));
   const hc_basis *b = desc->basis;
-  const int L = b->L;
+  const int L = b->L, n = desc->geometry_nodes;
   for (int64_t c = 0; c < desc->C; c++) {
-    double xv[8][3], J[3][3];
-    hc_pw_cell_vertices(&desc->motion, desc->t, desc->X0 + 24 * c, xv);
-    for (int l = 0; l < L; l++) hc_pw_trilinear(xv, &b->nodes[3 * l], &x[(c * L + l) * 3], J);
+    double xn[HC_GEOMETRY_NODES_MAX][3], N[HC_GEOMETRY_NODES_MAX], dN[HC_GEOMETRY_NODES_MAX][3], J[3][3];
+    hc_pw_cell_nodes(&desc->motion, desc->t, n, desc->X0 + 3 * n * c, xn);
+    for (int l = 0; l < L; l++) {
+      hc_pw_shape(n, &b->nodes[3 * l], N, dN);
+      hc_pw_map_at(n, xn, N, dN, &x[(c * L + l) * 3], J);
+    }
   }
   return HC_OK;
 }

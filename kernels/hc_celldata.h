@@ -1,5 +1,5 @@
-/* Per-cell data of the finite-element workload (kernels/README.md): geometry of moving trilinear cells and
-   the left and right arrays that feed the nine contractions, computed by a backend. */
+/* Per-cell data of the finite-element workload (kernels/README.md): geometry of moving trilinear or
+   triquadratic cells and the left and right arrays that feed the nine contractions, computed by a backend. */
 #ifndef HC_CELLDATA_H
 #define HC_CELLDATA_H
 
@@ -14,26 +14,30 @@ extern "C" {
 #endif
 
 /* What to compute: C cells of the basis's order and quadrature at time t, in one layout and precision.
-   Reference coordinates are [-1,1]^3; cell c's vertex v = a + 2b + 4c sits at corner offsets (a,b,c) in
-   (x,y,z), i.e. at reference point (2a-1, 2b-1, 2c-1). */
+   Reference coordinates are [-1,1]^3. A cell's geometry is given by its geometry nodes (hc_pointwise.h):
+   with 8, trilinear, vertex v = a + 2b + 4c at corner offsets (a,b,c) in (x,y,z), i.e. at reference point
+   (2a-1, 2b-1, 2c-1); with 27, triquadratic, node n = a + 3(b + 3c) at reference point (a-1, b-1, c-1),
+   a, b, c in {0,1,2} along the first, second and third reference directions. */
 typedef struct hc_celldata_desc {
   int64_t C;             /* cells */
-  const double *X0;      /* vertex positions before the shear (jittered): [C][8][3]; borrowed. For
+  int geometry_nodes;    /* geometry nodes per cell: 8 (trilinear) or 27 (triquadratic) */
+  const double *X0;      /* geometry node positions before the shear: [C][geometry_nodes][3]; borrowed. For
                             hc_celldata_fill in the backend's memory, for the host helpers in host memory */
   double t;              /* time */
-  hc_motion motion;      /* shear applied to every vertex at time t */
+  hc_motion motion;      /* shear applied to every geometry node at time t */
   hc_data_params data;   /* data functions f, g, F, kappa, s, u, sigma, eps */
   const hc_basis *basis; /* reference element (host memory); borrowed */
   hc_layout layout;      /* layout of the arrays hc_celldata_fill writes */
   hc_precision precision;
 } hc_celldata_desc;
 
-/* Fills desc with C cells at X0 on basis: t = 0, no motion (A = 0, box LX x LY x LZ), smooth data
-   scaled to the box, cell-major, double. */
+/* Fills desc with C trilinear cells (8 geometry nodes) at X0 on basis: t = 0, no motion (A = 0, box
+   LX x LY x LZ), smooth data scaled to the box, cell-major, double. */
 void hc_celldata_desc_init(hc_celldata_desc *desc, const hc_basis *basis, int64_t C, const double *X0, double LX,
                            double LY, double LZ);
 
-/* Checks desc: C >= 1, X0 and basis set, positive box lengths, valid mode, layout and precision. */
+/* Checks desc: C >= 1, 8 or 27 geometry nodes, X0 and basis set, positive box lengths, valid mode, layout
+   and precision. */
 int hc_celldata_validate(const hc_celldata_desc *desc);
 
 /* The contraction problem whose left and right arrays hc_celldata_fill writes for kernel: C cells,
@@ -63,13 +67,15 @@ int hc_celldata_geometry(const hc_celldata_desc *desc, hc_point_geom *geom);
 /* Host, serial: each cell's volume, sum_p w_p |det J|. desc->X0 in host memory. volume: [C]. */
 int hc_celldata_volumes(const hc_celldata_desc *desc, double *volume);
 
-/* Host, serial: physical coordinates of each cell's GLL nodes at time t (the trilinear map of the sheared
-   vertices at basis->nodes), for nodal interpolants. desc->X0 in host memory. x: [C][L][3], cell-major
-   whatever desc->layout says. Nodes shared by neighbouring cells get the same coordinates. */
+/* Host, serial: physical coordinates of each cell's GLL nodes at time t (the trilinear or triquadratic map
+   of the sheared geometry nodes at basis->nodes), for nodal interpolants. desc->X0 in host memory.
+   x: [C][L][3], cell-major whatever desc->layout says. Nodes shared by neighbouring cells get the same
+   coordinates. */
 int hc_celldata_nodes(const hc_celldata_desc *desc, double *x);
 
 /* Raises the error for cell c, which a backend found inverted or degenerate: recomputes the cell from
-   h_X0c ([8][3], host memory) and names the cell, the first bad point and its det J. Returns the code. */
+   h_X0c ([geometry_nodes][3], host memory) and names the cell, the first bad point and its det J. Returns
+   the code. */
 int hc_celldata_cell_error(const hc_celldata_desc *desc, int64_t c, const double *h_X0c);
 
 /* The backends' implementations (the `celldata` member of their tables): desc already validated. */

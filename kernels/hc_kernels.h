@@ -260,8 +260,9 @@ typedef struct hc_backend {
   void (*range_push)(const char *name);
   void (*range_pop)(void);
   /* Frees the state the backend keeps between calls (CUDA: its context, kernels/cuda/hc_cuda_context.cuh: the
-     auto tuner's choices, the basis tables and timer events on the device, the cuBLAS handle), as its user's last
-     call; a later call creates it again. Default: nothing (the host backends keep no state). */
+     auto tuner's choices, the basis tables and timer events on the device, the cuBLAS handle, the cuBLASLt
+     handle with its plans and workspace), as its user's last call; a later call creates it again. Default:
+     nothing (the host backends keep no state). */
   int (*release)(void);
 } hc_backend;
 

@@ -1,6 +1,6 @@
 /* Point-wise maths of the cell data, compiled by the host C compiler and by nvcc: the mesh motion,
-   1D Lagrange basis, trilinear geometry, the data functions of kernels/README.md and the entries of
-   the nine contractions' left and right arrays. */
+   1D Lagrange basis, trilinear and triquadratic geometry, the data functions of kernels/README.md and the
+   entries of the nine contractions' left and right arrays. */
 #ifndef HC_POINTWISE_H
 #define HC_POINTWISE_H
 
@@ -52,7 +52,7 @@ typedef struct hc_data_params {
   int degree[3];     /* HC_DATA_POLYNOMIAL: exponents of s0, s1, s2 in f */
 } hc_data_params;
 
-/* Geometry of the trilinear map at one point. */
+/* Geometry of a cell's map (trilinear or triquadratic) at one point. */
 typedef struct hc_point_geom {
   double x[3];       /* physical point */
   double Jinv[3][3]; /* J^-1, J[i][k] = dx_i / dxi_k */
@@ -76,10 +76,23 @@ HC_HOST_DEVICE static inline void hc_motion_apply(const hc_motion *m, double t, 
   x[2] = X[2];
 }
 
+/* Geometry nodes per cell: the 8 vertices of a trilinear cell (vertex a + 2b + 4c at reference point
+   (2a-1, 2b-1, 2c-1)) or the 27 nodes of a triquadratic one (node a + 3(b + 3c) at reference point
+   (a-1, b-1, c-1)), a, b, c along the first, second and third reference directions. */
+#define HC_GEOMETRY_NODES_MAX 27
+
+/* The n >= 1 geometry nodes of a cell at time t, each moved by the shear. X0c: [n][3] reference
+   positions. */
+HC_HOST_DEVICE static inline void hc_pw_cell_nodes(const hc_motion *m, double t, int n, const double *X0c,
+                                                   double (*xn)[3]) {
+  hc_motion_apply(m, t, X0c, xn[0]); /* node 0 whatever n, as the compiler cannot know n >= 1 */
+  for (int v = 1; v < n; v++) hc_motion_apply(m, t, X0c + 3 * v, xn[v]);
+}
+
 /* The 8 vertices of a cell at time t. X0c: [8][3] reference positions, vertex v = a + 2b + 4c. */
 HC_HOST_DEVICE static inline void hc_pw_cell_vertices(const hc_motion *m, double t, const double *X0c,
                                                       double xv[8][3]) {
-  for (int v = 0; v < 8; v++) hc_motion_apply(m, t, X0c + 3 * v, xv[v]);
+  hc_pw_cell_nodes(m, t, 8, X0c, xv);
 }
 
 /* Values phi[a] and derivatives dphi[a] (either may be NULL) at x of the n Lagrange polynomials on
@@ -113,20 +126,92 @@ HC_HOST_DEVICE static inline void hc_pw_trilinear_shape(const double xi[3], doub
   }
 }
 
-/* The trilinear map onto the cell with vertices xv at the point whose shape functions are N, dN: the
-   point x and the Jacobian J[i][k] = dx_i / dxi_k. */
-HC_HOST_DEVICE static inline void hc_pw_trilinear_at(const double xv[8][3], const double N[8], const double dN[8][3],
-                                                     double x[3], double J[3][3]) {
+/* The 1D quadratic Lagrange polynomials on the nodes (-1, 0, 1) at x: values h[a] and derivatives dh[a]. */
+HC_HOST_DEVICE static inline void hc_pw_quadratic_1d(double x, double h[3], double dh[3]) {
+  h[0] = 0.5 * x * (x - 1.0);
+  h[1] = (1.0 - x) * (1.0 + x);
+  h[2] = 0.5 * x * (x + 1.0);
+  dh[0] = x - 0.5;
+  dh[1] = -2.0 * x;
+  dh[2] = x + 0.5;
+}
+
+/* The triquadratic shape functions at reference point xi: N[n] = h_a(xi_0) h_b(xi_1) h_c(xi_2) and their
+   derivatives dN[n][k] = dN_n / dxi_k, for the nodes n = a + 3(b + 3c) (hc_pw_quadratic_1d's h). */
+HC_HOST_DEVICE static inline void hc_pw_triquadratic_shape(const double xi[3], double N[27], double dN[27][3]) {
+  double h[3][3], dh[3][3];
+  for (int k = 0; k < 3; k++) hc_pw_quadratic_1d(xi[k], h[k], dh[k]);
+  for (int c = 0; c < 3; c++) {
+    for (int b = 0; b < 3; b++) {
+      for (int a = 0; a < 3; a++) {
+        const int n = a + 3 * (b + 3 * c);
+        N[n] = h[0][a] * h[1][b] * h[2][c];
+        dN[n][0] = dh[0][a] * h[1][b] * h[2][c];
+        dN[n][1] = h[0][a] * dh[1][b] * h[2][c];
+        dN[n][2] = h[0][a] * h[1][b] * dh[2][c];
+      }
+    }
+  }
+}
+
+/* The shape functions of a cell with n = 8 (trilinear) or 27 (triquadratic) geometry nodes at xi:
+   N: [n], dN: [n][3]. */
+HC_HOST_DEVICE static inline void hc_pw_shape(int n, const double xi[3], double *N, double (*dN)[3]) {
+  if (n == 27) {
+    hc_pw_triquadratic_shape(xi, N, dN);
+  } else {
+    hc_pw_trilinear_shape(xi, N, dN);
+  }
+}
+
+/* The map onto the cell with n geometry nodes xn ([n][3]) at the point whose shape functions are N ([n]),
+   dN ([n][3]): the point x and the Jacobian J[i][k] = dx_i / dxi_k = sum_n xn[n][i] dN[n][k]. */
+HC_HOST_DEVICE static inline void hc_pw_map_at(int n, const double (*xn)[3], const double *N, const double (*dN)[3],
+                                               double x[3], double J[3][3]) {
   for (int i = 0; i < 3; i++) {
     x[i] = 0.0;
     for (int k = 0; k < 3; k++) J[i][k] = 0.0;
   }
-  for (int v = 0; v < 8; v++) {
+  for (int v = 0; v < n; v++) {
     for (int i = 0; i < 3; i++) {
-      x[i] += N[v] * xv[v][i];
-      for (int k = 0; k < 3; k++) J[i][k] += dN[v][k] * xv[v][i];
+      x[i] += N[v] * xn[v][i];
+      for (int k = 0; k < 3; k++) J[i][k] += dN[v][k] * xn[v][i];
     }
   }
+}
+
+/* The triquadratic map onto the cell with 27 geometry nodes xn at reference point xi: the point x and the
+   Jacobian J. The shape functions are formed node by node as they are used, with no [27] arrays (what a GPU
+   thread can keep in registers), and the sums are those of hc_pw_triquadratic_shape and hc_pw_map_at, in the
+   same order: the same numbers. */
+HC_HOST_DEVICE static inline void hc_pw_triquadratic_map(const double (*xn)[3], const double xi[3], double x[3],
+                                                         double J[3][3]) {
+  double h[3][3], dh[3][3];
+  for (int k = 0; k < 3; k++) hc_pw_quadratic_1d(xi[k], h[k], dh[k]);
+  for (int i = 0; i < 3; i++) {
+    x[i] = 0.0;
+    for (int k = 0; k < 3; k++) J[i][k] = 0.0;
+  }
+  for (int c = 0; c < 3; c++) {
+    for (int b = 0; b < 3; b++) {
+      for (int a = 0; a < 3; a++) {
+        const double *xv = xn[a + 3 * (b + 3 * c)];
+        const double N = h[0][a] * h[1][b] * h[2][c];
+        const double dN[3] = {dh[0][a] * h[1][b] * h[2][c], h[0][a] * dh[1][b] * h[2][c], h[0][a] * h[1][b] * dh[2][c]};
+        for (int i = 0; i < 3; i++) {
+          x[i] += N * xv[i];
+          for (int k = 0; k < 3; k++) J[i][k] += dN[k] * xv[i];
+        }
+      }
+    }
+  }
+}
+
+/* The trilinear map onto the cell with vertices xv at the point whose shape functions are N, dN: the
+   point x and the Jacobian J[i][k] = dx_i / dxi_k. */
+HC_HOST_DEVICE static inline void hc_pw_trilinear_at(const double xv[8][3], const double N[8], const double dN[8][3],
+                                                     double x[3], double J[3][3]) {
+  hc_pw_map_at(8, xv, N, dN, x, J);
 }
 
 /* Trilinear map of the reference cube [-1,1]^3 onto the cell with vertices xv: the point x and the
@@ -157,27 +242,31 @@ HC_HOST_DEVICE static inline void hc_pw_inv3(const double J[3][3], double det, d
   Jinv[2][2] = (J[0][0] * J[1][1] - J[0][1] * J[1][0]) * r;
 }
 
-/* The smallest det J a valid cell may have: HC_DET_RTOL times the product of the half-extents of its
-   bounding box in x, y and z (det J of the undeformed box). */
-HC_HOST_DEVICE static inline double hc_pw_det_floor(const double xv[8][3]) {
+/* The smallest det J a valid cell with n geometry nodes xn ([n][3]) may have: HC_DET_RTOL times the
+   product of the half-extents of the nodes' bounding box in x, y and z (det J of the undeformed box). The
+   nodes of a trilinear map lie in its vertices' box, so a triquadratic cell placed by one has its floor. */
+HC_HOST_DEVICE static inline double hc_pw_nodes_det_floor(int n, const double (*xn)[3]) {
   double lo[3], hi[3];
-  for (int i = 0; i < 3; i++) lo[i] = hi[i] = xv[0][i];
-  for (int v = 1; v < 8; v++) {
+  for (int i = 0; i < 3; i++) lo[i] = hi[i] = xn[0][i];
+  for (int v = 1; v < n; v++) {
     for (int i = 0; i < 3; i++) {
-      lo[i] = fmin(lo[i], xv[v][i]);
-      hi[i] = fmax(hi[i], xv[v][i]);
+      lo[i] = fmin(lo[i], xn[v][i]);
+      hi[i] = fmax(hi[i], xn[v][i]);
     }
   }
   return HC_DET_RTOL * (0.5 * (hi[0] - lo[0])) * (0.5 * (hi[1] - lo[1])) * (0.5 * (hi[2] - lo[2]));
 }
 
-/* Geometry at the point whose trilinear shape functions are N, dN (hc_pw_trilinear_shape), with quadrature
-   weight w. Returns 0 when det J is at most det_floor (or NaN): the cell is inverted or degenerate there,
-   and Jinv is not to be used. */
-HC_HOST_DEVICE static inline int hc_pw_geometry_at(const double xv[8][3], const double N[8], const double dN[8][3],
-                                                   double w, double det_floor, hc_point_geom *g) {
-  double J[3][3];
-  hc_pw_trilinear_at(xv, N, dN, g->x, J);
+/* hc_pw_nodes_det_floor of a trilinear cell's 8 vertices. */
+HC_HOST_DEVICE static inline double hc_pw_det_floor(const double xv[8][3]) {
+  return hc_pw_nodes_det_floor(8, xv);
+}
+
+/* The rest of the geometry at a point whose position g->x is set, from its Jacobian J and quadrature
+   weight w: det J, J^-1 and w|det J|. Returns 0 when det J is at most det_floor (or NaN): the cell is
+   inverted or degenerate there, and Jinv is not to be used. */
+HC_HOST_DEVICE static inline int hc_pw_geometry_from_jacobian(const double J[3][3], double w, double det_floor,
+                                                              hc_point_geom *g) {
   g->det = hc_pw_det3(J);
   if (!(g->det > det_floor)) {
     g->wdet = 0.0;
@@ -190,12 +279,39 @@ HC_HOST_DEVICE static inline int hc_pw_geometry_at(const double xv[8][3], const 
   return 1;
 }
 
-/* Geometry at reference point xi with quadrature weight w (hc_pw_geometry_at). */
+/* Geometry at the point whose shape functions are N ([n]), dN ([n][3]) (hc_pw_shape) on the cell with n
+   geometry nodes xn, with quadrature weight w (hc_pw_geometry_from_jacobian). */
+HC_HOST_DEVICE static inline int hc_pw_nodes_geometry_at(int n, const double (*xn)[3], const double *N,
+                                                         const double (*dN)[3], double w, double det_floor,
+                                                         hc_point_geom *g) {
+  double J[3][3];
+  hc_pw_map_at(n, xn, N, dN, g->x, J);
+  return hc_pw_geometry_from_jacobian(J, w, det_floor, g);
+}
+
+/* Geometry at the point whose trilinear shape functions are N, dN (hc_pw_trilinear_shape) on the cell
+   with vertices xv (hc_pw_nodes_geometry_at with n = 8). */
+HC_HOST_DEVICE static inline int hc_pw_geometry_at(const double xv[8][3], const double N[8], const double dN[8][3],
+                                                   double w, double det_floor, hc_point_geom *g) {
+  return hc_pw_nodes_geometry_at(8, xv, N, dN, w, det_floor, g);
+}
+
+/* Geometry at reference point xi with quadrature weight w on the trilinear cell with vertices xv
+   (hc_pw_geometry_at). */
 HC_HOST_DEVICE static inline int hc_pw_geometry(const double xv[8][3], const double xi[3], double w, double det_floor,
                                                 hc_point_geom *g) {
   double N[8], dN[8][3];
   hc_pw_trilinear_shape(xi, N, dN);
   return hc_pw_geometry_at(xv, N, dN, w, det_floor, g);
+}
+
+/* Geometry at reference point xi with quadrature weight w on the cell with n = 8 or 27 geometry nodes xn
+   (hc_pw_nodes_geometry_at). */
+HC_HOST_DEVICE static inline int hc_pw_nodes_geometry(int n, const double (*xn)[3], const double xi[3], double w,
+                                                      double det_floor, hc_point_geom *g) {
+  double N[HC_GEOMETRY_NODES_MAX], dN[HC_GEOMETRY_NODES_MAX][3];
+  hc_pw_shape(n, xi, N, dN);
+  return hc_pw_nodes_geometry_at(n, xn, N, dN, w, det_floor, g);
 }
 
 /* Physical gradient grad = J^-T grad_ref: grad_i = sum_k Jinv[k][i] grad_ref_k. */

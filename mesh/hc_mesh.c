@@ -109,15 +109,16 @@ static int mesh_fill(hc_mesh *m) {
       for (int64_t a = 0; a < ln[0]; a++) {
         const int64_t n = a + ln[0] * (b + ln[1] * c);
         m->node_global_id[n] = (p * b0[0] + a) + G[0] * ((p * b0[1] + b) + G[1] * (p * b0[2] + c));
+        const int64_t g[3] = {p * b0[0] + a, p * b0[1] + b, p * b0[2] + c};
+        m->node_boundary[n] = (uint8_t)(g[0] == 0 || g[0] == G[0] - 1 || g[1] == 0 || g[1] == G[1] - 1 || g[2] == 0 ||
+                                        g[2] == G[2] - 1);
       }
     }
   }
   return HC_OK;
 }
 
-/* Ownership from the generic fields alone, as for any mesh: which ranks hold each node (hc_sharing, kept for
-   the halo), the lowest of them owning it. Collective over m->comm. */
-static int mesh_own(hc_mesh *m) {
+int hc_mesh_own(hc_mesh *m) {
   HC_CALL(hc_sharing_create(m->comm, m->num_nodes, m->node_global_id, m->C, m->order, m->cell_nodes, &m->sharing));
   memcpy(m->node_owned, m->sharing->node_owned, (size_t)m->num_nodes * sizeof(*m->node_owned));
   m->num_owned_nodes = m->sharing->num_owned;
@@ -161,6 +162,8 @@ int hc_mesh_create(MPI_Comm comm, const hc_mesh_params *params, hc_mesh **mesh) 
   m = calloc(1, sizeof(*m));
   HC_CHECK(m, HC_ERR_RESOURCE, "rank %d: out of memory allocating the mesh", rank);
   m->comm = MPI_COMM_NULL;
+  m->source = HC_MESH_SOURCE_BOX;
+  m->geometry_nodes = 8;
   m->rank = rank;
   m->nranks = nranks;
   m->params = *params;
@@ -182,19 +185,27 @@ int hc_mesh_create(MPI_Comm comm, const hc_mesh_params *params, hc_mesh **mesh) 
     m->local_nodes[d] = p * m->local_cells[d] + 1;
     m->C *= m->local_cells[d];
     m->num_nodes *= m->local_nodes[d];
+    m->bounds[0][d] = 0.0;
+    m->bounds[1][d] = len[d];
   }
+  m->volume = len[0] * len[1] * len[2];
+  /* Faces between blocks: each cut plane across direction d holds the box's cells in the two others. */
+  m->edge_cut = 0;
+  for (int d = 0; d < 3; d++) m->edge_cut += (int64_t)(grid[d] - 1) * N[(d + 1) % 3] * N[(d + 2) % 3];
   m->cell_index = malloc((size_t)m->C * 3 * sizeof(*m->cell_index));
   m->vertex_coords = malloc((size_t)m->C * 8 * 3 * sizeof(*m->vertex_coords));
   m->cell_nodes = malloc((size_t)m->C * m->nodes_per_cell * sizeof(*m->cell_nodes));
   m->node_global_id = malloc((size_t)m->num_nodes * sizeof(*m->node_global_id));
   m->node_owned = malloc((size_t)m->num_nodes * sizeof(*m->node_owned));
-  HC_CHECK_GOTO(m->cell_index && m->vertex_coords && m->cell_nodes && m->node_global_id && m->node_owned,
+  m->node_boundary = malloc((size_t)m->num_nodes * sizeof(*m->node_boundary));
+  HC_CHECK_GOTO(m->cell_index && m->vertex_coords && m->cell_nodes && m->node_global_id && m->node_owned &&
+                    m->node_boundary,
                 HC_ERR_RESOURCE, cleanup, "rank %d: out of memory allocating a mesh block of %lld cells", rank,
                 (long long)m->C);
   HC_CALL_GOTO(mesh_fill(m), cleanup);
   HC_CALL_MPI_GOTO(MPI_Comm_dup(comm, &m->comm), cleanup);
   HC_CALL_MPI_GOTO(MPI_Comm_set_errhandler(m->comm, MPI_ERRORS_RETURN), cleanup);
-  HC_CALL_GOTO(mesh_own(m), cleanup);
+  HC_CALL_GOTO(hc_mesh_own(m), cleanup);
   *mesh = m;
   m = NULL;
 cleanup:
@@ -211,6 +222,7 @@ int hc_mesh_destroy(hc_mesh **mesh) {
   free(m->cell_nodes);
   free(m->node_global_id);
   free(m->node_owned);
+  free(m->node_boundary);
   hc_sharing_destroy(&m->sharing);
   if (m->comm != MPI_COMM_NULL) {
     int err = MPI_Comm_free(&m->comm);

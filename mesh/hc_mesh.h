@@ -33,6 +33,27 @@ typedef struct {
   uint64_t seed;    /* seed of the jitter hash; every rank must pass the same */
 } hc_mesh_params;
 
+/* A whole unstructured mesh of hexahedra, held by one rank (rank 0) to be partitioned and dealt out by
+   hc_mesh_create_cells. Every array is borrowed. Geometry nodes of a cell are in tensor order (mesh/hc_hex.h):
+   node (a,b,c) at a + n (b + n c), n = 2 for 8 nodes (its vertices, v = a + 2b + 4c as below), n = 3 for 27.
+   The mesh must be conforming: two cells that touch share a whole face, edge or vertex, with the same
+   geometry nodes. */
+typedef struct {
+  int geometry_nodes;       /* 8 (trilinear cells) or 27 (triquadratic cells) */
+  int64_t num_vertices;     /* geometry nodes of the mesh */
+  int64_t num_cells;        /* cells, >= 1 */
+  const double *coords;     /* coords: [num_vertices][3] */
+  const int64_t *cells;     /* cells: [num_cells][geometry_nodes], 0-based indices into coords */
+  const int64_t *cell_tag;  /* cell_tag: [num_cells], the file's numbers of the cells for messages; NULL: 1-based */
+  const char *name;         /* the file, for messages */
+} hc_mesh_cells;
+
+/* How hc_mesh_create_cells deals the cells to the ranks. */
+typedef enum {
+  HC_PARTITIONER_METIS = 0, /* k-way partition of the cells' face-adjacency (dual) graph with METIS */
+  HC_PARTITIONER_BLOCKS = 1 /* contiguous runs of the cells in file order (no partitioner) */
+} hc_partitioner;
+
 /* One rank's part of the mesh. Every field is read-only for callers; the mesh owns every array.
 
    Global numbering. The box has NX x NY x NZ cells (global_cells), cell (i,j,k) covering
@@ -59,6 +80,8 @@ typedef struct {
    node_global_id and cell_nodes alone (hc_sharing_create, the same as for any mesh), and the sharing is
    kept for the halo (hc_halo_create). */
 typedef struct hc_mesh {
+  hc_mesh_source source;    /* box (the fields of the box below are set) or file (they are 0, cell_index NULL) */
+  int geometry_nodes;       /* geometry nodes per cell in vertex_coords: 8 (the box; trilinear) or 27 */
   MPI_Comm comm;            /* duplicate of the communicator given to hc_mesh_create, MPI_ERRORS_RETURN */
   int rank;                 /* this rank in comm */
   int nranks;               /* ranks in comm */
@@ -81,10 +104,15 @@ typedef struct hc_mesh {
   int64_t num_owned_nodes;  /* local nodes with node_owned[n] = 1 */
   int64_t *cell_index;      /* cell_index: [C][3], global (i,j,k) of each local cell; the box's alone: sharing, the
                                halo and the colouring use only cell_nodes and node_global_id */
-  double *vertex_coords;    /* vertex_coords: [C][8][3], cell-major, jittered reference positions X */
+  double *vertex_coords;    /* vertex_coords: [C][geometry_nodes][3], cell-major, reference positions X (jittered
+                               on the box) */
   int32_t *cell_nodes;      /* cell_nodes: [C][L], local node ids, cell-major */
   int64_t *node_global_id;  /* node_global_id: [num_nodes] */
   uint8_t *node_owned;      /* node_owned: [num_nodes], 1 where this rank owns the node, else 0 */
+  uint8_t *node_boundary;   /* node_boundary: [num_nodes], 1 on a face of the mesh's boundary (a face of one cell) */
+  double volume;            /* the undeformed mesh's volume: LX LY LZ, or the cells' exact volumes summed */
+  double bounds[2][3];      /* the undeformed mesh's bounding box, low and high corners */
+  int64_t edge_cut;         /* faces between cells of different ranks, over the whole mesh */
   hc_sharing *sharing;      /* the ranks holding each local node: neighbours, shared-node lists, ownership */
 } hc_mesh;
 
@@ -100,6 +128,22 @@ int hc_mesh_params_validate(const hc_mesh_params *params);
    with hc_partition_grid; too few cells for the ranks is HC_ERR_INPUT saying what would fit. Every rank
    validates the same parameters, so input errors are raised on all ranks alike. */
 int hc_mesh_create(MPI_Comm comm, const hc_mesh_params *params, hc_mesh **mesh);
+
+/* Builds this rank's part of an unstructured mesh. Collective over comm. cells is read on rank 0 only (the
+   other ranks pass NULL): rank 0 checks it, partitions it over the ranks with partitioner, numbers the
+   order-p nodes of the whole mesh (vertices, then the nodes inside edges, faces and cells, each shared node
+   numbered once whatever the relative orientation of the cells sharing it), and sends every rank its cells,
+   their geometry and global node ids. Ownership and the halo follow from the global ids. Errors (a
+   non-conforming mesh, fewer cells than ranks, METIS not built) are raised on every rank alike. */
+int hc_mesh_create_cells(MPI_Comm comm, const hc_mesh_cells *cells, int order, hc_partitioner partitioner,
+                         hc_mesh **mesh);
+
+/* For the constructors: node ownership from node_global_id and cell_nodes alone, as for any mesh: which ranks
+   hold each node (m->sharing, kept for the halo), the lowest of them owning it. Collective over m->comm. */
+int hc_mesh_own(hc_mesh *m);
+
+/* Whether hc_mesh_create_cells can partition with METIS in this build (HC_ENABLE_METIS). */
+int hc_mesh_metis_built(void);
 
 /* Frees a mesh; accepts NULL and *mesh == NULL, sets *mesh to NULL. Collective over mesh->comm. */
 int hc_mesh_destroy(hc_mesh **mesh);

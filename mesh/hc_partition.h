@@ -17,6 +17,9 @@ extern "C" {
    cell size stays LX/NX x LY/NY x LZ/NZ whatever the rank count (weak scaling). */
 typedef enum { HC_SIZING_GLOBAL = 0, HC_SIZING_PER_RANK = 1 } hc_sizing;
 
+/* Where a mesh comes from: the generated box, or cells read from a file (mesh/README.md). */
+typedef enum { HC_MESH_SOURCE_BOX = 0, HC_MESH_SOURCE_FILE = 1 } hc_mesh_source;
+
 /* "global" or "per-rank". */
 const char *hc_sizing_name(hc_sizing sizing);
 /* Parses "global" or "per-rank"; anything else is HC_ERR_INPUT. */

@@ -19,6 +19,20 @@ case "${HC_CMAKE_ARGS:-}" in
   *) optional="libtrilinos-intrepid2-dev libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev libtrilinos-sacado-dev
        libtrilinos-shards-dev libtrilinos-teuchos-dev" ;;
 esac
+# Mesh files (issue 17), each optional on its own: the Gmsh reader (HC_ENABLE_GMSH, AUTO: libgmsh-dev) and the gmsh
+# program that run_scripts/mesh.sh runs, the Exodus II reader (HC_ENABLE_EXODUS, AUTO: libexodusii-dev), METIS for
+# partitioning file meshes (libmetis-dev), and meshio, which tests read meshes back with (python3-meshio). A package
+# the distribution lacks is skipped with a message; the build goes on without that part.
+each=""
+case "${HC_CMAKE_ARGS:-}" in
+  *HC_ENABLE_GMSH=OFF*) ;;
+  *) each="$each libgmsh-dev gmsh" ;;
+esac
+case "${HC_CMAKE_ARGS:-}" in
+  *HC_ENABLE_EXODUS=OFF*) ;;
+  *) each="$each libexodusii-dev" ;;
+esac
+each="$each libmetis-dev python3-meshio"
 if command -v dpkg-query >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
   sudo=""
   [ "$(id -u)" = 0 ] || sudo="sudo"
@@ -31,7 +45,11 @@ if command -v dpkg-query >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; 
   for p in $optional; do
     installed "$p" || missing_optional="$missing_optional $p"
   done
-  if [ -n "$missing$missing_optional" ]; then
+  missing_each=""
+  for p in $each; do
+    installed "$p" || missing_each="$missing_each $p"
+  done
+  if [ -n "$missing$missing_optional$missing_each" ]; then
     $sudo apt-get update -qq
   fi
   # All of them or none: Intrepid2's CMake package fails without the others.
@@ -44,6 +62,13 @@ if command -v dpkg-query >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; 
   else
     echo "setup: no package$absent here; building without the intrepid2 backend"
   fi
+  for p in $missing_each; do
+    if apt-cache policy "$p" 2>/dev/null | grep -q 'Candidate: [0-9]'; then
+      missing="$missing $p"
+    else
+      echo "setup: no package $p here; building without what needs it"
+    fi
+  done
   if [ -n "$missing" ]; then
     echo "setup: installing Debian packages:$missing"
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
@@ -51,6 +76,7 @@ if command -v dpkg-query >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; 
 else
   echo "setup: not a Debian/Ubuntu system; make sure these (or your system's equivalents) are installed:"
   echo "  $pkgs"
+  echo "and, optionally:$each"
 fi
 
 # nvcc is often installed off PATH: CMake finds /usr/local/cuda by itself (HC_ENABLE_CUDA=AUTO).

@@ -7,7 +7,7 @@ hc_add_test(slurm_dry_run COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/test_slurm.sh $<TA
 hc_add_test(citation_version COMMAND grep -qx "version: \"${PROJECT_VERSION}\"" ${PROJECT_SOURCE_DIR}/CITATION.cff
             LABELS install TIMEOUT 10)
 hc_add_test(cli_version COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/test_version.sh $<TARGET_FILE:hexcontract> ${HC_HAVE_OPENMP}
-            ${HC_HAVE_CUDA} ${PROJECT_VERSION} ${HC_HAVE_INTREPID2} LABELS app TIMEOUT 30)
+            ${HC_HAVE_CUDA} ${PROJECT_VERSION} ${HC_HAVE_INTREPID2} ${HC_HAVE_GMSH} ${HC_HAVE_EXODUS} LABELS app TIMEOUT 30)
 # The documentation stays inside the repository: no pointer outside it, every README link and section it names
 # exists, and .gitignore keeps run outputs out but the recorded results in.
 find_program(HC_DOCS_PYTHON NAMES python3)

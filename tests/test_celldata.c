@@ -112,7 +112,7 @@ static int fill(const hc_backend *be, const hc_celldata_desc *desc, hc_kernel ke
   *left = malloc(lbytes);
   *right = malloc(rbytes);
   if (!be->is_device) return hc_celldata_fill(be, desc, kernel, *left, *right);
-  const size_t xbytes = sizeof(double) * 24 * (size_t)desc->C;
+  const size_t xbytes = sizeof(double) * 3 * (size_t)desc->geometry_nodes * (size_t)desc->C;
   void *d_X0 = NULL, *d_left = NULL, *d_right = NULL;
   assert_int_equal(be->mem_alloc(xbytes, &d_X0), HC_OK);
   assert_int_equal(be->mem_alloc(lbytes, &d_left), HC_OK);
@@ -698,6 +698,329 @@ static void test_bad_cells(void **state) {
   hc_basis_destroy(&b);
 }
 
+/* Triquadratic cells (27 geometry nodes per cell, node a + 3(b + 3c) at reference point (a-1, b-1, c-1)). */
+
+/* The 27 nodes of the triquadratic cell that the trilinear map of the vertices X8 ([8][3], vertex
+   a + 2b + 4c) places: node (a,b,c) at the vertices' weights (1 - a/2, a/2) x ... , written out here. X27:
+   [27][3]. */
+static void hex27_from_hex8(const double *X8, double *X27) {
+  for (int c = 0; c < 3; c++) {
+    for (int b = 0; b < 3; b++) {
+      for (int a = 0; a < 3; a++) {
+        const double s[3] = {0.5 * a, 0.5 * b, 0.5 * c}; /* in [0,1] */
+        double *x = &X27[3 * (a + 3 * (b + 3 * c))];
+        x[0] = x[1] = x[2] = 0.0;
+        for (int v = 0; v < 8; v++) {
+          const int o[3] = {v & 1, (v >> 1) & 1, (v >> 2) & 1};
+          double w = 1.0;
+          for (int k = 0; k < 3; k++) w *= o[k] ? s[k] : 1.0 - s[k];
+          for (int d = 0; d < 3; d++) x[d] += w * X8[3 * v + d];
+        }
+      }
+    }
+  }
+}
+
+/* A sector of an annulus, r0 <= r <= r1, 0 <= theta <= angle, 0 <= z <= H, in NR x NT x NZ triquadratic
+   cells (cell i + NR (j + NT k)) whose nodes lie on circles: node (a,b,c) of cell (i,j,k) at radius
+   r0 + (i + a/2) dr, angle (j + b/2) dtheta, height (k + c/2) dz. X0: [C][27][3]. */
+typedef struct {
+  int NR, NT, NZ;
+  double r0, r1, angle, H;
+  int64_t C;
+  double *X0;
+} annulus;
+
+static void annulus_make(annulus *m, int NR, int NT, int NZ) {
+  m->NR = NR, m->NT = NT, m->NZ = NZ;
+  m->r0 = 0.6, m->r1 = 1.0, m->angle = 0.5 * HC_PI, m->H = 0.5;
+  m->C = (int64_t)NR * NT * NZ;
+  m->X0 = malloc(sizeof(*m->X0) * 81 * m->C);
+  const double dr = (m->r1 - m->r0) / NR, dt = m->angle / NT, dz = m->H / NZ;
+  for (int k = 0; k < NZ; k++) {
+    for (int j = 0; j < NT; j++) {
+      for (int i = 0; i < NR; i++) {
+        const int64_t cell = i + (int64_t)NR * (j + (int64_t)NT * k);
+        for (int n = 0; n < 27; n++) {
+          const int a = n % 3, b = (n / 3) % 3, c = n / 9;
+          const double r = m->r0 + (i + 0.5 * a) * dr, th = (j + 0.5 * b) * dt;
+          double *x = &m->X0[81 * cell + 3 * n];
+          x[0] = r * cos(th), x[1] = r * sin(th), x[2] = (k + 0.5 * c) * dz;
+        }
+      }
+    }
+  }
+}
+
+/* The exact volume of the annulus's triquadratic cells. In the plane a cell is x = r(xi0) q(xi1): r linear
+   (its three nodes are equispaced in r) and q the quadratic through three points of the unit circle; z is
+   linear. So det J = (dr/dxi0) r (q x q') (dz/dxi2), and summed over the cells the volume is
+   (r1^2 - r0^2)/2 * H * sum over the angular sectors of int_{-1}^{1} q x q' dxi, which with
+   q = A + B xi + C xi^2 is 2 A x B + (2/3) B x C (for the circle itself it would be the sector's angle). */
+static double annulus_hex27_volume(const annulus *m) {
+  const double dt = m->angle / m->NT;
+  double area2 = 0.0; /* int q x q' over all NT sectors */
+  for (int j = 0; j < m->NT; j++) {
+    double P[3][2];
+    for (int b = 0; b < 3; b++) P[b][0] = cos((j + 0.5 * b) * dt), P[b][1] = sin((j + 0.5 * b) * dt);
+    const double A[2] = {P[1][0], P[1][1]}, B[2] = {0.5 * (P[2][0] - P[0][0]), 0.5 * (P[2][1] - P[0][1])},
+                 Cq[2] = {0.5 * (P[0][0] - 2.0 * P[1][0] + P[2][0]), 0.5 * (P[0][1] - 2.0 * P[1][1] + P[2][1])};
+    area2 += 2.0 * (A[0] * B[1] - A[1] * B[0]) + (2.0 / 3.0) * (B[0] * Cq[1] - B[1] * Cq[0]);
+  }
+  return 0.5 * (m->r1 * m->r1 - m->r0 * m->r0) * area2 * m->H;
+}
+
+static void annulus_free(annulus *m) {
+  free(m->X0);
+  m->X0 = NULL;
+}
+
+static void desc_for_annulus(hc_celldata_desc *desc, const hc_basis *b, const annulus *m) {
+  hc_celldata_desc_init(desc, b, m->C, m->X0, m->r1, m->r1, m->H);
+  desc->geometry_nodes = 27;
+}
+
+/* Largest |x - y| over n entries, and the largest |y|. */
+static double max_diff(const double *x, const double *y, int64_t n, double *amax) {
+  double d = 0.0;
+  *amax = 0.0;
+  for (int64_t i = 0; i < n; i++) d = fmax(d, fabs(x[i] - y[i])), *amax = fmax(*amax, fabs(y[i]));
+  return d;
+}
+
+/* A triquadratic cell whose 27 nodes the trilinear map of 8 vertices places is that trilinear cell: the
+   same geometry, volumes, nodes and every kernel's arrays on the backend, in both precisions and layouts, to
+   a few units of rounding (the map sums 27 nodes' terms instead of 8). The shear is off (it moves a
+   midpoint node off the trilinear map of the moved vertices); the data still depend on t. */
+static void test_hex27_trilinear(void **state) {
+  (void)state;
+  hc_basis *b = NULL;
+  assert_int_equal(hc_basis_create(2, 0, &b), HC_OK);
+  box m;
+  box_make(&m, 5, 3, 3, 1.0, 1.2, 0.8, 0.2);
+  double *X27 = malloc(sizeof(*X27) * 81 * m.C);
+  for (int64_t c = 0; c < m.C; c++) hex27_from_hex8(&m.X0[24 * c], &X27[81 * c]);
+  hc_celldata_desc d8, d27;
+  desc_for(&d8, b, &m);
+  d8.t = 0.8;
+  d27 = d8;
+  d27.geometry_nodes = 27;
+  d27.X0 = X27;
+  const int most = 5;
+  const int64_t C = m.C, P = b->P, L = b->L;
+  /* the host helpers */
+  hc_point_geom *g8 = malloc(sizeof(*g8) * C * P), *g27 = malloc(sizeof(*g27) * C * P);
+  assert_int_equal(hc_celldata_geometry(&d8, g8), HC_OK);
+  assert_int_equal(hc_celldata_geometry(&d27, g27), HC_OK);
+  const double tol = 8.0 * most * DBL_EPSILON;
+  for (int64_t i = 0; i < C * P; i++) {
+    for (int d = 0; d < 3; d++) assert_true(fabs(g27[i].x[d] - g8[i].x[d]) <= tol);
+    for (int r = 0; r < 3; r++)
+      for (int k = 0; k < 3; k++) assert_true(fabs(g27[i].Jinv[r][k] - g8[i].Jinv[r][k]) <= tol * most);
+    assert_true(fabs(g27[i].det - g8[i].det) <= tol * fabs(g8[i].det));
+    assert_true(fabs(g27[i].wdet - g8[i].wdet) <= tol * fabs(g8[i].wdet));
+  }
+  double *v8 = malloc(sizeof(*v8) * C), *v27 = malloc(sizeof(*v27) * C);
+  double *x8 = malloc(sizeof(*x8) * C * L * 3), *x27 = malloc(sizeof(*x27) * C * L * 3);
+  assert_int_equal(hc_celldata_volumes(&d8, v8), HC_OK);
+  assert_int_equal(hc_celldata_volumes(&d27, v27), HC_OK);
+  for (int64_t c = 0; c < C; c++) assert_true(fabs(v27[c] - v8[c]) <= tol * v8[c]);
+  assert_int_equal(hc_celldata_nodes(&d8, x8), HC_OK);
+  assert_int_equal(hc_celldata_nodes(&d27, x27), HC_OK);
+  double amax;
+  assert_true(max_diff(x27, x8, C * L * 3, &amax) <= tol);
+  /* the backend's arrays */
+  for (int prec = 0; prec < 2; prec++) {
+    for (int lay = 0; lay < 2; lay++) {
+      d8.precision = d27.precision = (hc_precision)prec;
+      d8.layout = d27.layout = (hc_layout)lay;
+      const double atol = 8.0 * most * eps_of(d8.precision);
+      for (int kern = 0; kern < HC_NUM_KERNELS; kern++) {
+        hc_contract k;
+        void *a8[2], *a27[2];
+        assert_int_equal(fill(backend, &d8, (hc_kernel)kern, &k, &a8[0], &a8[1]), HC_OK);
+        assert_int_equal(fill(backend, &d27, (hc_kernel)kern, &k, &a27[0], &a27[1]), HC_OK);
+        for (int w = 0; w < 2; w++) {
+          const int64_t n = hc_contract_numel(&k, w ? HC_ARRAY_RIGHT : HC_ARRAY_LEFT);
+          double *x = as_double(a27[w], n, d8.precision), *y = as_double(a8[w], n, d8.precision);
+          const double diff = max_diff(x, y, n, &amax);
+          if (!(diff <= atol * amax))
+            fail_msg("%s %s %s %s: hex27 and hex8 differ by %g (magnitude %g)", hc_kernel_name(k.kernel),
+                     hc_precision_name(d8.precision), hc_layout_name(d8.layout), w ? "right" : "left", diff, amax);
+          free(x), free(y), free(a8[w]), free(a27[w]);
+        }
+      }
+    }
+  }
+  free(g8), free(g27), free(v8), free(v27), free(x8), free(x27), free(X27);
+  box_free(&m);
+  hc_basis_destroy(&b);
+}
+
+/* Curved triquadratic cells (a sector of an annulus): det J is of degree 5 in each reference direction, so
+   with q >= 3 points the volumes are exact to rounding against the cells' closed form, and near the
+   annulus's (the quadratic's distance from the circle, O(dtheta^4)), far nearer than the cells' vertices'
+   trilinear cells; the nodes at order 2 (the GLL nodes are -1, 0, 1) are the geometry nodes, and with the
+   shear they are the moved geometry nodes. */
+static void test_hex27_curved_volume(void **state) {
+  (void)state;
+  annulus m;
+  annulus_make(&m, 2, 8, 2);
+  const double exact = annulus_hex27_volume(&m), ring = 0.5 * m.angle * (m.r1 * m.r1 - m.r0 * m.r0) * m.H;
+  double *X8 = malloc(sizeof(*X8) * 24 * m.C);
+  for (int64_t c = 0; c < m.C; c++)
+    for (int v = 0; v < 8; v++)
+      for (int d = 0; d < 3; d++)
+        X8[24 * c + 3 * v + d] = m.X0[81 * c + 3 * (2 * (v & 1) + 6 * ((v >> 1) & 1) + 18 * ((v >> 2) & 1)) + d];
+  double *vol = malloc(sizeof(*vol) * m.C);
+  for (int q = 3; q <= 5; q++) {
+    hc_basis *b = NULL;
+    assert_int_equal(hc_basis_create(2, q, &b), HC_OK);
+    hc_celldata_desc desc;
+    desc_for_annulus(&desc, b, &m);
+    assert_int_equal(hc_celldata_volumes(&desc, vol), HC_OK);
+    for (int64_t c = 0; c < m.C; c++) assert_true(vol[c] > 0.0);
+    const double got = sum(vol, m.C);
+    if (!(fabs(got - exact) <= 1e-13 * exact)) fail_msg("q = %d: volume %.17g, exact %.17g", q, got, exact);
+    assert_true(fabs(got - ring) <= 1e-5 * ring);
+    /* the same cells' vertices alone, trilinear: the chords' error, O(dtheta^2) */
+    hc_celldata_desc d8 = desc;
+    d8.geometry_nodes = 8, d8.X0 = X8;
+    assert_int_equal(hc_celldata_volumes(&d8, vol), HC_OK);
+    assert_true(fabs(sum(vol, m.C) - ring) > 1e-3 * ring);
+    /* a volume-type kernel through the backend: DataDataScalar with constant data integrates 1 */
+    desc.data.mode = HC_DATA_CONSTANT;
+    hc_contract k;
+    void *left, *right;
+    double *out, *mag;
+    assert_int_equal(fill(backend, &desc, HC_DATADATA_SCALAR, &k, &left, &right), HC_OK);
+    contract(&k, left, right, &out, &mag);
+    assert_true(fabs(sum(out, m.C) - exact) <= 1e-13 * exact);
+    free(out), free(mag), free(left), free(right);
+    hc_basis_destroy(&b);
+  }
+  hc_basis *b = NULL;
+  assert_int_equal(hc_basis_create(2, 0, &b), HC_OK);
+  hc_celldata_desc desc;
+  desc_for_annulus(&desc, b, &m);
+  desc.t = 0.7, desc.motion.A = 0.05, desc.motion.omega = 1.0;
+  double *x = malloc(sizeof(*x) * m.C * 27 * 3), moved[3];
+  assert_int_equal(hc_celldata_nodes(&desc, x), HC_OK);
+  for (int64_t i = 0; i < m.C * 27; i++) {
+    hc_motion_apply(&desc.motion, desc.t, &m.X0[3 * i], moved);
+    for (int d = 0; d < 3; d++) assert_true(fabs(x[3 * i + d] - moved[d]) <= 1e-15);
+  }
+  free(x), free(vol), free(X8);
+  hc_basis_destroy(&b);
+  annulus_free(&m);
+}
+
+/* On curved, sheared triquadratic cells the backend's arrays agree with serial's, and cell-minor arrays are
+   the transpose of cell-major ones, by the rules of test_agreement_and_layouts; the cases take a device's
+   blocks whole and with a remainder, and cells too large for the CUDA backend's staged kernel. */
+static void test_hex27_agreement(void **state) {
+  (void)state;
+  const struct {
+    int p, q, cells[3];
+  } cases[] = {{2, 0, {3, 5, 3}}, {1, 0, {2, 7, 3}}, {1, 8, {2, 3, 1}}, {3, 0, {2, 3, 2}}};
+  for (size_t ci = 0; ci < sizeof(cases) / sizeof(cases[0]); ci++) {
+    hc_basis *b = NULL;
+    assert_int_equal(hc_basis_create(cases[ci].p, cases[ci].q, &b), HC_OK);
+    annulus m;
+    annulus_make(&m, cases[ci].cells[0], cases[ci].cells[1], cases[ci].cells[2]);
+    const int most = imax(cases[ci].cells[0], imax(cases[ci].cells[1], cases[ci].cells[2]));
+    for (int prec = 0; prec < 2; prec++) {
+      for (int kern = 0; kern < HC_NUM_KERNELS; kern++) {
+        hc_celldata_desc desc;
+        desc_for_annulus(&desc, b, &m);
+        desc.t = 1.9, desc.motion.A = 0.05, desc.motion.omega = 1.0;
+        desc.precision = (hc_precision)prec;
+        hc_contract k;
+        void *arr[2][2][2]; /* [backend, serial][cell-major, cell-minor][left, right] */
+        for (int lay = 0; lay < 2; lay++) {
+          desc.layout = (hc_layout)lay;
+          assert_int_equal(fill(backend, &desc, (hc_kernel)kern, &k, &arr[0][lay][0], &arr[0][lay][1]), HC_OK);
+          assert_int_equal(fill(serial, &desc, (hc_kernel)kern, &k, &arr[1][lay][0], &arr[1][lay][1]), HC_OK);
+        }
+        const double tol = (backend->is_device ? 8.0 * most : 4.0) * eps_of(desc.precision);
+        for (int w = 0; w < 2; w++) {
+          hc_array which = w ? HC_ARRAY_RIGHT : HC_ARRAY_LEFT;
+          const int64_t n = hc_contract_numel(&k, which);
+          const size_t bytes = (size_t)n * hc_precision_size(desc.precision);
+          for (int lay = 0; lay < 2; lay++) {
+            double *x = as_double(arr[0][lay][w], n, desc.precision), *y = as_double(arr[1][lay][w], n, desc.precision);
+            double amax;
+            const double diff = max_diff(x, y, n, &amax);
+            if (!(diff <= tol * amax))
+              fail_msg("hex27, order %d, %d points: %s %s %s %s: %s differs from serial by %g (magnitude %g)",
+                       cases[ci].p, b->P, hc_kernel_name(k.kernel), hc_precision_name(desc.precision),
+                       hc_layout_name((hc_layout)lay), w ? "right" : "left", backend_name, diff, amax);
+            free(x), free(y);
+          }
+          void *t = malloc(bytes);
+          k.layout = HC_LAYOUT_CELL_MAJOR;
+          assert_int_equal(hc_layout_convert(&k, which, HC_LAYOUT_CELL_MAJOR, arr[0][0][w], HC_LAYOUT_CELL_MINOR, t),
+                           HC_OK);
+          if (!backend->is_device) {
+            assert_memory_equal(t, arr[0][1][w], bytes);
+          } else {
+            double *x = as_double(t, n, desc.precision), *y = as_double(arr[0][1][w], n, desc.precision), amax;
+            assert_true(max_diff(x, y, n, &amax) <= tol * amax);
+            free(x), free(y);
+          }
+          free(t);
+        }
+        for (int i = 0; i < 2; i++)
+          for (int j = 0; j < 2; j++)
+            for (int l = 0; l < 2; l++) free(arr[i][j][l]);
+      }
+    }
+    annulus_free(&m);
+    hc_basis_destroy(&b);
+  }
+}
+
+/* An inverted triquadratic cell is an error naming the (lowest) bad cell, from the backend, serial and the
+   host helpers: a cell mirrored in its first reference direction (nodes a = 0 and a = 2 swapped), and one
+   whose corners are those of a valid cell but whose centre node is pulled out through a face, so that only
+   the 27-node map folds. */
+static void test_hex27_bad_cells(void **state) {
+  (void)state;
+  hc_basis *b = NULL;
+  assert_int_equal(hc_basis_create(2, 0, &b), HC_OK);
+  for (int prec = 0; prec < 2; prec++) {
+    annulus m;
+    annulus_make(&m, 2, 4, 2);
+    hc_celldata_desc desc;
+    desc_for_annulus(&desc, b, &m);
+    desc.precision = (hc_precision)prec;
+    desc.layout = (hc_layout)prec;
+    double vol[16];
+    double *X = &m.X0[81 * 9];
+    for (int n = 0; n < 27; n += 3) {
+      for (int d = 0; d < 3; d++) {
+        double tmp = X[3 * n + d];
+        X[3 * n + d] = X[3 * (n + 2) + d];
+        X[3 * (n + 2) + d] = tmp;
+      }
+    }
+    assert_int_equal(hc_celldata_volumes(&desc, vol), HC_ERR_INPUT);
+    assert_non_null(strstr(hc_error_message(), "cell 9 is inverted or degenerate"));
+    assert_non_null(strstr(hc_error_message(), "27 geometry nodes"));
+    for (int kern = 0; kern < HC_NUM_KERNELS; kern++) assert_int_equal(bad_cell_both(&desc, (hc_kernel)kern), 9);
+    /* cell 6's centre node (1,1,1) pushed past its outer face (r), by two cells' widths */
+    const double dr = (m.r1 - m.r0) / m.NR;
+    double *centre = &m.X0[81 * 6 + 3 * 13];
+    const double r = hypot(centre[0], centre[1]);
+    centre[0] *= (r + 2.0 * dr) / r, centre[1] *= (r + 2.0 * dr) / r;
+    assert_int_equal(hc_celldata_volumes(&desc, vol), HC_ERR_INPUT);
+    assert_non_null(strstr(hc_error_message(), "cell 6 is inverted or degenerate"));
+    for (int kern = 0; kern < HC_NUM_KERNELS; kern++) assert_int_equal(bad_cell_both(&desc, (hc_kernel)kern), 6);
+    annulus_free(&m);
+  }
+  hc_basis_destroy(&b);
+}
+
 /* A backend member that only says it was called. */
 static int called_celldata(const struct hc_celldata_desc *desc, hc_kernel kernel, void *left, void *right) {
   return HC_ERROR(HC_ERR_RUNTIME, "called through the backend table");
@@ -719,6 +1042,10 @@ static void test_invalid_input(void **state) {
   desc.X0 = m.X0, desc.data.LY = 0.0;
   assert_int_equal(hc_celldata_fill(backend, &desc, HC_DATADATA_SCALAR, left, right), HC_ERR_INPUT);
   desc.data.LY = 1.0;
+  desc.geometry_nodes = 20; /* a serendipity cell: not supported */
+  assert_int_equal(hc_celldata_fill(backend, &desc, HC_DATADATA_SCALAR, left, right), HC_ERR_INPUT);
+  assert_non_null(strstr(hc_error_message(), "must be 8 (trilinear) or 27 (triquadratic), got 20"));
+  desc.geometry_nodes = 8;
   assert_int_equal(hc_celldata_fill(backend, &desc, HC_NUM_KERNELS, left, right), HC_ERR_INPUT);
   assert_int_equal(hc_celldata_fill(backend, &desc, HC_DATADATA_SCALAR, NULL, right), HC_ERR_INPUT);
   hc_backend none = *backend;
@@ -779,6 +1106,10 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_agreement_and_layouts),
       cmocka_unit_test(test_shared_nodes),
       cmocka_unit_test(test_bad_cells),
+      cmocka_unit_test(test_hex27_trilinear),
+      cmocka_unit_test(test_hex27_curved_volume),
+      cmocka_unit_test(test_hex27_agreement),
+      cmocka_unit_test(test_hex27_bad_cells),
       cmocka_unit_test(test_invalid_input),
       cmocka_unit_test(test_device),
   };

@@ -22,7 +22,8 @@ cmake --install "$build" --prefix "$prefix" >"$work/install.log" 2>&1 || { cat "
 libdir=$(dirname "$(find "$prefix" -name libhexcontract_kernels.a | head -1)")
 if [ -z "$libdir" ] || [ "$libdir" = . ]; then fail "no libhexcontract_kernels.a under $prefix"; fi
 for f in bin/hexcontract share/hexcontract/inputs/default.yaml share/hexcontract/inputs/weak.yaml \
-  share/hexcontract/inputs/README.md share/hexcontract/run_scripts/scaling.sh \
+  share/hexcontract/inputs/README.md share/hexcontract/run_scripts/scaling.sh share/hexcontract/run_scripts/mesh.sh \
+  share/hexcontract/inputs/meshes/box.geo share/hexcontract/inputs/meshes/pipe.msh \
   share/hexcontract/run_scripts/slurm/scaling.sbatch include/hexcontract/hc_config.h \
   include/hexcontract/kernels/hc_kernels.h include/hexcontract/kernels/base/hc_error.h share/doc/hexcontract/LICENSE \
   share/doc/hexcontract/kernels/README.md; do

@@ -260,11 +260,58 @@ static void test_kernel_entries(void **state) {
   }
 }
 
+/* The triquadratic shape functions: node n = a + 3(b + 3c) at reference point (a-1, b-1, c-1) has
+   N_n = delta at the nodes; at other points they sum to 1, reproduce x, y, z and x y z^2 with their
+   derivatives, and hc_pw_triquadratic_map (the shape functions formed as it sums) gives the same numbers as
+   hc_pw_triquadratic_shape with hc_pw_map_at. */
+static void test_triquadratic_shape(void **state) {
+  (void)state;
+  double N[27], dN[27][3];
+  for (int m = 0; m < 27; m++) {
+    const double xi[3] = {m % 3 - 1.0, (m / 3) % 3 - 1.0, m / 9 - 1.0};
+    hc_pw_triquadratic_shape(xi, N, dN);
+    for (int n = 0; n < 27; n++) assert_true(N[n] == (n == m ? 1.0 : 0.0));
+  }
+  const double pts[3][3] = {{0.3, -0.7, 0.1}, {-0.95, 0.5, 0.77}, {0.0, 1.0, -0.25}};
+  double xn[27][3], ff[27];
+  for (int n = 0; n < 27; n++) {
+    xn[n][0] = 2.0 * (n % 3 - 1.0) + 0.1 * n, xn[n][1] = (n / 3) % 3 - 1.0 - 0.05 * n, xn[n][2] = n / 9 - 1.0;
+    const double X[3] = {n % 3 - 1.0, (n / 3) % 3 - 1.0, n / 9 - 1.0};
+    ff[n] = X[0] * X[1] * X[2] * X[2];
+  }
+  for (int ip = 0; ip < 3; ip++) {
+    const double *xi = pts[ip];
+    hc_pw_triquadratic_shape(xi, N, dN);
+    double one = 0.0, d1[3] = {0.0, 0.0, 0.0}, f = 0.0, df[3] = {0.0, 0.0, 0.0}, X[3] = {0.0, 0.0, 0.0};
+    for (int n = 0; n < 27; n++) {
+      const double Xn[3] = {n % 3 - 1.0, (n / 3) % 3 - 1.0, n / 9 - 1.0};
+      one += N[n], f += N[n] * ff[n];
+      for (int k = 0; k < 3; k++) d1[k] += dN[n][k], df[k] += dN[n][k] * ff[n], X[k] += N[n] * Xn[k];
+    }
+    assert_true(fabs(one - 1.0) < 1e-15);
+    for (int k = 0; k < 3; k++) assert_true(fabs(d1[k]) < 1e-14 && fabs(X[k] - xi[k]) < 1e-15);
+    assert_true(fabs(f - xi[0] * xi[1] * xi[2] * xi[2]) < 1e-15);
+    assert_true(fabs(df[0] - xi[1] * xi[2] * xi[2]) < 1e-14 && fabs(df[1] - xi[0] * xi[2] * xi[2]) < 1e-14 &&
+                fabs(df[2] - 2.0 * xi[0] * xi[1] * xi[2]) < 1e-14);
+    double x1[3], J1[3][3], x2[3], J2[3][3];
+    hc_pw_map_at(27, xn, N, dN, x1, J1);
+    hc_pw_triquadratic_map(xn, xi, x2, J2);
+    for (int i = 0; i < 3; i++) {
+      assert_true(x1[i] == x2[i]);
+      for (int k = 0; k < 3; k++) assert_true(J1[i][k] == J2[i][k]);
+    }
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_hand_values_t0),   cmocka_unit_test(test_hand_values_t_half_pi),
-      cmocka_unit_test(test_against_formulas), cmocka_unit_test(test_constant_and_polynomial),
-      cmocka_unit_test(test_motion),           cmocka_unit_test(test_kernel_entries),
+      cmocka_unit_test(test_hand_values_t0),
+      cmocka_unit_test(test_hand_values_t_half_pi),
+      cmocka_unit_test(test_against_formulas),
+      cmocka_unit_test(test_constant_and_polynomial),
+      cmocka_unit_test(test_motion),
+      cmocka_unit_test(test_kernel_entries),
+      cmocka_unit_test(test_triquadratic_shape),
   };
   return cmocka_run_group_tests_name("pointwise", tests, NULL, NULL);
 }

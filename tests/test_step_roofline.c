@@ -38,6 +38,7 @@ static void fixture_init(fixture *f, hc_precision precision, int n, const hc_ker
   f->p.num_nodes = 12;
   f->p.halo_bytes_per_vector = 40;
   f->p.reduction_bytes = 24;
+  f->p.geometry_nodes = 8;
 }
 
 /* The step of FieldFieldScalar alone in double on the host. */
@@ -70,6 +71,11 @@ static void test_host_fieldfield(void **state) {
   f.p.is_device = 1;
   hc_step_bytes_of(&f.p, &b);
   assert_true(b.d2h == 1024 && b.h2d == 0 && b.bytes[HC_PHASE_TRANSFER] == 1024);
+
+  /* Triquadratic cells: 27 geometry nodes each, 2 * 27 * 3 * 8 = 1296 B of them. */
+  f.p.geometry_nodes = 27;
+  hc_step_bytes_of(&f.p, &b);
+  assert_true(b.bytes[HC_PHASE_CELLDATA] == 2048 + 1296);
 }
 
 /* FieldFieldScalar and DataDataScalar in float on a device that assembles, u uploaded:

@@ -1,13 +1,16 @@
 #!/bin/sh
 # hexcontract --version: the build, the backends built in (each with its runtime's version), the CUDA runtime and
 # driver (or that there is no driver or device), and the MPI library, whose version must be the one mpirun
-# reports. Usage: test_version.sh HEXCONTRACT HAVE_OPENMP HAVE_CUDA VERSION [HAVE_INTREPID2]
+# reports, and the mesh readers built in. Usage: test_version.sh HEXCONTRACT HAVE_OPENMP HAVE_CUDA VERSION [HAVE_INTREPID2
+# [HAVE_GMSH HAVE_EXODUS]]
 set -u
 exe=$1
 have_openmp=$2
 have_cuda=$3
 version=$4
 have_intrepid2=${5:-0}
+have_gmsh=${6:-0}
+have_exodus=${7:-0}
 fail=0
 out=$("$exe" --version 2>&1)
 rc=$?
@@ -40,6 +43,20 @@ if [ "$have_intrepid2" = 1 ]; then
   has "^  intrepid2 .*; Trilinos [0-9]+\.[0-9]+, Kokkos [0-9]+\.[0-9]+\.[0-9]+ \(Serial\)\$"
 else
   has "^  intrepid2 not built into this binary\$"
+fi
+readers=""
+[ "$have_gmsh" = 1 ] && readers="$readers gmsh"
+[ "$have_exodus" = 1 ] && readers="$readers exodus"
+has "^mesh readers:${readers:- none}\$"
+if [ "$have_gmsh" = 1 ]; then
+  has "^  gmsh      Gmsh \.msh 4\.1 and 2\.2, ASCII and binary \(Gmsh C API [0-9]+\.[0-9]+\.[0-9]+\)\$"
+else
+  has "^  gmsh      not built into this binary \(HC_ENABLE_GMSH\)\$"
+fi
+if [ "$have_exodus" = 1 ]; then
+  has "^  exodus    Exodus II \.exo and \.e \(Exodus II API [0-9]+\.[0-9]+\)\$"
+else
+  has "^  exodus    not built into this binary \(HC_ENABLE_EXODUS\)\$"
 fi
 has "^MPI: .*[0-9]+\.[0-9]+"
 # The MPI line names the library that mpirun belongs to, at its version.

@@ -1,8 +1,10 @@
 // The CUDA backend's cell data: the left and right arrays of the nine contractions computed on the device
-// from the vertices X0, the mesh motion and the data functions, with the point-wise maths of
-// kernels/hc_pointwise.h that the serial reference uses (computed in double, rounded on store).
+// from the geometry nodes X0 (8 per cell, trilinear, or 27, triquadratic), the mesh motion and the data
+// functions, with the point-wise maths of kernels/hc_pointwise.h that the serial reference uses (computed in
+// double, rounded on store). Every kernel is a template on the geometry nodes per cell NV, so that the
+// trilinear kernels are those of a build without triquadratic cells.
 //
-// Every kernel computes each cell's moved vertices once (into shared memory) and each (cell, point)'s
+// Every kernel computes each cell's moved geometry nodes once (into shared memory) and each (cell, point)'s
 // geometry and data functions once (a "record": J^-1, w|J| and the data), then writes the entries from the
 // records with neighbouring threads on neighbouring addresses:
 //   cell-major (celldata_major_staged): a block takes whole cells, whose part of each array is one
@@ -80,7 +82,7 @@ struct celldata_args {
   double t;
   hc_motion motion;
   hc_data_params data;
-  const double *X0;    // [C][8][3]
+  const double *X0;    // [C][NV][3], NV the kernel's geometry nodes per cell
   const double *qpts;  // [P][3]
   const double *qwts;  // [P]
   const double *phi;   // [L][P]
@@ -127,16 +129,32 @@ struct register_record {
   __device__ __forceinline__ double operator()(int k) const { return v[k]; }
 };
 
-// The record of point p of a cell with vertices xv (moved): false (after recording cell c) when the cell is
-// inverted or degenerate there.
-template <hc_kernel Kernel>
-__device__ __forceinline__ bool point_record(const celldata_args &a, const double (*xv)[3], int64_t c, int64_t p,
-                                             double *v) {
+// Doubles of shared memory per cell besides its NV moved geometry nodes: a trilinear cell's det J floor is
+// computed at each point from its 8 vertices; a triquadratic cell's once per cell (node_floors), as a point
+// that read its 81 coordinates for both the floor and the map would hold them all in registers and spill.
+template <int NV>
+__host__ __device__ constexpr int floor_doubles() {
+  return NV == 27 ? 1 : 0;
+}
+
+// The record of point p of a cell with NV geometry nodes xn (moved): false (after recording cell c) when the
+// cell is inverted or degenerate there. floor27: the cell's det J floor when NV = 27 (node_floors).
+template <hc_kernel Kernel, int NV>
+__device__ __forceinline__ bool point_record(const celldata_args &a, const double (*xn)[3], const double *floor27,
+                                             int64_t c, int64_t p, double *v) {
   const double xi[3] = {a.qpts[3 * p], a.qpts[3 * p + 1], a.qpts[3 * p + 2]};
-  double N[8], dN[8][3];
-  hc_pw_trilinear_shape(xi, N, dN);
   hc_point_geom g;
-  const bool ok = hc_pw_geometry_at(xv, N, dN, a.qwts[p], hc_pw_det_floor(xv), &g);
+  bool ok;
+  if constexpr (NV == 27) {
+    // the shape functions node by node as the sums use them: 108 of them at once would spill
+    double J[3][3];
+    hc_pw_triquadratic_map(xn, xi, g.x, J);
+    ok = hc_pw_geometry_from_jacobian(J, a.qwts[p], *floor27, &g);
+  } else {
+    double N[8], dN[8][3];
+    hc_pw_trilinear_shape(xi, N, dN);
+    ok = hc_pw_geometry_at(xn, N, dN, a.qwts[p], hc_pw_det_floor(xn), &g);
+  }
   if (!ok) atomicMin(a.bad, (unsigned long long)c);
 #pragma unroll
   for (int k = 0; k < 9; k++) v[k] = g.Jinv[k / 3][k % 3];
@@ -231,12 +249,24 @@ __device__ __forceinline__ void field_entries(const celldata_args &a, int64_t lp
   }
 }
 
-// Cells c0 .. c0 + ncell - 1 moved to time t: s_x[cell][vertex][3], one thread per vertex.
-__device__ __forceinline__ void move_vertices(const celldata_args &a, int64_t c0, int ncell, double *s_x) {
-  for (int v = threadIdx.x; v < 8 * ncell; v += blockDim.x) {
-    const double *src = a.X0 + 3 * (8 * c0 + v);
+// Cells c0 .. c0 + ncell - 1 moved to time t: s_x[cell][node][3], NV geometry nodes per cell, one thread
+// per node.
+template <int NV>
+__device__ __forceinline__ void move_nodes(const celldata_args &a, int64_t c0, int ncell, double *s_x) {
+  for (int v = threadIdx.x; v < NV * ncell; v += blockDim.x) {
+    const double *src = a.X0 + 3 * (NV * c0 + v);
     const double X[3] = {src[0], src[1], src[2]};
     hc_motion_apply(&a.motion, a.t, X, s_x + 3 * v);
+  }
+}
+
+// With NV = 27, the det J floor (hc_pw_nodes_det_floor) of each of ncell cells whose moved nodes are
+// s_x[cell][NV][3]: s_floor[cell], one thread per cell. Call after a barrier that follows move_nodes.
+template <int NV>
+__device__ __forceinline__ void node_floors(int ncell, const double *s_x, double *s_floor) {
+  if constexpr (NV == 27) {
+    for (int cl = threadIdx.x; cl < ncell; cl += blockDim.x)
+      s_floor[cl] = hc_pw_nodes_det_floor(NV, reinterpret_cast<const double(*)[3]>(s_x + NV * 3 * cl));
   }
 }
 
@@ -244,15 +274,16 @@ __device__ __forceinline__ void move_vertices(const celldata_args &a, int64_t c0
 // (cell, point) computes its point's record into registers, then writes every entry of that point, the
 // per-point arrays' Dij and the field arrays' L * Dij. A block takes kLanes cells of kRows points each in the
 // cell-minor layout (a warp: 32 neighbouring cells of one point, so each store is one contiguous run), and
-// kRows cells of kLanes points each in the cell-major one. The cells' moved vertices are computed once per
-// block into shared memory.
-template <hc_kernel Kernel, typename T, bool CellMinor>
+// kRows cells of kLanes points each in the cell-major one. The cells' moved geometry nodes (NV each), and for
+// NV = 27 their det J floors, are computed once per block into shared memory.
+template <hc_kernel Kernel, typename T, bool CellMinor, int NV>
 __global__ void __launch_bounds__(kThreads, kMinBlocks)
     celldata_points(celldata_args a, T *__restrict__ left, T *__restrict__ right) {
   constexpr hc_family fam = (hc_family)(Kernel / 3);
   constexpr int Dij = entries_per_point<Kernel>();
   constexpr int ncellb = CellMinor ? kLanes : kRows, nptsb = CellMinor ? kRows : kLanes;
-  __shared__ double s_x[ncellb * 24];
+  __shared__ double s_x[ncellb * (NV * 3 + floor_doubles<NV>())];  // [ncellb][NV][3], then [ncellb] floors
+  double *s_floor = s_x + ncellb * NV * 3;
   const int64_t C = a.C, P = a.P, L = a.L;
   const int64_t chunks = (P + nptsb - 1) / nptsb, tiles = (C + ncellb - 1) / ncellb * chunks;
   const int lane = threadIdx.x % kLanes, row = threadIdx.x / kLanes;
@@ -260,11 +291,17 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   const int64_t pin = P * Dij, fin = L * P * Dij;  // entries per cell of the per-point and field arrays
   for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
     const int64_t c0 = tile / chunks * ncellb, c = c0 + cl, p = tile % chunks * nptsb + pp;
-    move_vertices(a, c0, (int)(C - c0 < ncellb ? C - c0 : ncellb), s_x);
+    const int ncell = (int)(C - c0 < ncellb ? C - c0 : ncellb);
+    move_nodes<NV>(a, c0, ncell, s_x);
     __syncthreads();
+    if constexpr (NV == 27) {
+      node_floors<NV>(ncell, s_x, s_floor);
+      __syncthreads();
+    }
     if (c < C && p < P) {
       register_record<record_size<Kernel>()> rec;
-      point_record<Kernel>(a, reinterpret_cast<const double(*)[3]>(s_x + 24 * cl), c, p, rec.v);
+      point_record<Kernel, NV>(a, reinterpret_cast<const double(*)[3]>(s_x + NV * 3 * cl),
+                               NV == 27 ? s_floor + cl : nullptr, c, p, rec.v);
       if constexpr (fam != HC_FAMILY_FIELDFIELD) {
         point_entries<Kernel>(rec, [&](int ij, double lv, double rv) {
           const int64_t at = hc_at<CellMinor>(c, p * Dij + ij, C, pin);
@@ -313,12 +350,13 @@ struct staged_tiles {
   hc_fastdiv div_P, div_LP;
 };
 
-// Cell-major arrays, cpb whole cells per block: (1) the cells' moved vertices into shared memory; (2) one
-// record per (cell, point) into shared memory; (3) the tile's part of each array, which in the cell-major
-// layout is one contiguous run, written item by item (a point of the per-point arrays, a (field, point) of
-// the field arrays) through write_items, so that the geometry and data are computed once per (cell, point)
-// and the stores are coalesced whatever D^rank is. FieldField's right array is a second pass over the items.
-template <hc_kernel Kernel, typename T>
+// Cell-major arrays, cpb whole cells per block: (1) the cells' moved geometry nodes (and for NV = 27 their
+// det J floors) into shared memory; (2) one record per (cell, point) into shared memory; (3) the tile's part
+// of each array, which in the cell-major layout is one contiguous run, written item by item (a point of the
+// per-point arrays, a (field, point) of the field arrays) through write_items, so that the geometry and data
+// are computed once per (cell, point) and the stores are coalesced whatever D^rank is. FieldField's right
+// array is a second pass over the items.
+template <hc_kernel Kernel, typename T, int NV>
 __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? kMinBlocksFloat : kMinBlocks)
     celldata_major_staged(celldata_args a, staged_tiles tl, T *__restrict__ left, T *__restrict__ right) {
   constexpr hc_family fam = (hc_family)(Kernel / 3);
@@ -327,16 +365,22 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? kMinBlocksFloat : k
   const int cpb = tl.cpb;
   const int64_t C = a.C, P = a.P, L = a.L;
   const int ntile = cpb * (int)P;
-  double *s_x = staged_smem, *s_rec = s_x + 24 * cpb;           // [cpb][8][3], [R][cpb * P]
+  double *s_x = staged_smem, *s_floor = s_x + NV * 3 * cpb;     // [cpb][NV][3], [cpb] floors when NV = 27
+  double *s_rec = s_floor + floor_doubles<NV>() * cpb;          // [R][cpb * P]
   T *stage = reinterpret_cast<T *>(s_rec + (size_t)R * ntile);  // [blockDim][Dij]
   for (int64_t c0 = (int64_t)blockIdx.x * cpb; c0 < C; c0 += (int64_t)gridDim.x * cpb) {
     const int ncell = (int)(C - c0 < cpb ? C - c0 : cpb);
-    move_vertices(a, c0, ncell, s_x);
+    move_nodes<NV>(a, c0, ncell, s_x);
     __syncthreads();
+    if constexpr (NV == 27) {
+      node_floors<NV>(ncell, s_x, s_floor);
+      __syncthreads();
+    }
     for (int r = threadIdx.x; r < ncell * (int)P; r += blockDim.x) {
       const int cl = (int)hc_fastdiv_div(tl.div_P, (uint32_t)r);
       double v[R];
-      point_record<Kernel>(a, reinterpret_cast<const double(*)[3]>(s_x + 24 * cl), c0 + cl, r - cl * P, v);
+      point_record<Kernel, NV>(a, reinterpret_cast<const double(*)[3]>(s_x + NV * 3 * cl),
+                               NV == 27 ? s_floor + cl : nullptr, c0 + cl, r - cl * P, v);
 #pragma unroll
       for (int k = 0; k < R; k++) s_rec[k * ntile + r] = v[k];
     }
@@ -376,79 +420,87 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? kMinBlocksFloat : k
   }
 }
 
-// Shared memory of the staged kernel per cell (its moved vertices and P records), and for cpb cells per
-// block with the stage.
-template <hc_kernel Kernel>
+// Shared memory of the staged kernel per cell (its NV moved geometry nodes, floor_doubles and P records), and
+// for cpb cells per block with the stage.
+template <hc_kernel Kernel, int NV>
 size_t staged_cell_bytes(int64_t P) {
-  return sizeof(double) * (24 + (size_t)P * record_size<Kernel>());
+  return sizeof(double) * (NV * 3 + floor_doubles<NV>() + (size_t)P * record_size<Kernel>());
 }
-template <hc_kernel Kernel, typename T>
+template <hc_kernel Kernel, typename T, int NV>
 size_t staged_smem_bytes(int cpb, int64_t P) {
   constexpr int Dij = entries_per_point<Kernel>();
-  return (size_t)cpb * staged_cell_bytes<Kernel>(P) + (Dij > 1 ? sizeof(T) * kThreads * Dij : 0);
+  return (size_t)cpb * staged_cell_bytes<Kernel, NV>(P) + (Dij > 1 ? sizeof(T) * kThreads * Dij : 0);
 }
 
-template <hc_kernel Kernel, typename T>
+template <hc_kernel Kernel, typename T, int NV>
 cudaError_t launch_typed(const celldata_args &a, bool minor, void *d_left, void *d_right) {
   const cudaStream_t stream = hc_cuda_stream();
   T *l = static_cast<T *>(d_left), *r = static_cast<T *>(d_right);
   if (!minor) {
     // as many cells as fit kStagedRecordBytes of records (at least one), at most kMaxMajorCells
-    int cpb = (int)(kStagedRecordBytes / staged_cell_bytes<Kernel>(a.P));
+    int cpb = (int)(kStagedRecordBytes / staged_cell_bytes<Kernel, NV>(a.P));
     cpb = cpb < 1 ? 1 : cpb > kMaxMajorCells ? kMaxMajorCells : cpb;
-    const size_t smem = staged_smem_bytes<Kernel, T>(cpb, a.P);
+    const size_t smem = staged_smem_bytes<Kernel, T, NV>(cpb, a.P);
     if (smem <= kStagedMaxBytes) {
       staged_tiles tl;
       tl.cpb = cpb;
       tl.div_P = hc_fastdiv_make((uint32_t)a.P);
       tl.div_LP = hc_fastdiv_make((uint32_t)(a.L * a.P));
       if (smem > 48 * 1024) {
-        const cudaError_t err = cudaFuncSetAttribute(celldata_major_staged<Kernel, T>,
+        const cudaError_t err = cudaFuncSetAttribute(celldata_major_staged<Kernel, T, NV>,
                                                      cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
         if (err != cudaSuccess) return err;
       }
-      celldata_major_staged<Kernel, T><<<hc_cuda_grid((a.C + cpb - 1) / cpb), kThreads, smem, stream>>>(a, tl, l, r);
+      celldata_major_staged<Kernel, T, NV>
+          <<<hc_cuda_grid((a.C + cpb - 1) / cpb), kThreads, smem, stream>>>(a, tl, l, r);
       return cudaGetLastError();
     }
   }
   const int64_t cells = minor ? kLanes : kRows, points = minor ? kRows : kLanes;
   const unsigned grid = hc_cuda_grid((a.C + cells - 1) / cells * ((a.P + points - 1) / points));
   if (minor) {
-    celldata_points<Kernel, T, true><<<grid, kThreads, 0, stream>>>(a, l, r);
+    celldata_points<Kernel, T, true, NV><<<grid, kThreads, 0, stream>>>(a, l, r);
   } else {
-    celldata_points<Kernel, T, false><<<grid, kThreads, 0, stream>>>(a, l, r);
+    celldata_points<Kernel, T, false, NV><<<grid, kThreads, 0, stream>>>(a, l, r);
   }
   return cudaGetLastError();
 }
 
-template <hc_kernel Kernel>
-cudaError_t launch(const celldata_args &a, hc_precision precision, hc_layout layout, void *d_left, void *d_right) {
-  const bool minor = layout == HC_LAYOUT_CELL_MINOR;
-  return precision == HC_FLOAT ? launch_typed<Kernel, float>(a, minor, d_left, d_right)
-                               : launch_typed<Kernel, double>(a, minor, d_left, d_right);
+template <hc_kernel Kernel, int NV>
+cudaError_t launch_nodes(const celldata_args &a, hc_precision precision, bool minor, void *d_left, void *d_right) {
+  return precision == HC_FLOAT ? launch_typed<Kernel, float, NV>(a, minor, d_left, d_right)
+                               : launch_typed<Kernel, double, NV>(a, minor, d_left, d_right);
 }
 
-cudaError_t launch_kernel(hc_kernel kernel, const celldata_args &a, hc_precision precision, hc_layout layout,
+template <hc_kernel Kernel>
+cudaError_t launch(const celldata_args &a, int nodes, hc_precision precision, hc_layout layout, void *d_left,
+                   void *d_right) {
+  const bool minor = layout == HC_LAYOUT_CELL_MINOR;
+  return nodes == 27 ? launch_nodes<Kernel, 27>(a, precision, minor, d_left, d_right)
+                     : launch_nodes<Kernel, 8>(a, precision, minor, d_left, d_right);
+}
+
+cudaError_t launch_kernel(hc_kernel kernel, const celldata_args &a, int nodes, hc_precision precision, hc_layout layout,
                           void *d_left, void *d_right) {
   switch (kernel) {
     case HC_DATADATA_SCALAR:
-      return launch<HC_DATADATA_SCALAR>(a, precision, layout, d_left, d_right);
+      return launch<HC_DATADATA_SCALAR>(a, nodes, precision, layout, d_left, d_right);
     case HC_DATADATA_VECTOR:
-      return launch<HC_DATADATA_VECTOR>(a, precision, layout, d_left, d_right);
+      return launch<HC_DATADATA_VECTOR>(a, nodes, precision, layout, d_left, d_right);
     case HC_DATADATA_TENSOR:
-      return launch<HC_DATADATA_TENSOR>(a, precision, layout, d_left, d_right);
+      return launch<HC_DATADATA_TENSOR>(a, nodes, precision, layout, d_left, d_right);
     case HC_DATAFIELD_SCALAR:
-      return launch<HC_DATAFIELD_SCALAR>(a, precision, layout, d_left, d_right);
+      return launch<HC_DATAFIELD_SCALAR>(a, nodes, precision, layout, d_left, d_right);
     case HC_DATAFIELD_VECTOR:
-      return launch<HC_DATAFIELD_VECTOR>(a, precision, layout, d_left, d_right);
+      return launch<HC_DATAFIELD_VECTOR>(a, nodes, precision, layout, d_left, d_right);
     case HC_DATAFIELD_TENSOR:
-      return launch<HC_DATAFIELD_TENSOR>(a, precision, layout, d_left, d_right);
+      return launch<HC_DATAFIELD_TENSOR>(a, nodes, precision, layout, d_left, d_right);
     case HC_FIELDFIELD_SCALAR:
-      return launch<HC_FIELDFIELD_SCALAR>(a, precision, layout, d_left, d_right);
+      return launch<HC_FIELDFIELD_SCALAR>(a, nodes, precision, layout, d_left, d_right);
     case HC_FIELDFIELD_VECTOR:
-      return launch<HC_FIELDFIELD_VECTOR>(a, precision, layout, d_left, d_right);
+      return launch<HC_FIELDFIELD_VECTOR>(a, nodes, precision, layout, d_left, d_right);
     default:
-      return launch<HC_FIELDFIELD_TENSOR>(a, precision, layout, d_left, d_right);
+      return launch<HC_FIELDFIELD_TENSOR>(a, nodes, precision, layout, d_left, d_right);
   }
 }
 
@@ -478,14 +530,16 @@ extern "C" int hc_celldata_fill_cuda(const hc_celldata_desc *desc, hc_kernel ker
     a.grad = cb->d_grad;
     a.bad = cb->d_bad;
     HC_CALL_CUDA(cudaMemsetAsync(cb->d_bad, 0xff, sizeof(*cb->d_bad), stream));
-    HC_CALL_CUDA_LAUNCH(launch_kernel(kernel, a, desc->precision, desc->layout, d_left, d_right), "cell data");
+    HC_CALL_CUDA_LAUNCH(launch_kernel(kernel, a, desc->geometry_nodes, desc->precision, desc->layout, d_left, d_right),
+                        "cell data");
     HC_CALL_CUDA(cudaMemcpyAsync(&h_bad, cb->d_bad, sizeof(h_bad), cudaMemcpyDeviceToHost, stream));
     HC_CALL_CUDA(cudaStreamSynchronize(stream));
   }
   if (h_bad == kNoBadCell) return HC_OK;
   const int64_t c = (int64_t)h_bad;
-  double h_X0c[24];
-  HC_CALL_CUDA(cudaMemcpyAsync(h_X0c, desc->X0 + 24 * c, sizeof(h_X0c), cudaMemcpyDeviceToHost, stream));
+  const int n = desc->geometry_nodes;
+  double h_X0c[3 * HC_GEOMETRY_NODES_MAX];
+  HC_CALL_CUDA(cudaMemcpyAsync(h_X0c, desc->X0 + 3 * n * c, sizeof(double) * 3 * n, cudaMemcpyDeviceToHost, stream));
   HC_CALL_CUDA(cudaStreamSynchronize(stream));
   return hc_celldata_cell_error(desc, c, h_X0c);
 }

@@ -1,5 +1,7 @@
 // The CUDA backend's context (hc_cuda_context.cuh): creating it for a device, destroying it with what it holds
-// there, and the backend's stream and device properties read from it.
+// there (the cublaslt variant's plans, handle and workspace included), the backend's stream and device properties
+// read from it, and the cell GEMM kernels' launch setup kept in it.
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -32,6 +34,9 @@ void context_destroy(hc_cuda_context *ctx) {
     if (e) cudaEventDestroy(e);
   }
   if (ctx->cublas) cublasDestroy(ctx->cublas);
+  for (hc_cuda_lt_plan &p : ctx->lt_plans) hc_cuda_lt_plan_destroy(&p);
+  if (ctx->cublaslt) cublasLtDestroy(ctx->cublaslt);
+  cudaFree(ctx->lt_workspace);
   if (current >= 0 && current != ctx->device) cudaSetDevice(current);
   cudaGetLastError();
   delete ctx;
@@ -63,6 +68,14 @@ int context_create(int device, hc_cuda_context **ctx) {
 }
 
 }  // namespace
+
+void hc_cuda_lt_plan_destroy(hc_cuda_lt_plan *p) {
+  if (p->a) cublasLtMatrixLayoutDestroy(p->a);
+  if (p->b) cublasLtMatrixLayoutDestroy(p->b);
+  if (p->d) cublasLtMatrixLayoutDestroy(p->d);
+  if (p->op) cublasLtMatmulDescDestroy(p->op);
+  *p = hc_cuda_lt_plan{};
+}
 
 int hc_cuda_context_get(hc_cuda_context **ctx) {
   *ctx = the_context.load(std::memory_order_acquire);
@@ -102,6 +115,32 @@ extern "C" int hc_release_cuda(void) {
   hc_cuda_context *old = the_context.exchange(nullptr, std::memory_order_acq_rel);
   context_destroy(old);
   return HC_OK;
+}
+
+cudaError_t hc_cuda_occupancy_get(const void *kernel, int threads, size_t smem, int *blocks_per_sm, int *sms) {
+  *blocks_per_sm = 0;
+  *sms = 0;
+  hc_cuda_context *ctx = nullptr;
+  if (hc_cuda_context_get(&ctx) != HC_OK) {
+    hc_error_clear();
+    return cudaErrorNoDevice;
+  }
+  *sms = ctx->props.multiProcessorCount;
+  std::lock_guard<std::mutex> guard(ctx->occupancy_lock);
+  for (int i = 0; i < ctx->occupancy_count; i++) {
+    if (ctx->occupancy[i].kernel == kernel) {
+      *blocks_per_sm = ctx->occupancy[i].blocks_per_sm;
+      return cudaSuccess;
+    }
+  }
+  cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+  if (err == cudaSuccess) err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, kernel, threads, smem);
+  if (err != cudaSuccess) return err;
+  if (*blocks_per_sm < 1) return cudaErrorInvalidConfiguration;
+  if (ctx->occupancy_count < hc_cuda_context::kOccupancySize) {
+    ctx->occupancy[ctx->occupancy_count++] = hc_cuda_occupancy{kernel, *blocks_per_sm};
+  }
+  return cudaSuccess;
 }
 
 cudaStream_t hc_cuda_stream(void) {

@@ -1,9 +1,9 @@
 // The `cublaslt` variant: the contractions as one cuBLASLt strided-batched matmul per call, with the algorithm
 // that cuBLASLt's heuristic ranks first for the shape, chosen once per shape, precision and alignment and cached
-// with the workspace it needs: the second vendor reference beside `cublas`, with the same mappings. cuBLASLt is
-// column-major (CUBLASLT_ORDER_COL), so a row-major (cell-major) M x N matrix is its N x M transpose; every call
-// is D_c = op(A_c) op(B_c) with A_c stored K x m (ld K, transposed), B_c stored K x n (ld K), D_c m x n (ld m),
-// batched over the cells with each array's entries per cell as its batch stride:
+// with the workspace it needs in the backend's context (hc_cuda_context.cuh): the second vendor reference beside
+// `cublas`, with the same mappings. cuBLASLt is column-major (CUBLASLT_ORDER_COL), so a row-major (cell-major) M x N
+// matrix is its N x M transpose; every call is D_c = op(A_c) op(B_c) with A_c stored K x m (ld K, transposed), B_c
+// stored K x n (ld K), D_c m x n (ld m), batched over the cells with each array's entries per cell as its batch stride:
 //   FieldField  O_c^T (R x L) = B_c A_c^T: m = R, n = L, k = K, A = the right fields B_c, B = the left fields A_c;
 //   DataField   out_c (L x 1) = F_c d_c:   m = L, n = 1, k = K, A = the fields F_c, B = the data d_c (a GEMV);
 //   DataData    out_c (1 x 1) = a_c . b_c: m = n = 1, k = K, A = a_c, B = b_c.
@@ -17,6 +17,7 @@
 #include <mutex>
 
 #include "kernels/cuda/hc_cuda_common.cuh"
+#include "kernels/cuda/hc_cuda_context.cuh"
 #include "kernels/cuda/hc_cuda_variants.h"
 
 #define HC_CUBLASLT_ERROR(st, expr)                                                                                \
@@ -43,49 +44,11 @@ namespace {
 
 // The most workspace an algorithm may ask for (NVIDIA's recommendation for Hopper); most of these shapes need none.
 constexpr uint64_t kMaxWorkspace = uint64_t(32) << 20;
-constexpr int kPlans = 64;
-constexpr int kMaxDevices = 64;
 
-// What the heuristic's choice depends on: the device, the precision, the GEMM's sizes and batch strides (in
-// elements) and the alignment in bytes of every matrix of each operand (C and D are the output).
-struct lt_key {
-  int device;
-  hc_precision precision;
-  int m, n, k, batch;
-  int64_t stride_a, stride_b, stride_d;
-  uint32_t align_a, align_b, align_d;
-};
-
-bool same_key(const lt_key &a, const lt_key &b) {
-  return a.device == b.device && a.precision == b.precision && a.m == b.m && a.n == b.n && a.k == b.k &&
-         a.batch == b.batch && a.stride_a == b.stride_a && a.stride_b == b.stride_b && a.stride_d == b.stride_d &&
-         a.align_a == b.align_a && a.align_b == b.align_b && a.align_d == b.align_d;
-}
-
-// One shape's matmul: its descriptors, the heuristic's first algorithm and that algorithm's workspace bytes.
-struct lt_plan {
-  lt_key key;
-  cublasLtMatmulDesc_t op;
-  cublasLtMatrixLayout_t a, b, d;  // d describes both C and D
-  cublasLtMatmulAlgo_t algo;
-  size_t workspace;
-};
-
-// The variant's state, kept for the life of the process and guarded by `lt_lock`: the cuBLASLt handle, the plans
-// (the oldest replaced when all kPlans are taken) and one workspace per device, grown to the largest a plan needs.
-std::mutex lt_lock;
-cublasLtHandle_t lt_handle = nullptr;
-lt_plan plans[kPlans];
-int plan_count = 0, plan_next = 0;
-void *workspace[kMaxDevices];
-size_t workspace_bytes[kMaxDevices];
-
-void plan_destroy(lt_plan *p) {
-  if (p->a) cublasLtMatrixLayoutDestroy(p->a);
-  if (p->b) cublasLtMatrixLayoutDestroy(p->b);
-  if (p->d) cublasLtMatrixLayoutDestroy(p->d);
-  if (p->op) cublasLtMatmulDescDestroy(p->op);
-  *p = lt_plan{};
+bool same_key(const hc_cuda_lt_key &a, const hc_cuda_lt_key &b) {
+  return a.precision == b.precision && a.m == b.m && a.n == b.n && a.k == b.k && a.batch == b.batch &&
+         a.stride_a == b.stride_a && a.stride_b == b.stride_b && a.stride_d == b.stride_d && a.align_a == b.align_a &&
+         a.align_b == b.align_b && a.align_d == b.align_d;
 }
 
 // A column-major rows x cols matrix with leading dimension ld, batch matrices stride elements apart.
@@ -105,7 +68,7 @@ cublasStatus_t layout_create(cublasLtMatrixLayout_t *layout, cudaDataType_t type
 
 // Builds the plan of key: its descriptors, then the heuristic's best algorithm within kMaxWorkspace for operands
 // of the key's alignments. No algorithm for the shape is HC_ERR_UNSUPPORTED.
-int plan_create(const lt_key *key, lt_plan *p) {
+int plan_create(cublasLtHandle_t handle, const hc_cuda_lt_key *key, hc_cuda_lt_plan *p) {
   int ierr = HC_OK, found = 0;
   const cudaDataType_t type = key->precision == HC_FLOAT ? CUDA_R_32F : CUDA_R_64F;
   const cublasComputeType_t compute = key->precision == HC_FLOAT ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_64F;
@@ -114,7 +77,7 @@ int plan_create(const lt_key *key, lt_plan *p) {
   cublasLtMatmulPreference_t pref = nullptr;
   cublasLtMatmulHeuristicResult_t result = {};
   cublasStatus_t st;
-  *p = lt_plan{};
+  *p = hc_cuda_lt_plan{};
   p->key = *key;
   HC_CALL_CUBLASLT_GOTO(cublasLtMatmulDescCreate(&p->op, compute, type), fail);
   HC_CALL_CUBLASLT_GOTO(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta)), fail);
@@ -138,7 +101,7 @@ int plan_create(const lt_key *key, lt_plan *p) {
   HC_CALL_CUBLASLT_GOTO(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES,
                                                              &key->align_d, sizeof(key->align_d)),
                         fail);
-  st = cublasLtMatmulAlgoGetHeuristic(lt_handle, p->op, p->a, p->b, p->d, p->d, pref, 1, &result, &found);
+  st = cublasLtMatmulAlgoGetHeuristic(handle, p->op, p->a, p->b, p->d, p->d, pref, 1, &result, &found);
   if (st == CUBLAS_STATUS_SUCCESS && found > 0) st = result.state;
   HC_CHECK_GOTO(
       st != CUBLAS_STATUS_NOT_SUPPORTED && (st != CUBLAS_STATUS_SUCCESS || found > 0), HC_ERR_UNSUPPORTED, fail,
@@ -155,49 +118,47 @@ int plan_create(const lt_key *key, lt_plan *p) {
   return HC_OK;
 fail:
   if (pref) cublasLtMatmulPreferenceDestroy(pref);
-  plan_destroy(p);
+  hc_cuda_lt_plan_destroy(p);
   return ierr;
 }
 
-// The cached plan of key, or a new one in place of the oldest. Call with `lt_lock` held.
-int plan_get(const lt_key *key, lt_plan **plan) {
-  for (int i = 0; i < plan_count; i++) {
-    if (same_key(plans[i].key, *key)) {
-      *plan = &plans[i];
+// The context's cached plan of key, or a new one in place of the oldest. Call with ctx->cublaslt_lock held.
+int plan_get(hc_cuda_context *ctx, const hc_cuda_lt_key *key, hc_cuda_lt_plan **plan) {
+  for (int i = 0; i < ctx->lt_plan_count; i++) {
+    if (same_key(ctx->lt_plans[i].key, *key)) {
+      *plan = &ctx->lt_plans[i];
       return HC_OK;
     }
   }
-  lt_plan *p = &plans[plan_next];
-  if (plan_count == kPlans) plan_destroy(p);
-  HC_CALL(plan_create(key, p));
-  plan_next = (plan_next + 1) % kPlans;
-  if (plan_count < kPlans) plan_count++;
+  hc_cuda_lt_plan *p = &ctx->lt_plans[ctx->lt_plan_next];
+  if (ctx->lt_plan_count == hc_cuda_context::kLtPlans) hc_cuda_lt_plan_destroy(p);
+  HC_CALL(plan_create(ctx->cublaslt, key, p));
+  ctx->lt_plan_next = (ctx->lt_plan_next + 1) % hc_cuda_context::kLtPlans;
+  if (ctx->lt_plan_count < hc_cuda_context::kLtPlans) ctx->lt_plan_count++;
   *plan = p;
   return HC_OK;
 }
 
-// At least bytes of workspace on device (nullptr for 0). A larger one replaces the old, whose cudaFree waits for
-// the work that still uses it. Call with `lt_lock` held.
-int workspace_get(int device, size_t bytes, void **ws) {
+// At least bytes of workspace on the context's device (nullptr for 0). A larger one replaces the old, whose
+// cudaFree waits for the work that still uses it. Call with ctx->cublaslt_lock held.
+int workspace_get(hc_cuda_context *ctx, size_t bytes, void **ws) {
   *ws = nullptr;
   if (bytes == 0) return HC_OK;
-  HC_CHECK(device >= 0 && device < kMaxDevices, HC_ERR_RESOURCE,
-           "variant 'cublaslt': CUDA device %d is past the %d it tracks", device, kMaxDevices);
-  if (workspace_bytes[device] < bytes) {
-    if (workspace[device]) HC_CALL_CUDA(cudaFree(workspace[device]));
-    workspace[device] = nullptr;
-    workspace_bytes[device] = 0;
-    cudaError_t err = cudaMalloc(&workspace[device], bytes);
+  if (ctx->lt_workspace_bytes < bytes) {
+    if (ctx->lt_workspace) HC_CALL_CUDA(cudaFree(ctx->lt_workspace));
+    ctx->lt_workspace = nullptr;
+    ctx->lt_workspace_bytes = 0;
+    cudaError_t err = cudaMalloc(&ctx->lt_workspace, bytes);
     if (err != cudaSuccess) {
       cudaGetLastError();
-      workspace[device] = nullptr;
+      ctx->lt_workspace = nullptr;
       return HC_ERROR(err == cudaErrorMemoryAllocation ? HC_ERR_RESOURCE : HC_ERR_RUNTIME,
                       "variant 'cublaslt': cannot allocate the %zu bytes of workspace its algorithm needs: %s", bytes,
                       cudaGetErrorString(err));
     }
-    workspace_bytes[device] = bytes;
+    ctx->lt_workspace_bytes = bytes;
   }
-  *ws = workspace[device];
+  *ws = ctx->lt_workspace;
   return HC_OK;
 }
 
@@ -215,18 +176,17 @@ int run_cublaslt(const hc_contract *k, const T *A, const T *B, T *out) {
   const hc_cuda_shape s = hc_cuda_shape_of(k);
   const T one = 1, zero = 0, *beta = k->sum_into ? &one : &zero;
   const bool ff = s.family == HC_FAMILY_FIELDFIELD;
-  int device = 0;
-  HC_CALL_CUDA(cudaGetDevice(&device));
-  std::lock_guard<std::mutex> guard(lt_lock);
-  if (!lt_handle) HC_CALL_CUBLASLT(cublasLtCreate(&lt_handle));
+  hc_cuda_context *ctx = nullptr;
+  HC_CALL(hc_cuda_context_get(&ctx));
+  std::lock_guard<std::mutex> guard(ctx->cublaslt_lock);
+  if (!ctx->cublaslt) HC_CALL_CUBLASLT(cublasLtCreate(&ctx->cublaslt));
   for (int64_t c0 = 0; c0 < s.C; c0 += INT_MAX) {
     const int batch = (int)(s.C - c0 < INT_MAX ? s.C - c0 : INT_MAX);
     const T *Ac = A + c0 * s.innerA, *Bc = B + c0 * s.innerB;
     T *Oc = out + c0 * s.innerO;
     // cuBLASLt's operands: FieldField multiplies the right fields by the left ones, the others the left by the right.
     const T *op_a = ff ? Bc : Ac, *op_b = ff ? Ac : Bc;
-    lt_key key = {};
-    key.device = device;
+    hc_cuda_lt_key key = {};
     key.precision = k->precision;
     key.m = ff ? s.R : s.L;
     key.n = ff ? s.L : 1;
@@ -238,12 +198,12 @@ int run_cublaslt(const hc_contract *k, const T *A, const T *B, T *out) {
     key.align_a = batch_alignment(op_a, key.stride_a * (int64_t)sizeof(T), batch);
     key.align_b = batch_alignment(op_b, key.stride_b * (int64_t)sizeof(T), batch);
     key.align_d = batch_alignment(Oc, key.stride_d * (int64_t)sizeof(T), batch);
-    lt_plan *p;
+    hc_cuda_lt_plan *p;
     void *ws;
-    HC_CALL(plan_get(&key, &p));
-    HC_CALL(workspace_get(device, p->workspace, &ws));
-    HC_CALL_CUBLASLT(cublasLtMatmul(lt_handle, p->op, &one, op_a, p->a, op_b, p->b, beta, Oc, p->d, Oc, p->d, &p->algo,
-                                    ws, p->workspace, hc_cuda_stream()));
+    HC_CALL(plan_get(ctx, &key, &p));
+    HC_CALL(workspace_get(ctx, p->workspace, &ws));
+    HC_CALL_CUBLASLT(cublasLtMatmul(ctx->cublaslt, p->op, &one, op_a, p->a, op_b, p->b, beta, Oc, p->d, Oc, p->d,
+                                    &p->algo, ws, p->workspace, ctx->stream));
   }
   return HC_OK;
 }

@@ -15,6 +15,7 @@
 #define HC_CELL_GEMM_CUH
 
 #include "kernels/cuda/hc_cuda_common.cuh"
+#include "kernels/cuda/hc_cuda_context.cuh"
 
 namespace hc_gemm {
 
@@ -356,23 +357,10 @@ cudaError_t launch(const hc_cuda_shape &s, const void *A, const void *B, void *o
   const bool wide =
       s.K % V16 == 0 && (reinterpret_cast<uintptr_t>(A) % 16) == 0 && (reinterpret_cast<uintptr_t>(B) % 16) == 0;
   auto kernel = wide ? cell_gemm<Math, BM, BN, BK, STAGES, V16, MINB> : cell_gemm<Math, BM, BN, BK, STAGES, 1, MINB>;
-  // One-time setup per kernel and device: the shared-memory opt-in and the blocks that fit per SM.
-  constexpr int kMaxDevices = 64;
-  static int fit[2][kMaxDevices];
-  int device = 0;
-  cudaError_t err = cudaGetDevice(&device);
-  if (err != cudaSuccess) return err;
-  if (device < 0 || device >= kMaxDevices) return cudaErrorInvalidDevice;
-  int &blocks_per_sm = fit[wide][device];
-  if (blocks_per_sm == 0) {
-    err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-    if (err == cudaSuccess)
-      err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, Math::kThreads, smem);
-    if (err != cudaSuccess) return err;
-    if (blocks_per_sm < 1) return cudaErrorInvalidConfiguration;
-  }
-  int sms = 0;
-  err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  // One-time setup per kernel in the backend's context: the shared-memory opt-in and the blocks that fit per SM.
+  int blocks_per_sm = 0, sms = 0;
+  const cudaError_t err =
+      hc_cuda_occupancy_get(reinterpret_cast<const void *>(kernel), Math::kThreads, smem, &blocks_per_sm, &sms);
   if (err != cudaSuccess) return err;
   const int64_t ntiles = s.C * ((s.L + BM - 1) / BM) * ((s.R + BN - 1) / BN);
   const int64_t resident = (int64_t)sms * blocks_per_sm;

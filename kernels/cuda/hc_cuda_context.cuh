@@ -1,15 +1,19 @@
 // The CUDA backend's state, one object that owns it for the device this process computes on: the stream, the
-// device's properties, the auto tuner's choices, the basis tables on the device, the timer's events and the
-// cuBLAS handle. Created for the current device at the backend's first call, or for the chosen one by
+// device's properties, the auto tuner's choices, the basis tables on the device, the timer's events, the cell
+// GEMM kernels' launch setup, the cuBLAS handle and the cublaslt variant's cuBLASLt handle, plans and workspace.
+// Created for the current device at the backend's first call, or for the chosen one by
 // device_select (which destroys the context of the device used before, freeing what it held there); destroyed
 // by the backend's release (hc_backend.release). The backend's .cu files reach it through hc_cuda_context_get
 // and keep no state of their own.
 #ifndef HC_CUDA_CONTEXT_CUH
 #define HC_CUDA_CONTEXT_CUH
 
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
+#include <cstddef>
+#include <cstdint>
 #include <mutex>
 
 #include "kernels/cuda/hc_cuda.h"
@@ -31,8 +35,37 @@ struct hc_cuda_basis {
   unsigned long long *d_bad = nullptr;  // lowest bad cell
 };
 
+// One cell GEMM kernel's launch setup on the device (hc_cell_gemm.cuh): its shared-memory opt-in done, and how
+// many of its blocks fit on one SM.
+struct hc_cuda_occupancy {
+  const void *kernel = nullptr;
+  int blocks_per_sm = 0;
+};
+
+// What the cublaslt variant's choice of algorithm depends on (on the context's device, which the plans belong to):
+// the precision, the GEMM's sizes and batch strides (in elements) and the alignment in bytes of every matrix of
+// each operand (C and D are the output).
+struct hc_cuda_lt_key {
+  hc_precision precision;
+  int m, n, k, batch;
+  int64_t stride_a, stride_b, stride_d;
+  uint32_t align_a, align_b, align_d;
+};
+
+// One shape's cuBLASLt matmul (the cublaslt variant): its descriptors, the heuristic's first algorithm and that
+// algorithm's workspace bytes.
+struct hc_cuda_lt_plan {
+  hc_cuda_lt_key key = {};
+  cublasLtMatmulDesc_t op = nullptr;
+  cublasLtMatrixLayout_t a = nullptr, b = nullptr, d = nullptr;  // d describes both C and D
+  cublasLtMatmulAlgo_t algo = {};
+  size_t workspace = 0;
+};
+
 struct hc_cuda_context {
   static constexpr int kTunedSize = 64;
+  static constexpr int kOccupancySize = 64;  // more kernels than hc_cell_gemm.cuh instantiates
+  static constexpr int kLtPlans = 64;
   int device = -1;
   cudaStream_t stream = 0;  // the default stream of the device
   cudaDeviceProp props = {};
@@ -41,8 +74,20 @@ struct hc_cuda_context {
   int tuned_count = 0, tuned_next = 0;
   std::mutex basis_lock;  // guards basis
   hc_cuda_basis basis;
-  std::mutex cublas_lock;                     // guards cublas
-  cublasHandle_t cublas = nullptr;            // created at the cublas variant's first call
+  std::mutex occupancy_lock;  // guards occupancy
+  hc_cuda_occupancy occupancy[kOccupancySize];
+  int occupancy_count = 0;
+  std::mutex cublas_lock;           // guards cublas
+  cublasHandle_t cublas = nullptr;  // created at the cublas variant's first call
+  // The cublaslt variant's state, created at its first call and guarded by cublaslt_lock (held through its
+  // matmuls, which use a plan and the workspace): the handle, the plans (the oldest replaced when all kLtPlans
+  // are taken) and the workspace on the device, grown to the largest a plan needs.
+  std::mutex cublaslt_lock;
+  cublasLtHandle_t cublaslt = nullptr;
+  hc_cuda_lt_plan lt_plans[kLtPlans];
+  int lt_plan_count = 0, lt_plan_next = 0;
+  void *lt_workspace = nullptr;
+  size_t lt_workspace_bytes = 0;
   cudaEvent_t timer[2] = {nullptr, nullptr};  // the backend's timer (not nested): start, stop
   int tensorcore_ptx = -1;                    // the PTX version the tensorcore kernel runs as here, read once
 };
@@ -54,5 +99,14 @@ int hc_cuda_context_get(hc_cuda_context **ctx);
 // Makes device the current device and gives the backend a context for it (device_select), destroying the one
 // it had for another device with what that held there.
 int hc_cuda_context_select(int device);
+
+// How many blocks of kernel (a cell GEMM kernel of hc_cell_gemm.cuh, launched with threads threads and smem bytes
+// of dynamic shared memory) fit on one SM of the context's device, and its SMs. The first call for a kernel opts
+// it into smem bytes and keeps the count in the context; an error is the CUDA runtime's (cudaErrorNoDevice
+// without a usable device).
+cudaError_t hc_cuda_occupancy_get(const void *kernel, int threads, size_t smem, int *blocks_per_sm, int *sms);
+
+// Destroys p's descriptors and empties it.
+void hc_cuda_lt_plan_destroy(hc_cuda_lt_plan *p);
 
 #endif

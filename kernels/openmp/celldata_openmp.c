@@ -57,16 +57,17 @@ static inline void hc_cd_points_put(hc_cd_points *s, int64_t n, hc_kernel kernel
     for (int k = 0; k < Dij; k++) s->dr[k][n] = pt->dr[k];
 }
 
-/* The cell data being filled, and the trilinear shape functions at its quadrature points. */
+/* The cell data being filled, and the shape functions of its geometry nodes (n = 8 trilinear or 27
+   triquadratic, desc->geometry_nodes) at its quadrature points. */
 typedef struct hc_cd_shape {
   const hc_celldata_desc *desc;
-  double (*N)[8];     /* [P][8] */
-  double (*dN)[8][3]; /* [P][8][3] */
+  double *N;       /* [P][n] */
+  double (*dN)[3]; /* [P][n][3] */
 } hc_cd_shape;
 
-/* The values of kernel at point p of the cell with vertices xv. Returns 0 when the cell is inverted or
-   degenerate there (the values are then not to be used). */
-static int hc_cd_point_eval(const hc_cd_shape *shape, hc_kernel kernel, const double xv[8][3], double det_floor,
+/* The values of kernel at point p of the cell with geometry nodes xn ([n][3]). Returns 0 when the cell is
+   inverted or degenerate there (the values are then not to be used). */
+static int hc_cd_point_eval(const hc_cd_shape *shape, hc_kernel kernel, const double (*xn)[3], double det_floor,
                             int64_t p, hc_cd_point *pt) {
   const hc_celldata_desc *desc = shape->desc;
   const hc_family fam = hc_kernel_family(kernel);
@@ -74,7 +75,11 @@ static int hc_cd_point_eval(const hc_cd_shape *shape, hc_kernel kernel, const do
   const int Di = rank >= 1 ? 3 : 1, Dj = rank == 2 ? 3 : 1;
   hc_point_geom g;
   hc_point_data d;
-  const int ok = hc_pw_geometry_at(xv, shape->N[p], shape->dN[p], desc->basis->qwts[p], det_floor, &g);
+  const int n = desc->geometry_nodes;
+  const double w = desc->basis->qwts[p];
+  /* with a constant node count, so that the trilinear map's loops are specialised as before */
+  const int ok = n == 8 ? hc_pw_nodes_geometry_at(8, xn, shape->N + 8 * p, shape->dN + 8 * p, w, det_floor, &g)
+                        : hc_pw_nodes_geometry_at(27, xn, shape->N + 27 * p, shape->dN + 27 * p, w, det_floor, &g);
   hc_pw_data(&desc->data, kernel, g.x, desc->t, &d);
   memset(pt, 0, sizeof(*pt));
   pt->wdet = g.wdet;
@@ -122,11 +127,12 @@ static inline double hc_cd_left(int rank, double phi, double grad_i, double kapp
 
 int hc_celldata_fill_openmp(const hc_celldata_desc *desc, hc_kernel kernel, void *left, void *right) {
   const int64_t P = desc->basis->P;
-  hc_cd_shape shape = {desc, malloc(sizeof(*shape.N) * (size_t)P), malloc(sizeof(*shape.dN) * (size_t)P)};
+  const int n = desc->geometry_nodes;
+  hc_cd_shape shape = {desc, malloc(sizeof(*shape.N) * (size_t)(P * n)), malloc(sizeof(*shape.dN) * (size_t)(P * n))};
   int failed = !shape.N || !shape.dN;
   int64_t bad = -1;
   if (!failed) {
-    for (int64_t p = 0; p < P; p++) hc_pw_trilinear_shape(&desc->basis->qpts[3 * p], shape.N[p], shape.dN[p]);
+    for (int64_t p = 0; p < P; p++) hc_pw_shape(n, &desc->basis->qpts[3 * p], shape.N + n * p, shape.dN + n * p);
     bad = desc->precision == HC_FLOAT
               ? hc_celldata_openmp_f32(&shape, kernel, (float *)left, (float *)right, &failed)
               : hc_celldata_openmp_f64(&shape, kernel, (double *)left, (double *)right, &failed);
@@ -135,6 +141,6 @@ int hc_celldata_fill_openmp(const hc_celldata_desc *desc, hc_kernel kernel, void
   free(shape.dN);
   HC_CHECK(!failed, HC_ERR_RESOURCE, "out of host memory for the cell data scratch of a thread (%lld points)",
            (long long)(desc->layout == HC_LAYOUT_CELL_MAJOR ? P : HC_OMP_CD_CB * HC_OMP_CD_PB));
-  if (bad >= 0) return hc_celldata_cell_error(desc, bad, desc->X0 + 24 * bad);
+  if (bad >= 0) return hc_celldata_cell_error(desc, bad, desc->X0 + 3 * n * bad);
   return HC_OK;
 }

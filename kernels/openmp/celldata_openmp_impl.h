@@ -65,13 +65,14 @@ static int64_t HC_FN(hc_cd_major)(const hc_cd_shape *shape, hc_kernel kernel, in
   const int64_t chunk = P * Dij; /* entries of one field */
   const int64_t Lf = fam == HC_FAMILY_DATADATA ? 1 : b->L;
   const int field = fam != HC_FAMILY_DATADATA, ff = fam == HC_FAMILY_FIELDFIELD;
+  const int n = desc->geometry_nodes;
   int64_t bad = -1;
   for (int64_t c = c0; c < c1; c++) {
-    double xv[8][3];
-    hc_pw_cell_vertices(&desc->motion, desc->t, desc->X0 + 24 * c, xv);
-    const double det_floor = hc_pw_det_floor(xv);
+    double xn[HC_GEOMETRY_NODES_MAX][3];
+    hc_pw_cell_nodes(&desc->motion, desc->t, n, desc->X0 + 3 * n * c, xn);
+    const double det_floor = hc_pw_nodes_det_floor(n, xn);
     for (int64_t p = 0; p < P; p++)
-      if (!hc_cd_point_eval(shape, kernel, xv, det_floor, p, &pts[p]) && bad < 0) bad = c;
+      if (!hc_cd_point_eval(shape, kernel, xn, det_floor, p, &pts[p]) && bad < 0) bad = c;
     /* left, and FieldField's right, field by field */
     for (int64_t f = 0; f < Lf; f++) {
       HC_REAL *ol = HC_FN(hc_cd_reserve)(wl, chunk), *orr = ff ? HC_FN(hc_cd_reserve)(wr, chunk) : NULL;
@@ -162,13 +163,14 @@ static int64_t HC_FN(hc_cd_minor)(const hc_cd_shape *shape, hc_kernel kernel, in
                                   HC_REAL *left, HC_REAL *right, HC_REAL *row) {
   const hc_celldata_desc *desc = shape->desc;
   const int64_t P = desc->basis->P;
+  const int n = desc->geometry_nodes;
   int64_t bad = -1;
   for (int64_t cb0 = c0; cb0 < c1; cb0 += HC_OMP_CD_CB) {
     const int64_t nc = c1 - cb0 < HC_OMP_CD_CB ? c1 - cb0 : HC_OMP_CD_CB;
-    double xv[HC_OMP_CD_CB][8][3], det_floor[HC_OMP_CD_CB];
+    double xv[HC_OMP_CD_CB][HC_GEOMETRY_NODES_MAX][3], det_floor[HC_OMP_CD_CB];
     for (int64_t cb = 0; cb < nc; cb++) {
-      hc_pw_cell_vertices(&desc->motion, desc->t, desc->X0 + 24 * (cb0 + cb), xv[cb]);
-      det_floor[cb] = hc_pw_det_floor(xv[cb]);
+      hc_pw_cell_nodes(&desc->motion, desc->t, n, desc->X0 + 3 * n * (cb0 + cb), xv[cb]);
+      det_floor[cb] = hc_pw_nodes_det_floor(n, xv[cb]);
     }
     for (int64_t p0 = 0; p0 < P; p0 += HC_OMP_CD_PB) {
       const int64_t np = P - p0 < HC_OMP_CD_PB ? P - p0 : HC_OMP_CD_PB;

@@ -15,7 +15,7 @@ int hc_celldata_fill_serial(const hc_celldata_desc *desc, hc_kernel kernel, void
   int64_t bad = desc->precision == HC_FLOAT
                     ? hc_celldata_serial_f32(desc, kernel, (float *)left, (float *)right, geom, data)
                     : hc_celldata_serial_f64(desc, kernel, (double *)left, (double *)right, geom, data);
-  if (bad >= 0) ierr = hc_celldata_cell_error(desc, bad, desc->X0 + 24 * bad);
+  if (bad >= 0) ierr = hc_celldata_cell_error(desc, bad, desc->X0 + 3 * desc->geometry_nodes * bad);
 cleanup:
   free(geom);
   free(data);

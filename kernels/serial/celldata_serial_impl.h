@@ -1,6 +1,7 @@
 /* The serial reference cell data for one precision: included once per precision by celldata_serial.c with
-   HC_REAL (the stored scalar type) and HC_FN(name). Plain loops, cell by cell: the geometry and data at
-   every point, then each array's entries in C order of their inner indices. Computed in double. */
+   HC_REAL (the stored scalar type) and HC_FN(name). Plain loops, cell by cell: the geometry (trilinear or
+   triquadratic, hc_pw_nodes_geometry) and data at every point, then each array's entries in C order of their
+   inner indices. Computed in double. */
 
 /* Fills left and right for every cell of desc (layout as in hc_contract: entry q of cell c at
    c * inner + q cell-major, q * C + c cell-minor). geom, data: [P] scratch. Returns the first inverted or
@@ -16,12 +17,13 @@ static int64_t HC_FN(hc_celldata_serial)(const hc_celldata_desc *desc, hc_kernel
   const int64_t Rf = fam == HC_FAMILY_FIELDFIELD ? b->L : 1;    /* fields of right */
   const int64_t lin = Lf * P * Di * Dj, rin = Rf * P * Di * Dj; /* entries per cell */
   const int cm = desc->layout == HC_LAYOUT_CELL_MAJOR;
+  const int n = desc->geometry_nodes; /* 8 or 27 */
   for (int64_t c = 0; c < C; c++) {
-    double xv[8][3];
-    hc_pw_cell_vertices(&desc->motion, desc->t, desc->X0 + 24 * c, xv);
-    const double det_floor = hc_pw_det_floor(xv);
+    double xn[HC_GEOMETRY_NODES_MAX][3];
+    hc_pw_cell_nodes(&desc->motion, desc->t, n, desc->X0 + 3 * n * c, xn);
+    const double det_floor = hc_pw_nodes_det_floor(n, xn);
     for (int64_t p = 0; p < P; p++) {
-      if (!hc_pw_geometry(xv, &b->qpts[3 * p], b->qwts[p], det_floor, &geom[p])) return c;
+      if (!hc_pw_nodes_geometry(n, xn, &b->qpts[3 * p], b->qwts[p], det_floor, &geom[p])) return c;
       hc_pw_data(&desc->data, kernel, geom[p].x, desc->t, &data[p]);
     }
     /* left: [Lf][P][Di][Dj] per cell */

@@ -1,0 +1,606 @@
+/* An unstructured mesh of hexahedra on rank 0: partitioned, its order-p nodes numbered, dealt to the ranks. */
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mesh/hc_hex.h"
+#include "mesh/hc_mesh.h"
+#include "kernels/base/hc_mpi.h"
+
+#ifdef HC_HAVE_METIS
+#include <metis.h>
+#endif
+
+int hc_mesh_metis_built(void) {
+#ifdef HC_HAVE_METIS
+  return 1;
+#else
+  return 0;
+#endif
+}
+
+/* ---- A hash map from a sorted tuple of up to 4 vertex numbers to a dense id (edges and faces). ---- */
+
+typedef struct {
+  int64_t key[4]; /* sorted vertex numbers; key[0] = -1 marks an empty slot */
+  int64_t id;     /* dense id, in order of first insertion */
+  int64_t cell;   /* the first cell that has it */
+  int count;      /* cells that have it */
+} hc_tuple_entry;
+
+typedef struct {
+  hc_tuple_entry *slot;
+  int64_t capacity; /* a power of two */
+  int64_t size;
+  int width; /* 2 (edges) or 4 (faces) */
+} hc_tuple_map;
+
+static int hc_tuple_map_init(hc_tuple_map *m, int width, int64_t expected) {
+  m->width = width;
+  m->size = 0;
+  m->capacity = 1024;
+  while (m->capacity < 2 * expected) m->capacity *= 2;
+  m->slot = malloc((size_t)m->capacity * sizeof(*m->slot));
+  HC_CHECK(m->slot, HC_ERR_RESOURCE, "out of memory for the mesh's %s (%lld slots)", width == 2 ? "edges" : "faces",
+           (long long)m->capacity);
+  for (int64_t i = 0; i < m->capacity; i++) m->slot[i].key[0] = -1;
+  return HC_OK;
+}
+
+static uint64_t hc_tuple_hash(const int64_t *key, int width) {
+  uint64_t h = 0x9E3779B97F4A7C15ull;
+  for (int i = 0; i < width; i++) {
+    h ^= (uint64_t)key[i] + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+    h *= 0xBF58476D1CE4E5B9ull;
+  }
+  return h ^ (h >> 31);
+}
+
+/* Finds key (sorted) or inserts it with the next id; returns its entry. */
+static hc_tuple_entry *hc_tuple_map_get(hc_tuple_map *m, const int64_t *key, int64_t cell) {
+  uint64_t i = hc_tuple_hash(key, m->width) & (uint64_t)(m->capacity - 1);
+  for (;; i = (i + 1) & (uint64_t)(m->capacity - 1)) {
+    hc_tuple_entry *e = &m->slot[i];
+    if (e->key[0] < 0) {
+      memcpy(e->key, key, (size_t)m->width * sizeof(*key));
+      e->id = m->size++;
+      e->cell = cell;
+      e->count = 0;
+      return e;
+    }
+    if (!memcmp(e->key, key, (size_t)m->width * sizeof(*key))) return e;
+  }
+}
+
+static void hc_sort_small(int64_t *a, int n) {
+  for (int i = 1; i < n; i++)
+    for (int j = i; j > 0 && a[j - 1] > a[j]; j--) {
+      int64_t t = a[j];
+      a[j] = a[j - 1], a[j - 1] = t;
+    }
+}
+
+/* ---- The reference cell's corners, edges and faces in the (p+1)^3 node lattice. ---- */
+
+/* Corner v = a + 2b + 4c of a cell: its geometry node (a,b,c) scaled to the geometry's lattice. */
+static int64_t hc_corner_vertex(const hc_mesh_cells *mc, int64_t c, int v) {
+  const int n = mc->geometry_nodes == 27 ? 3 : 2, s = n - 1;
+  const int a = (v & 1) * s, b = ((v >> 1) & 1) * s, cc = ((v >> 2) & 1) * s;
+  return mc->cells[c * mc->geometry_nodes + a + n * (b + n * cc)];
+}
+
+/* The 6 faces as (axis held fixed, its side); the 12 edges as (varying axis, the other two sides). */
+static void hc_face_corners(int f, int corners[4]) {
+  const int axis = f / 2, side = f % 2, u = (axis + 1) % 3, w = (axis + 2) % 3;
+  int k = 0;
+  for (int j = 0; j < 2; j++)
+    for (int i = 0; i < 2; i++) {
+      int bit[3];
+      bit[axis] = side, bit[u] = i, bit[w] = j;
+      corners[k++] = bit[0] + 2 * bit[1] + 4 * bit[2];
+    }
+}
+
+/* ---- Rank 0: the numbering of the whole mesh. ---- */
+
+typedef struct {
+  int64_t *vertex_id;   /* [num_vertices]: dense number of a corner geometry node, -1 for the others */
+  int64_t num_corners;  /* corner vertices in use */
+  hc_tuple_map edges, faces;
+  int64_t num_global_nodes;
+  uint8_t *boundary;    /* [num_global_nodes]: on a face of one cell only */
+  int64_t edge_cut;     /* faces between cells of different ranks */
+} hc_numbering;
+
+static void hc_numbering_free(hc_numbering *nb) {
+  free(nb->vertex_id);
+  free(nb->edges.slot);
+  free(nb->faces.slot);
+  free(nb->boundary);
+  memset(nb, 0, sizeof(*nb));
+}
+
+static int64_t hc_cell_tag(const hc_mesh_cells *mc, int64_t c) {
+  return mc->cell_tag ? mc->cell_tag[c] : c + 1;
+}
+
+/* The global id of node (i,j,k) of cell c, 0 <= i,j,k <= p. */
+static int64_t hc_node_gid(const hc_mesh_cells *mc, const hc_numbering *nb, int p, int64_t c, int i, int j, int k) {
+  const int ijk[3] = {i, j, k};
+  int ends = 0, bit[3];
+  for (int d = 0; d < 3; d++) {
+    bit[d] = ijk[d] == p ? 1 : 0;
+    ends += ijk[d] == 0 || ijk[d] == p;
+  }
+  const int64_t m = p - 1;
+  const int64_t edge_base = nb->num_corners, face_base = edge_base + nb->edges.size * m,
+                cell_base = face_base + nb->faces.size * m * m;
+  if (ends == 3) return nb->vertex_id[hc_corner_vertex(mc, c, bit[0] + 2 * bit[1] + 4 * bit[2])];
+  if (ends == 2) {
+    /* An edge along the one axis d whose index is inside; numbered from its lower-numbered vertex. */
+    int d = 0;
+    while (ijk[d] == 0 || ijk[d] == p) d++;
+    int b0[3] = {bit[0], bit[1], bit[2]}, b1[3] = {bit[0], bit[1], bit[2]};
+    b0[d] = 0, b1[d] = 1;
+    int64_t v0 = nb->vertex_id[hc_corner_vertex(mc, c, b0[0] + 2 * b0[1] + 4 * b0[2])];
+    int64_t v1 = nb->vertex_id[hc_corner_vertex(mc, c, b1[0] + 2 * b1[1] + 4 * b1[2])];
+    int64_t key[4] = {v0 < v1 ? v0 : v1, v0 < v1 ? v1 : v0};
+    const hc_tuple_entry *e = hc_tuple_map_get((hc_tuple_map *)&nb->edges, key, c);
+    int t = v0 < v1 ? ijk[d] : p - ijk[d];
+    return edge_base + e->id * m + (t - 1);
+  }
+  if (ends == 1) {
+    /* A face whose normal axis a is at an end: its own frame starts at its lowest-numbered corner and runs
+       first towards the lower-numbered of that corner's two neighbours on the face. */
+    int a = 0;
+    while (!(ijk[a] == 0 || ijk[a] == p)) a++;
+    const int u = (a + 1) % 3, w = (a + 2) % 3;
+    int64_t vid[2][2];
+    for (int y = 0; y < 2; y++)
+      for (int x = 0; x < 2; x++) {
+        int b[3];
+        b[a] = bit[a], b[u] = x, b[w] = y;
+        vid[y][x] = nb->vertex_id[hc_corner_vertex(mc, c, b[0] + 2 * b[1] + 4 * b[2])];
+      }
+    int x0 = 0, y0 = 0;
+    for (int y = 0; y < 2; y++)
+      for (int x = 0; x < 2; x++)
+        if (vid[y][x] < vid[y0][x0]) x0 = x, y0 = y;
+    int64_t key[4] = {vid[0][0], vid[0][1], vid[1][0], vid[1][1]};
+    hc_sort_small(key, 4);
+    const hc_tuple_entry *e = hc_tuple_map_get((hc_tuple_map *)&nb->faces, key, c);
+    const int du = x0 ? p - ijk[u] : ijk[u], dw = y0 ? p - ijk[w] : ijk[w];
+    const int u_first = vid[y0][1 - x0] < vid[1 - y0][x0]; /* the neighbour along u is the lower */
+    const int s = u_first ? du : dw, t = u_first ? dw : du;
+    return face_base + e->id * m * m + (s - 1) + m * (t - 1);
+  }
+  return cell_base + c * m * m * m + (i - 1) + m * ((j - 1) + m * (k - 1));
+}
+
+/* Checks the cells, numbers edges and faces (the corners are numbered), and marks the boundary nodes. */
+static int hc_numbering_build(const hc_mesh_cells *mc, int p, const int *part, hc_numbering *nb) {
+  const int64_t N = mc->num_cells, NV = mc->num_vertices;
+  const int G = mc->geometry_nodes, L = (p + 1) * (p + 1) * (p + 1);
+  /* nb->vertex_id and num_corners are set (hc_mesh_root_prepare); every geometry node is checked here. */
+  for (int64_t c = 0; c < N; c++)
+    for (int g = 0; g < G; g++) {
+      int64_t v = mc->cells[c * G + g];
+      HC_CHECK(v >= 0 && v < NV, HC_ERR_INPUT, "%s: cell %lld names node %lld, not one of the mesh's %lld nodes",
+               mc->name, (long long)hc_cell_tag(mc, c), (long long)v, (long long)NV);
+    }
+  HC_CALL(hc_tuple_map_init(&nb->edges, 2, 3 * N + 64));
+  HC_CALL(hc_tuple_map_init(&nb->faces, 4, 3 * N + 64));
+  for (int64_t c = 0; c < N; c++) {
+    int64_t corner[8];
+    for (int v = 0; v < 8; v++) corner[v] = nb->vertex_id[hc_corner_vertex(mc, c, v)];
+    for (int v = 0; v < 8; v++)
+      for (int w = 0; w < v; w++)
+        HC_CHECK(corner[v] != corner[w], HC_ERR_INPUT, "%s: cell %lld is degenerate: its corners %d and %d are the same node",
+                 mc->name, (long long)hc_cell_tag(mc, c), w, v);
+    for (int d = 0; d < 3; d++)
+      for (int v = 0; v < 8; v++) {
+        if (v & (1 << d)) continue;
+        int64_t a = corner[v], b = corner[v | (1 << d)];
+        int64_t key[4] = {a < b ? a : b, a < b ? b : a};
+        hc_tuple_map_get(&nb->edges, key, c)->count++;
+      }
+    for (int f = 0; f < 6; f++) {
+      int fc[4];
+      hc_face_corners(f, fc);
+      int64_t key[4] = {corner[fc[0]], corner[fc[1]], corner[fc[2]], corner[fc[3]]};
+      hc_sort_small(key, 4);
+      hc_tuple_entry *e = hc_tuple_map_get(&nb->faces, key, c);
+      e->count++;
+      HC_CHECK(e->count <= 2, HC_ERR_INPUT,
+               "%s: the face of cell %lld with corners %lld, %lld, %lld, %lld is also a face of two other cells (cell "
+               "%lld and another): a face belongs to at most two cells",
+               mc->name, (long long)hc_cell_tag(mc, c), (long long)key[0], (long long)key[1], (long long)key[2],
+               (long long)key[3], (long long)hc_cell_tag(mc, e->cell));
+      if (e->count == 2 && part[e->cell] != part[c]) nb->edge_cut++;
+    }
+  }
+  const int64_t m = p - 1;
+  nb->num_global_nodes = nb->num_corners + nb->edges.size * m + nb->faces.size * m * m + N * m * m * m;
+  nb->boundary = calloc((size_t)nb->num_global_nodes, 1);
+  HC_CHECK(nb->boundary, HC_ERR_RESOURCE, "out of memory for the %lld nodes of %s", (long long)nb->num_global_nodes,
+           mc->name);
+  for (int64_t c = 0; c < N; c++) {
+    /* Which of the cell's faces are on the boundary. */
+    int on_boundary[6];
+    for (int f = 0; f < 6; f++) {
+      int fc[4];
+      hc_face_corners(f, fc);
+      int64_t key[4];
+      for (int i = 0; i < 4; i++) key[i] = nb->vertex_id[hc_corner_vertex(mc, c, fc[i])];
+      hc_sort_small(key, 4);
+      on_boundary[f] = hc_tuple_map_get(&nb->faces, key, c)->count == 1;
+    }
+    for (int k = 0; k <= p; k++)
+      for (int j = 0; j <= p; j++)
+        for (int i = 0; i <= p; i++) {
+          const int64_t g = hc_node_gid(mc, nb, p, c, i, j, k);
+          const int ijk[3] = {i, j, k};
+          for (int f = 0; f < 6; f++)
+            if (on_boundary[f] && ijk[f / 2] == (f % 2) * p) nb->boundary[g] = 1;
+        }
+  }
+  (void)L;
+  return HC_OK;
+}
+
+/* ---- Rank 0: the partition. ---- */
+
+static int hc_partition_cells(const hc_mesh_cells *mc, const hc_numbering *nb, hc_partitioner partitioner, int nranks,
+                              int *part) {
+  const int64_t N = mc->num_cells;
+  if (nranks == 1 || partitioner == HC_PARTITIONER_BLOCKS) {
+    for (int64_t c = 0; c < N; c++) part[c] = (int)((c * nranks) / N);
+    return HC_OK;
+  }
+#ifdef HC_HAVE_METIS
+  HC_CHECK(N * 8 < INT32_MAX && nb->num_corners < INT32_MAX, HC_ERR_INPUT,
+           "%s: %lld cells are more than this METIS (32-bit indices) partitions", mc->name, (long long)N);
+  int ierr = HC_OK;
+  idx_t ne = (idx_t)N, nn = (idx_t)nb->num_corners, ncommon = 4, np = (idx_t)nranks, objval = 0;
+  idx_t *eptr = malloc((size_t)(N + 1) * sizeof(idx_t)), *eind = malloc((size_t)N * 8 * sizeof(idx_t));
+  idx_t *epart = malloc((size_t)N * sizeof(idx_t)), *npart = malloc((size_t)nb->num_corners * sizeof(idx_t));
+  idx_t options[METIS_NOPTIONS];
+  HC_CHECK_GOTO(eptr && eind && epart && npart, HC_ERR_RESOURCE, cleanup, "out of memory partitioning %s", mc->name);
+  for (int64_t c = 0; c <= N; c++) eptr[c] = (idx_t)(8 * c);
+  for (int64_t c = 0; c < N; c++)
+    for (int v = 0; v < 8; v++) eind[8 * c + v] = (idx_t)nb->vertex_id[hc_corner_vertex(mc, c, v)];
+  METIS_SetDefaultOptions(options);
+  options[METIS_OPTION_NUMBERING] = 0;
+  options[METIS_OPTION_SEED] = 1; /* the same partition on every run */
+  int st = METIS_PartMeshDual(&ne, &nn, eptr, eind, NULL, NULL, &ncommon, &np, NULL, options, &objval, epart, npart);
+  HC_CHECK_GOTO(st == METIS_OK, st == METIS_ERROR_MEMORY ? HC_ERR_RESOURCE : HC_ERR_RUNTIME, cleanup,
+                "%s: METIS_PartMeshDual failed (status %d) partitioning %lld cells into %d parts", mc->name, st,
+                (long long)N, nranks);
+  for (int64_t c = 0; c < N; c++) part[c] = (int)epart[c];
+cleanup:
+  free(eptr);
+  free(eind);
+  free(epart);
+  free(npart);
+  return ierr;
+#else
+  (void)nb;
+  (void)part;
+  return HC_ERROR(HC_ERR_NOT_BUILT,
+                  "%s: mesh.partitioner metis: this build has no METIS (configure with HC_ENABLE_METIS=ON and "
+                  "libmetis-dev installed)",
+                  mc->name);
+#endif
+}
+
+/* Every rank gets a cell: an empty part takes the last cell of the largest. */
+static void hc_partition_fill_empty(int64_t N, int nranks, int *part) {
+  int64_t *count = calloc((size_t)nranks, sizeof(*count));
+  if (!count) return;
+  for (int64_t c = 0; c < N; c++) count[part[c]]++;
+  for (int r = 0; r < nranks; r++) {
+    if (count[r]) continue;
+    int big = 0;
+    for (int s = 1; s < nranks; s++)
+      if (count[s] > count[big]) big = s;
+    for (int64_t c = N - 1; c >= 0; c--)
+      if (part[c] == big) {
+        part[c] = r, count[r]++, count[big]--;
+        break;
+      }
+  }
+  free(count);
+}
+
+/* ---- Messages larger than an int counts. ---- */
+
+#define HC_MESH_CHUNK (1 << 30)
+
+static int hc_send_bytes(const void *buf, size_t bytes, int dest, MPI_Comm comm) {
+  for (size_t off = 0; off < bytes || off == 0; off += HC_MESH_CHUNK) {
+    size_t n = bytes - off < HC_MESH_CHUNK ? bytes - off : HC_MESH_CHUNK;
+    HC_CALL_MPI(MPI_Send((const char *)buf + off, (int)n, MPI_BYTE, dest, 77, comm));
+    if (!bytes) break;
+  }
+  return HC_OK;
+}
+
+static int hc_recv_bytes(void *buf, size_t bytes, MPI_Comm comm) {
+  for (size_t off = 0; off < bytes || off == 0; off += HC_MESH_CHUNK) {
+    size_t n = bytes - off < HC_MESH_CHUNK ? bytes - off : HC_MESH_CHUNK;
+    HC_CALL_MPI(MPI_Recv((char *)buf + off, (int)n, MPI_BYTE, 0, 77, comm, MPI_STATUS_IGNORE));
+    if (!bytes) break;
+  }
+  return HC_OK;
+}
+
+/* One rank's cells as rank 0 sends them. */
+typedef struct {
+  int64_t C;
+  double *coords; /* [C][G][3] */
+  int64_t *gid;   /* [C][L] */
+  uint8_t *flags; /* [C][L]: 1 on the mesh's boundary */
+} hc_rank_cells;
+
+static void hc_rank_cells_free(hc_rank_cells *rc) {
+  free(rc->coords);
+  free(rc->gid);
+  free(rc->flags);
+  memset(rc, 0, sizeof(*rc));
+}
+
+static int hc_rank_cells_alloc(hc_rank_cells *rc, int64_t C, int G, int L) {
+  rc->C = C;
+  rc->coords = malloc((size_t)C * G * 3 * sizeof(double) + 1);
+  rc->gid = malloc((size_t)C * L * sizeof(int64_t) + 1);
+  rc->flags = malloc((size_t)C * L + 1);
+  HC_CHECK(rc->coords && rc->gid && rc->flags, HC_ERR_RESOURCE, "out of memory for a part of %lld cells",
+           (long long)C);
+  return HC_OK;
+}
+
+static int hc_rank_cells_make(const hc_mesh_cells *mc, const hc_numbering *nb, int p, const int *part, int r,
+                              hc_rank_cells *rc) {
+  const int G = mc->geometry_nodes, L = (p + 1) * (p + 1) * (p + 1);
+  int64_t C = 0;
+  for (int64_t c = 0; c < mc->num_cells; c++) C += part[c] == r;
+  HC_CALL(hc_rank_cells_alloc(rc, C, G, L));
+  int64_t k = 0;
+  for (int64_t c = 0; c < mc->num_cells; c++) {
+    if (part[c] != r) continue;
+    for (int g = 0; g < G; g++)
+      for (int d = 0; d < 3; d++) rc->coords[(k * G + g) * 3 + d] = mc->coords[3 * mc->cells[c * G + g] + d];
+    for (int kk = 0; kk <= p; kk++)
+      for (int j = 0; j <= p; j++)
+        for (int i = 0; i <= p; i++) {
+          const int l = i + (p + 1) * (j + (p + 1) * kk);
+          const int64_t g = hc_node_gid(mc, nb, p, c, i, j, kk);
+          rc->gid[k * L + l] = g;
+          rc->flags[k * L + l] = nb->boundary[g];
+        }
+    k++;
+  }
+  return HC_OK;
+}
+
+/* ---- Every rank: its local numbering from the global ids. ---- */
+
+static int hc_mesh_from_rank_cells(hc_mesh *m, const hc_rank_cells *rc) {
+  const int L = m->nodes_per_cell, G = m->geometry_nodes;
+  const int64_t CL = rc->C * L;
+  int ierr = HC_OK;
+  m->C = rc->C;
+  /* gid -> local id, in the order cells first touch the nodes. */
+  int64_t cap = 1024;
+  while (cap < 2 * CL) cap *= 2;
+  int64_t *key = malloc((size_t)cap * sizeof(*key));
+  int32_t *val = malloc((size_t)cap * sizeof(*val));
+  m->cell_nodes = malloc((size_t)CL * sizeof(*m->cell_nodes) + 1);
+  HC_CHECK_GOTO(key && val && m->cell_nodes, HC_ERR_RESOURCE, cleanup, "rank %d: out of memory numbering %lld cells",
+                m->rank, (long long)rc->C);
+  for (int64_t i = 0; i < cap; i++) key[i] = -1;
+  int64_t n = 0;
+  for (int64_t i = 0; i < CL; i++) {
+    const int64_t g = rc->gid[i];
+    uint64_t h = ((uint64_t)g * 0x9E3779B97F4A7C15ull) >> 17;
+    for (;; h++) {
+      int64_t s = (int64_t)(h & (uint64_t)(cap - 1));
+      if (key[s] < 0) {
+        HC_CHECK_GOTO(n < INT32_MAX, HC_ERR_INPUT, cleanup,
+                      "rank %d: its part has more than 2^31 - 1 nodes; use more ranks", m->rank);
+        key[s] = g, val[s] = (int32_t)n++;
+      }
+      if (key[s] == g) {
+        m->cell_nodes[i] = val[s];
+        break;
+      }
+    }
+  }
+  m->num_nodes = n;
+  m->node_global_id = malloc((size_t)n * sizeof(*m->node_global_id) + 1);
+  m->node_owned = calloc((size_t)n + 1, 1);
+  m->node_boundary = calloc((size_t)n + 1, 1);
+  m->vertex_coords = malloc((size_t)rc->C * G * 3 * sizeof(double) + 1);
+  HC_CHECK_GOTO(m->node_global_id && m->node_owned && m->node_boundary && m->vertex_coords, HC_ERR_RESOURCE, cleanup,
+                "rank %d: out of memory for %lld nodes", m->rank, (long long)n);
+  memcpy(m->vertex_coords, rc->coords, (size_t)rc->C * G * 3 * sizeof(double));
+  for (int64_t i = 0; i < CL; i++) {
+    const int32_t l = m->cell_nodes[i];
+    m->node_global_id[l] = rc->gid[i];
+    m->node_boundary[l] = rc->flags[i];
+  }
+cleanup:
+  free(key);
+  free(val);
+  return ierr;
+}
+
+/* ---- The constructor. ---- */
+
+/* What rank 0 found, broadcast to every rank. */
+typedef struct {
+  int err;
+  int geometry_nodes;
+  int64_t num_cells, num_global_nodes, edge_cut;
+  double volume, bounds[2][3];
+  char msg[2048];
+} hc_mesh_header;
+
+static int hc_mesh_root_prepare(const hc_mesh_cells *mc, int order, hc_partitioner partitioner, int nranks, int *part,
+                                hc_numbering *nb, hc_mesh_header *hd) {
+  HC_CHECK(mc->geometry_nodes == 8 || mc->geometry_nodes == 27, HC_ERR_INPUT,
+           "%s: cells of %d geometry nodes; hexahedra have 8 or 27", mc->name, mc->geometry_nodes);
+  HC_CHECK(mc->num_cells >= 1, HC_ERR_INPUT, "%s: the mesh has no cells", mc->name);
+  HC_CHECK(mc->num_cells >= nranks, HC_ERR_INPUT, "%s: %lld cells cannot be dealt to %d ranks (each needs one cell)",
+           mc->name, (long long)mc->num_cells, nranks);
+  /* The partition needs the corners' dense numbers (in order of first use): number them first. */
+  memset(nb, 0, sizeof(*nb));
+  nb->vertex_id = malloc((size_t)mc->num_vertices * sizeof(*nb->vertex_id) + 1);
+  HC_CHECK(nb->vertex_id, HC_ERR_RESOURCE, "out of memory for the vertices of %s", mc->name);
+  for (int64_t v = 0; v < mc->num_vertices; v++) nb->vertex_id[v] = -1;
+  int ierr = HC_OK;
+  double *x = NULL;
+  for (int64_t c = 0; c < mc->num_cells; c++)
+    for (int v = 0; v < 8; v++) {
+      int64_t w = hc_corner_vertex(mc, c, v);
+      HC_CHECK(w >= 0 && w < mc->num_vertices, HC_ERR_INPUT,
+               "%s: cell %lld names node %lld, not one of the mesh's %lld nodes", mc->name,
+               (long long)hc_cell_tag(mc, c), (long long)w, (long long)mc->num_vertices);
+      if (nb->vertex_id[w] < 0) nb->vertex_id[w] = nb->num_corners++;
+    }
+  HC_CALL(hc_partition_cells(mc, nb, partitioner, nranks, part));
+  hc_partition_fill_empty(mc->num_cells, nranks, part);
+  HC_CALL(hc_numbering_build(mc, order, part, nb));
+  hd->geometry_nodes = mc->geometry_nodes;
+  hd->num_cells = mc->num_cells;
+  hd->num_global_nodes = nb->num_global_nodes;
+  hd->edge_cut = nb->edge_cut;
+  /* Volume (compensated sum of exact cell volumes) and bounding box. */
+  double sum = 0, comp = 0;
+  for (int d = 0; d < 3; d++) hd->bounds[0][d] = HUGE_VAL, hd->bounds[1][d] = -HUGE_VAL;
+  x = malloc((size_t)mc->geometry_nodes * 3 * sizeof(double));
+  HC_CHECK_GOTO(x, HC_ERR_RESOURCE, cleanup, "out of memory");
+  for (int64_t c = 0; c < mc->num_cells; c++) {
+    for (int g = 0; g < mc->geometry_nodes; g++)
+      for (int d = 0; d < 3; d++) {
+        double v = mc->coords[3 * mc->cells[c * mc->geometry_nodes + g] + d];
+        x[3 * g + d] = v;
+        hd->bounds[0][d] = fmin(hd->bounds[0][d], v);
+        hd->bounds[1][d] = fmax(hd->bounds[1][d], v);
+      }
+    int where = 0;
+    double det = hc_hex_min_det(mc->geometry_nodes, x, &where);
+    HC_CHECK_GOTO(det > 0, HC_ERR_INPUT, cleanup,
+                  "%s: cell %lld is inverted or degenerate: det J = %.3g at its geometry node %d (of %d, tensor order)",
+                  mc->name, (long long)hc_cell_tag(mc, c), det, where, mc->geometry_nodes);
+    double vol = hc_hex_volume(mc->geometry_nodes, x), t = sum + vol;
+    comp += fabs(sum) >= fabs(vol) ? (sum - t) + vol : (vol - t) + sum;
+    sum = t;
+  }
+  hd->volume = sum + comp;
+cleanup:
+  free(x);
+  return ierr;
+}
+
+int hc_mesh_create_cells(MPI_Comm comm, const hc_mesh_cells *cells, int order, hc_partitioner partitioner,
+                         hc_mesh **mesh) {
+  int ierr = HC_OK, rank = 0, nranks = 1;
+  HC_CHECK(mesh, HC_ERR_INPUT, "hc_mesh_create_cells: mesh is NULL");
+  *mesh = NULL;
+  HC_CALL_MPI(MPI_Comm_rank(comm, &rank));
+  HC_CALL_MPI(MPI_Comm_size(comm, &nranks));
+  hc_mesh_header hd;
+  memset(&hd, 0, sizeof(hd));
+  hc_numbering nb;
+  memset(&nb, 0, sizeof(nb));
+  int *part = NULL;
+  hc_rank_cells rc;
+  memset(&rc, 0, sizeof(rc));
+  hc_mesh *m = NULL;
+  if (rank == 0) {
+    if (!cells) {
+      hd.err = HC_ERROR(HC_ERR_INPUT, "hc_mesh_create_cells: rank 0 has no cells");
+    } else if (order < 1 || order > HC_MESH_MAX_ORDER) {
+      hd.err = HC_ERROR(HC_ERR_INPUT, "mesh.order must be 1..%d, got %d", HC_MESH_MAX_ORDER, order);
+    } else if (!(part = malloc((size_t)cells->num_cells * sizeof(*part) + 1))) {
+      hd.err = HC_ERROR(HC_ERR_RESOURCE, "out of memory partitioning %s", cells->name);
+    } else {
+      hd.err = hc_mesh_root_prepare(cells, order, partitioner, nranks, part, &nb, &hd);
+    }
+    if (hd.err) snprintf(hd.msg, sizeof(hd.msg), "%s", hc_error_message());
+  }
+  HC_CALL_MPI_GOTO(MPI_Bcast(&hd, (int)sizeof(hd), MPI_BYTE, 0, comm), cleanup);
+  if (hd.err) {
+    ierr = rank == 0 ? hd.err : HC_ERROR(hd.err, "%s", hd.msg);
+    goto cleanup;
+  }
+  const int L = (order + 1) * (order + 1) * (order + 1), G = hd.geometry_nodes;
+  if (rank == 0) {
+    /* Other ranks' parts one at a time (a count of -1 tells a rank that rank 0 failed), then rank 0's own. */
+    for (int r = 1; r < nranks; r++) {
+      hc_rank_cells other;
+      memset(&other, 0, sizeof(other));
+      if (!ierr) ierr = hc_rank_cells_make(cells, &nb, order, part, r, &other);
+      int64_t C = ierr ? -1 : other.C;
+      int err = MPI_Send(&C, 1, MPI_INT64_T, r, 76, comm);
+      if (!ierr && err != MPI_SUCCESS) ierr = hc_mpi_error(err, "MPI_Send", __FILE__, __LINE__, __func__);
+      if (!ierr) ierr = hc_send_bytes(other.coords, (size_t)C * G * 3 * sizeof(double), r, comm);
+      if (!ierr) ierr = hc_send_bytes(other.gid, (size_t)C * L * sizeof(int64_t), r, comm);
+      if (!ierr) ierr = hc_send_bytes(other.flags, (size_t)C * L, r, comm);
+      hc_rank_cells_free(&other);
+    }
+    if (!ierr) ierr = hc_rank_cells_make(cells, &nb, order, part, 0, &rc);
+  } else {
+    int64_t C = 0;
+    HC_CALL_MPI_GOTO(MPI_Recv(&C, 1, MPI_INT64_T, 0, 76, comm, MPI_STATUS_IGNORE), agree);
+    HC_CHECK_GOTO(C >= 0, HC_ERR_RESOURCE, agree, "rank 0 could not send rank %d its cells", rank);
+    HC_CALL_GOTO(hc_rank_cells_alloc(&rc, C, G, L), agree);
+    HC_CALL_GOTO(hc_recv_bytes(rc.coords, (size_t)C * G * 3 * sizeof(double), comm), agree);
+    HC_CALL_GOTO(hc_recv_bytes(rc.gid, (size_t)C * L * sizeof(int64_t), comm), agree);
+    HC_CALL_GOTO(hc_recv_bytes(rc.flags, (size_t)C * L, comm), agree);
+  }
+agree:
+  /* Every rank goes on only if all have their cells. */
+  {
+    int any = 0, e = MPI_Allreduce(&ierr, &any, 1, MPI_INT, MPI_MAX, comm);
+    if (!ierr && e != MPI_SUCCESS) ierr = hc_mpi_error(e, "MPI_Allreduce", __FILE__, __LINE__, __func__);
+    if (!ierr && any) ierr = HC_ERROR(any, "rank %d: another rank failed to get its cells of the mesh", rank);
+    if (ierr) goto cleanup;
+  }
+  m = calloc(1, sizeof(*m));
+  HC_CHECK_GOTO(m, HC_ERR_RESOURCE, cleanup, "rank %d: out of memory allocating the mesh", rank);
+  m->comm = MPI_COMM_NULL;
+  m->source = HC_MESH_SOURCE_FILE;
+  m->geometry_nodes = G;
+  m->rank = rank;
+  m->nranks = nranks;
+  hc_mesh_params_init(&m->params);
+  m->params.order = order;
+  m->params.jitter = 0;
+  m->order = order;
+  m->nodes_per_cell = L;
+  m->num_global_cells = hd.num_cells;
+  m->num_global_nodes = hd.num_global_nodes;
+  m->volume = hd.volume;
+  m->edge_cut = hd.edge_cut;
+  for (int d = 0; d < 3; d++) {
+    m->bounds[0][d] = hd.bounds[0][d], m->bounds[1][d] = hd.bounds[1][d];
+    m->length[d] = hd.bounds[1][d] - hd.bounds[0][d];
+  }
+  HC_CALL_GOTO(hc_mesh_from_rank_cells(m, &rc), cleanup);
+  HC_CALL_MPI_GOTO(MPI_Comm_dup(comm, &m->comm), cleanup);
+  HC_CALL_MPI_GOTO(MPI_Comm_set_errhandler(m->comm, MPI_ERRORS_RETURN), cleanup);
+  /* Ownership from the global ids, as for the box: the lowest rank holding a node (the sharing stays for the halo). */
+  HC_CALL_GOTO(hc_mesh_own(m), cleanup);
+  *mesh = m;
+  m = NULL;
+cleanup:
+  if (m) hc_mesh_destroy(&m);
+  hc_rank_cells_free(&rc);
+  hc_numbering_free(&nb);
+  free(part);
+  return ierr;
+}

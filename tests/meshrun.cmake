@@ -1,0 +1,74 @@
+# The proxy run on mesh files (mesh.source: file): every check on the shipped meshes on 1-4 ranks, partition
+# independence, a box written as a mesh file against the generated box, the ParaView output, and bad mesh keys.
+# (app.cmake defines HC_EXPECT, HC_EXE, HC_MPIRUN and compare_results.)
+set(HC_MESH_DIR ${PROJECT_SOURCE_DIR}/inputs/meshes)
+set(HC_MESHRUN_DIR ${CMAKE_CURRENT_BINARY_DIR}/meshrun)
+file(MAKE_DIRECTORY ${HC_MESHRUN_DIR})
+set(HC_MESHRUN --set run.steps=2 --set run.roofline=false --set output.dir=${HC_MESHRUN_DIR})
+
+if(HC_HAVE_GMSH)
+  # Each shipped mesh at an order that puts nodes inside its edges and faces, on 1-4 ranks (more than one
+  # needs METIS); every check ok, and the global results the same on every rank count.
+  set(HC_MESHRUN_CASES "lbracket:2" "mixed-orientation:3" "box-4x4x4:2" "pipe:2")
+  foreach(case ${HC_MESHRUN_CASES})
+    string(REPLACE ":" ";" parts ${case})
+    list(GET parts 0 mesh)
+    list(GET parts 1 order)
+    set(files "")
+    foreach(np 1 2 3 4)
+      if(np GREATER 1 AND NOT HC_HAVE_METIS)
+        continue()
+      endif()
+      hc_add_test(meshrun_${mesh}_np${np} COMMAND ${HC_EXPECT} 0 "device_vs_host +ok" --not "FAILED"
+                  --file ${HC_MESHRUN_DIR}/${mesh}_np${np}.yaml --file-match "^status: passed" --
+                  ${HC_MPIRUN} ${np} ${HC_EXE} ${HC_MESHRUN} --set mesh.source=file
+                  --set mesh.file=${HC_MESH_DIR}/${mesh}.msh --set mesh.order=${order}
+                  --set output.results=${mesh}_np${np}.yaml LABELS app mpi mesh TIMEOUT 120)
+      set_tests_properties(meshrun_${mesh}_np${np} PROPERTIES FIXTURES_SETUP meshrun_${mesh})
+      list(APPEND files ${HC_MESHRUN_DIR}/${mesh}_np${np}.yaml)
+    endforeach()
+    list(LENGTH files nfiles)
+    if(nfiles GREATER 1)
+      hc_add_test(meshrun_${mesh}_partition_independence COMMAND compare_results 1e-12 ${files} LABELS app mpi mesh)
+      set_tests_properties(meshrun_${mesh}_partition_independence PROPERTIES FIXTURES_REQUIRED meshrun_${mesh})
+    endif()
+  endforeach()
+
+  # The box written as a mesh file (box-4x4x4.msh: the unit cube in 4 x 4 x 4 cells) gives the generated
+  # box's global results (no jitter: the file's vertices are the box's grid points) to 1e-12. The checks are
+  # off: the exactness check integrates a different polynomial on a file mesh.
+  set(files "")
+  foreach(np 1 3)
+    if(np GREATER 1 AND NOT HC_HAVE_METIS)
+      continue()
+    endif()
+    foreach(source box file)
+      hc_add_test(meshrun_box_as_${source}_np${np} COMMAND ${HC_EXPECT} 0 "results: "
+                  --file ${HC_MESHRUN_DIR}/box_as_${source}_np${np}.yaml --
+                  ${HC_MPIRUN} ${np} ${HC_EXE} ${HC_MESHRUN} --set checks.enabled=false --set mesh.source=${source}
+                  --set mesh.file=${HC_MESH_DIR}/box-4x4x4.msh --set mesh.cells=4 --set mesh.jitter=0
+                  --set output.results=box_as_${source}_np${np}.yaml LABELS app mpi mesh TIMEOUT 120)
+      set_tests_properties(meshrun_box_as_${source}_np${np} PROPERTIES FIXTURES_SETUP meshrun_box_as)
+      list(APPEND files ${HC_MESHRUN_DIR}/box_as_${source}_np${np}.yaml)
+    endforeach()
+  endforeach()
+  hc_add_test(meshrun_box_as_file_agree COMMAND compare_results 1e-12 ${files} LABELS app mesh)
+  set_tests_properties(meshrun_box_as_file_agree PROPERTIES FIXTURES_REQUIRED meshrun_box_as)
+
+  # A missing file: exit 2 naming it and the key.
+  hc_add_test(meshrun_missing_file COMMAND ${HC_EXPECT} 2 "mesh.file=.*no-such.msh.*cannot open the mesh file" --
+              ${HC_EXE} ${HC_MESHRUN} --set mesh.source=file --set mesh.file=${HC_MESHRUN_DIR}/no-such.msh LABELS app mesh)
+endif()
+
+# Mesh keys that do not go together: exit 2 naming the key, before anything is read.
+hc_add_test(meshrun_no_file COMMAND ${HC_EXPECT} 2 "mesh.file: mesh.source is file but mesh.file names no file" --
+            ${HC_EXE} ${HC_MESHRUN} --set mesh.source=file LABELS app mesh)
+hc_add_test(meshrun_cartesian_file COMMAND ${HC_EXPECT} 2 "mesh.partitioner=cartesian: cartesian splits the box" --
+            ${HC_EXE} ${HC_MESHRUN} --set mesh.source=file --set mesh.file=x.msh --set mesh.partitioner=cartesian
+            LABELS app mesh)
+hc_add_test(meshrun_metis_box COMMAND ${HC_EXPECT} 2 "mesh.partitioner=metis: metis partitions mesh files" --
+            ${HC_EXE} ${HC_MESHRUN} --set mesh.partitioner=metis LABELS app mesh)
+hc_add_test(meshrun_jitter_file COMMAND ${HC_EXPECT} 2 "mesh.jitter=0.1: jitter moves the box.s vertices" --
+            ${HC_EXE} ${HC_MESHRUN} --set mesh.source=file --set mesh.file=x.msh --set mesh.jitter=0.1 LABELS app mesh)
+hc_add_test(meshrun_bad_partitioner COMMAND ${HC_EXPECT} 2 "mesh.partitioner must be auto, cartesian or metis" --
+            ${HC_EXE} ${HC_MESHRUN} --set mesh.partitioner=scotch LABELS app mesh)
