@@ -50,6 +50,7 @@ typedef struct {
   int n;
   int weak;        /* 1 weak, 0 strong */
   int weak_global; /* weak scaling made with global sizing and mesh.cells grown with the ranks */
+  int file;        /* the runs read a mesh file (mesh.source: file): partitioned by METIS, no rank grid */
   hc_sizing sizing;
   int64_t cells[3]; /* deck mesh.cells of the smallest run */
   int order;
@@ -191,7 +192,7 @@ static int hc_report_check_sweep(hc_report *rep) {
   HC_CALL(hc_deck_value(a, "mesh.order", &s));
   rep->order = atoi(s);
   HC_CALL(hc_deck_value(a, "run.backend", &s));
-  snprintf(rep->backend, sizeof(rep->backend), "%s", s);
+  snprintf(rep->backend, sizeof(rep->backend), "%.31s", s);
   /* A device backend's ranks each record the device they ran on (rank_info's device_index, -1 on the host). */
   rep->device = a->num_rank_info > 0 && a->rank_info[0].device_index >= 0;
   HC_CALL(hc_deck_value(a, "run.precision", &s));
@@ -210,6 +211,14 @@ static int hc_report_check_sweep(hc_report *rep) {
     }
   }
   rep->weak = rep->sizing == HC_SIZING_PER_RANK;
+  rep->file = strcmp(a->mesh_source, "file") == 0;
+  for (int i = 1; i < rep->n; i++) {
+    const hc_results *x = rep->runs[i].f;
+    HC_CHECK((strcmp(x->mesh_source, "file") == 0) == rep->file && (!rep->file || !strcmp(x->mesh_file, a->mesh_file)),
+             HC_ERR_INPUT, "mixed sweep: %s and %s ran on different meshes (%s against %s)", a->path, x->path,
+             rep->file ? a->mesh_file : "the box", x->mesh_file[0] ? x->mesh_file : "the box");
+  }
+  if (rep->file) return HC_OK; /* a mesh file's sweep is strong: the mesh is fixed */
   if (same_cells) return HC_OK;
   /* mesh.cells differ: only a weak sweep made with global sizing (the box grown with the rank count,
      cells per rank constant) is one sweep. */
@@ -314,7 +323,7 @@ static void hc_report_derive(hc_report *rep) {
     r->model_values = -1;
     int grid[3], nb;
     int64_t values;
-    if (!rep->weak_global) {
+    if (!rep->weak_global && !rep->file) {
       if (hc_report_halo_model(rep->sizing, rep->cells, rep->order, f->ranks, grid, &values, &nb) == HC_OK) {
         r->model_values = values;
       } else {
@@ -434,6 +443,39 @@ static const hc_report_run *hc_report_halo_reference(const hc_report *rep) {
   return NULL;
 }
 
+/* A mesh file's sweep: the partitions METIS made and the halo traffic they cost (no model: the traffic depends on
+   the partition, not on a rank grid). */
+static void hc_report_md_partition(const hc_report *rep, FILE *f) {
+  char b1[32], b2[32], b3[32], b4[32], bw[32];
+  fprintf(f,
+          "## Partition and halo traffic\n\n"
+          "The mesh file's cells are partitioned by METIS (k-way, cells joined by their faces) for each rank count. "
+          "`cells/rank` and its imbalance (max / avg - 1) are the partition's balance, `faces cut` the faces between "
+          "cells of different ranks (METIS's objective), `neighbours` and `shared nodes` per rank what each rank "
+          "exchanges in the halo (%d nodal vector%s per step, one round of messages). The implied bandwidth is "
+          "`bytes per rank and step / halo seconds per step (min over ranks)`. Without a rank grid there is no "
+          "closed-form traffic model to extrapolate.\n\n"
+          "| ranks | partitioner | cells/rank min..max | imbalance | faces cut | neighbours min..max | shared nodes "
+          "min..max | bytes/rank/step (max) | halo s/step min | avg | max | implied bandwidth |\n"
+          "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+          rep->runs[rep->n - 1].f->halo_exchanges_per_step,
+          rep->runs[rep->n - 1].f->halo_exchanges_per_step == 1 ? "" : "s");
+  for (int i = 0; i < rep->n; i++) {
+    const hc_report_run *r = &rep->runs[i];
+    const hc_results *x = r->f;
+    snprintf(bw, sizeof(bw), "n/a");
+    if (r->implied_bw > 0) snprintf(bw, sizeof(bw), "%.3g GB/s", 1e-9 * r->implied_bw);
+    const double c = x->cells_per_rank.avg;
+    fprintf(f, "| %d | %.40s | %.0f..%.0f | %.1f%% | %lld | %.0f..%.0f | %.0f..%.0f | %s | %s | %s | %s | %s |\n",
+            x->ranks, x->partitioner, x->cells_per_rank.min, x->cells_per_rank.max,
+            c > 0 ? 100.0 * (x->cells_per_rank.max / c - 1.0) : 0.0, (long long)x->edge_cut, x->halo_neighbors.min,
+            x->halo_neighbors.max, x->shared_nodes_per_rank.min, x->shared_nodes_per_rank.max,
+            hc_fmt_bytes(r->halo_bytes_step, b1, sizeof(b1)), hc_fmt_s(r->halo.min, b2, sizeof(b2)),
+            hc_fmt_s(r->halo.avg, b3, sizeof(b3)), hc_fmt_s(r->halo.max, b4, sizeof(b4)), bw);
+  }
+  fprintf(f, "\n");
+}
+
 static void hc_report_md_model(const hc_report *rep, FILE *f) {
   char b1[32], b2[32], b3[32], b4[32], b5[32];
   fprintf(f,
@@ -533,8 +575,12 @@ static void hc_report_md(const hc_report *rep, FILE *f) {
   fprintf(f, "# hexcontract %s scaling report\n\n", hc_mode_name(rep));
   fprintf(f, "%d run%s from `%s`, written by `hexcontract report` (%s) on %s.\n\n", rep->n, rep->n == 1 ? "" : "s",
           rep->dir, HC_VERSION, date);
-  fprintf(f, "- Scaling: **%s** (mesh.sizing %s%s)", hc_mode_name(rep), hc_sizing_name(rep->sizing),
-          rep->weak_global ? ", mesh.cells grown with the ranks" : "");
+  if (rep->file) {
+    fprintf(f, "- Scaling: **%s** (a mesh file, partitioned by METIS)", hc_mode_name(rep));
+  } else {
+    fprintf(f, "- Scaling: **%s** (mesh.sizing %s%s)", hc_mode_name(rep), hc_sizing_name(rep->sizing),
+            rep->weak_global ? ", mesh.cells grown with the ranks" : "");
+  }
   if (rep->weak) {
     fprintf(f, ", %.0f cells per rank", a->cells_per_rank.avg);
   } else {
@@ -545,7 +591,11 @@ static void hc_report_md(const hc_report *rep, FILE *f) {
       fprintf(f, ", the %lld cells of %s", (long long)a->num_global_cells, a->mesh_file);
     }
   }
-  fprintf(f, "\n- Deck: mesh.cells %s, order %d", hc_results_deck_entry(a, "mesh.cells")->value, rep->order);
+  if (rep->file) {
+    fprintf(f, "\n- Deck: mesh.file %s, order %d", hc_results_deck_entry(a, "mesh.file")->value, rep->order);
+  } else {
+    fprintf(f, "\n- Deck: mesh.cells %s, order %d", hc_results_deck_entry(a, "mesh.cells")->value, rep->order);
+  }
   if (hc_deck_value(a, "run.steps", &v) == HC_OK) fprintf(f, ", %s timed steps", v);
   if (hc_deck_value(a, "kernels.enabled", &v) == HC_OK) fprintf(f, ", kernels %s", v);
   hc_error_clear();
@@ -624,7 +674,11 @@ static void hc_report_md(const hc_report *rep, FILE *f) {
           ". The halo phase is the first point where a rank waits for its neighbours, so imbalance in the "
           "phases before it shows up there.\n\n");
 
-  hc_report_md_model(rep, f);
+  if (rep->file) {
+    hc_report_md_partition(rep, f);
+  } else {
+    hc_report_md_model(rep, f);
+  }
 
   fprintf(f, "## Checks\n\n");
   int failed = 0;

@@ -428,6 +428,10 @@ static int hc_run_check_mesh_keys(const hc_deck *deck) {
     return HC_DECK_ERROR(deck, "mesh.partitioner", HC_ERR_INPUT,
                          "metis partitions mesh files (mesh.source: file); the box is split into blocks (cartesian "
                          "or auto)");
+  if (m->source == HC_MESH_SOURCE_FILE && m->sizing == HC_SIZING_PER_RANK)
+    return HC_DECK_ERROR(deck, "mesh.sizing", HC_ERR_INPUT,
+                         "per-rank sizing grows the box with the ranks; a mesh file is fixed (strong scaling only): "
+                         "leave it out or set it to global");
   if (m->source == HC_MESH_SOURCE_FILE && m->jitter > 0 && deck->origin[HC_DECK_MESH_JITTER].source != HC_DECK_FROM_DEFAULT)
     return HC_DECK_ERROR(deck, "mesh.jitter", HC_ERR_INPUT,
                          "jitter moves the box's vertices; a mesh file's vertices are used as they are: leave it out "

@@ -72,3 +72,16 @@ hc_add_test(meshrun_jitter_file COMMAND ${HC_EXPECT} 2 "mesh.jitter=0.1: jitter 
             ${HC_EXE} ${HC_MESHRUN} --set mesh.source=file --set mesh.file=x.msh --set mesh.jitter=0.1 LABELS app mesh)
 hc_add_test(meshrun_bad_partitioner COMMAND ${HC_EXPECT} 2 "mesh.partitioner must be auto, cartesian or metis" --
             ${HC_EXE} ${HC_MESHRUN} --set mesh.partitioner=scotch LABELS app mesh)
+hc_add_test(meshrun_per_rank_file COMMAND ${HC_EXPECT} 2 "mesh.sizing=per-rank: per-rank sizing grows the box" --
+            ${HC_EXE} ${HC_MESHRUN} --set mesh.source=file --set mesh.file=x.msh --set mesh.sizing=per-rank
+            LABELS app mesh)
+
+# A strong-scaling study of a mesh deck: the report shows METIS's partitions (balance, faces cut, neighbours,
+# shared nodes) in place of the box's rank-grid model.
+if(HC_HAVE_GMSH AND HC_HAVE_METIS)
+  hc_add_test(meshrun_scaling COMMAND ${HC_EXPECT} 0 "wrote .*report.md" --file ${HC_MESHRUN_DIR}/scaling/report.md
+              --file-match "^\\| 2 \\| metis \\|" -- sh -c "rm -rf '${HC_MESHRUN_DIR}/scaling' && \
+'${PROJECT_SOURCE_DIR}/run_scripts/scaling.sh' strong --deck '${PROJECT_SOURCE_DIR}/inputs/lbracket.yaml' \
+--ranks '1 2' --backend ${HC_RUN_BACKEND} --set run.steps=2 --set run.roofline=false \
+--exe '$<TARGET_FILE:hexcontract>' --out '${HC_MESHRUN_DIR}/scaling'" LABELS app mesh report TIMEOUT 180)
+endif()
