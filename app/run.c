@@ -369,6 +369,7 @@ void hc_run_desc(const hc_run *run, const double *X0, int64_t C, double t, hc_ce
   const hc_mesh *m = run->mesh;
   hc_celldata_desc_init(desc, run->basis, C, X0, m->length[0], m->length[1], m->length[2]);
   desc->geometry_nodes = m->geometry_nodes;
+  desc->cell_tag = C == m->C ? m->cell_tag : NULL; /* the whole rank from its first cell: the file's numbers apply */
   desc->t = t;
   desc->motion.A = run->cfg.shear_amplitude;
   desc->motion.omega = run->cfg.shear_omega;

@@ -1,6 +1,7 @@
 /* Backend-independent parts of the cell data: the descriptor, dispatch and the host geometry helpers. */
 #include "kernels/hc_celldata.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,12 +80,18 @@ int hc_celldata_cell_error(const hc_celldata_desc *desc, int64_t c, const double
     hc_point_geom g;
     const double *xi = &b->qpts[3 * p];
     if (!hc_pw_nodes_geometry(n, xn, xi, b->qwts[p], det_floor, &g)) {
+      char name[64];
+      if (desc->cell_tag) {
+        snprintf(name, sizeof(name), "cell %lld of the mesh file", (long long)desc->cell_tag[c]);
+      } else {
+        snprintf(name, sizeof(name), "cell %lld", (long long)c);
+      }
       return HC_ERROR(HC_ERR_INPUT,
-                      "cell %lld is inverted or degenerate at t = %g: det J = %g at quadrature point %d "
+                      "%s is inverted or degenerate at t = %g: det J = %g at quadrature point %d "
                       "(xi = %.3f, %.3f, %.3f; x = %g, %g, %g), must exceed %g (its %s cross or collapse: "
-                      "reduce the jitter or the shear amplitude)",
-                      (long long)c, desc->t, g.det, p, xi[0], xi[1], xi[2], g.x[0], g.x[1], g.x[2], det_floor,
-                      n == 8 ? "vertices" : "27 geometry nodes");
+                      "reduce the %sshear amplitude)",
+                      name, desc->t, g.det, p, xi[0], xi[1], xi[2], g.x[0], g.x[1], g.x[2], det_floor,
+                      n == 8 ? "vertices" : "27 geometry nodes", desc->cell_tag ? "" : "jitter or the ");
     }
   }
   return HC_ERROR(HC_ERR_RUNTIME,

@@ -29,6 +29,8 @@ typedef struct hc_celldata_desc {
   const hc_basis *basis; /* reference element (host memory); borrowed */
   hc_layout layout;      /* layout of the arrays hc_celldata_fill writes */
   hc_precision precision;
+  const int64_t *cell_tag; /* optional, host: [C], each cell's number in its mesh file, named in messages; NULL:
+                              cells are named by their index */
 } hc_celldata_desc;
 
 /* Fills desc with C trilinear cells (8 geometry nodes) at X0 on basis: t = 0, no motion (A = 0, box

@@ -223,6 +223,7 @@ int hc_mesh_destroy(hc_mesh **mesh) {
   free(m->node_global_id);
   free(m->node_owned);
   free(m->node_boundary);
+  free(m->cell_tag);
   hc_sharing_destroy(&m->sharing);
   if (m->comm != MPI_COMM_NULL) {
     int err = MPI_Comm_free(&m->comm);

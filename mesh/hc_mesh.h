@@ -109,6 +109,7 @@ typedef struct hc_mesh {
   int32_t *cell_nodes;      /* cell_nodes: [C][L], local node ids, cell-major */
   int64_t *node_global_id;  /* node_global_id: [num_nodes] */
   uint8_t *node_owned;      /* node_owned: [num_nodes], 1 where this rank owns the node, else 0 */
+  int64_t *cell_tag;        /* cell_tag: [C], a file mesh's own numbers of this rank's cells (NULL for the box) */
   uint8_t *node_boundary;   /* node_boundary: [num_nodes], 1 on a face of the mesh's boundary (a face of one cell) */
   double volume;            /* the undeformed mesh's volume: LX LY LZ, or the cells' exact volumes summed */
   double bounds[2][3];      /* the undeformed mesh's bounding box, low and high corners */

@@ -342,12 +342,14 @@ typedef struct {
   double *coords; /* [C][G][3] */
   int64_t *gid;   /* [C][L] */
   uint8_t *flags; /* [C][L]: 1 on the mesh's boundary */
+  int64_t *tag;   /* [C]: the cells' numbers in the file */
 } hc_rank_cells;
 
 static void hc_rank_cells_free(hc_rank_cells *rc) {
   free(rc->coords);
   free(rc->gid);
   free(rc->flags);
+  free(rc->tag);
   memset(rc, 0, sizeof(*rc));
 }
 
@@ -356,7 +358,8 @@ static int hc_rank_cells_alloc(hc_rank_cells *rc, int64_t C, int G, int L) {
   rc->coords = malloc((size_t)C * G * 3 * sizeof(double) + 1);
   rc->gid = malloc((size_t)C * L * sizeof(int64_t) + 1);
   rc->flags = malloc((size_t)C * L + 1);
-  HC_CHECK(rc->coords && rc->gid && rc->flags, HC_ERR_RESOURCE, "out of memory for a part of %lld cells",
+  rc->tag = malloc((size_t)C * sizeof(int64_t) + 1);
+  HC_CHECK(rc->coords && rc->gid && rc->flags && rc->tag, HC_ERR_RESOURCE, "out of memory for a part of %lld cells",
            (long long)C);
   return HC_OK;
 }
@@ -370,6 +373,7 @@ static int hc_rank_cells_make(const hc_mesh_cells *mc, const hc_numbering *nb, i
   int64_t k = 0;
   for (int64_t c = 0; c < mc->num_cells; c++) {
     if (part[c] != r) continue;
+    rc->tag[k] = hc_cell_tag(mc, c);
     for (int g = 0; g < G; g++)
       for (int d = 0; d < 3; d++) rc->coords[(k * G + g) * 3 + d] = mc->coords[3 * mc->cells[c * G + g] + d];
     for (int kk = 0; kk <= p; kk++)
@@ -387,7 +391,7 @@ static int hc_rank_cells_make(const hc_mesh_cells *mc, const hc_numbering *nb, i
 
 /* ---- Every rank: its local numbering from the global ids. ---- */
 
-static int hc_mesh_from_rank_cells(hc_mesh *m, const hc_rank_cells *rc) {
+static int hc_mesh_from_rank_cells(hc_mesh *m, hc_rank_cells *rc) {
   const int L = m->nodes_per_cell, G = m->geometry_nodes;
   const int64_t CL = rc->C * L;
   int ierr = HC_OK;
@@ -426,6 +430,8 @@ static int hc_mesh_from_rank_cells(hc_mesh *m, const hc_rank_cells *rc) {
   HC_CHECK_GOTO(m->node_global_id && m->node_owned && m->node_boundary && m->vertex_coords, HC_ERR_RESOURCE, cleanup,
                 "rank %d: out of memory for %lld nodes", m->rank, (long long)n);
   memcpy(m->vertex_coords, rc->coords, (size_t)rc->C * G * 3 * sizeof(double));
+  m->cell_tag = rc->tag;
+  rc->tag = NULL;
   for (int64_t i = 0; i < CL; i++) {
     const int32_t l = m->cell_nodes[i];
     m->node_global_id[l] = rc->gid[i];
@@ -550,6 +556,7 @@ int hc_mesh_create_cells(MPI_Comm comm, const hc_mesh_cells *cells, int order, h
       if (!ierr) ierr = hc_send_bytes(other.coords, (size_t)C * G * 3 * sizeof(double), r, comm);
       if (!ierr) ierr = hc_send_bytes(other.gid, (size_t)C * L * sizeof(int64_t), r, comm);
       if (!ierr) ierr = hc_send_bytes(other.flags, (size_t)C * L, r, comm);
+      if (!ierr) ierr = hc_send_bytes(other.tag, (size_t)C * sizeof(int64_t), r, comm);
       hc_rank_cells_free(&other);
     }
     if (!ierr) ierr = hc_rank_cells_make(cells, &nb, order, part, 0, &rc);
@@ -561,6 +568,7 @@ int hc_mesh_create_cells(MPI_Comm comm, const hc_mesh_cells *cells, int order, h
     HC_CALL_GOTO(hc_recv_bytes(rc.coords, (size_t)C * G * 3 * sizeof(double), comm), agree);
     HC_CALL_GOTO(hc_recv_bytes(rc.gid, (size_t)C * L * sizeof(int64_t), comm), agree);
     HC_CALL_GOTO(hc_recv_bytes(rc.flags, (size_t)C * L, comm), agree);
+    HC_CALL_GOTO(hc_recv_bytes(rc.tag, (size_t)C * sizeof(int64_t), comm), agree);
   }
 agree:
   /* Every rank goes on only if all have their cells. */
