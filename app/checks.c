@@ -275,8 +275,8 @@ static int hc_check_exactness(hc_run *run, const char *name, hc_kernel kernel, i
     hc_acc_add(&acc[1], fabs(hc_get(h, prec, i)));
   }
   for (int64_t c = 0; !box && c < m->C; c++)
-    hc_acc_add(&acc[2], hc_hex_integrate_power(m->geometry_nodes, m->vertex_coords + 3 * m->geometry_nodes * c,
-                                               deg[0], m->length[0], q + 1));
+    hc_acc_add(&acc[2], hc_hex_integrate_power(m->geometry_nodes, m->vertex_coords + 3 * m->geometry_nodes * c, deg[0],
+                                               m->length[0], q + 1));
   HC_CALL_GOTO(hc_acc_allreduce(run, acc, 3, v), cleanup);
   double exact = v[2];
   if (box) {
@@ -290,8 +290,7 @@ static int hc_check_exactness(hc_run *run, const char *name, hc_kernel kernel, i
              deg[1], deg[2]);
   } else {
     snprintf(what, sizeof(what),
-             "load vector of f = (x/LX)^%d on the mesh's parallelepipeds against its integral (q + 1 points)",
-             deg[0]);
+             "load vector of f = (x/LX)^%d on the mesh's parallelepipeds against its integral (q + 1 points)", deg[0]);
   }
   hc_check_record(run, name, what, step, v[0], exact,
                   hc_check_tol(run, run->basis->P, (double)m->num_global_cells * L, v[1]));

@@ -342,11 +342,12 @@ static int hc_run_check_scale(const hc_deck *deck, const hc_run_config *cfg, int
   if (cfg->mesh_source == HC_MESH_SOURCE_FILE) {
     const double cell = cfg->file_volume / (double)cfg->file_cells;
     if (cell < HC_RUN_FLOAT_MIN_VOLUME || cfg->file_volume > HC_RUN_FLOAT_MAX_VOLUME)
-      return HC_DECK_ERROR(deck, "mesh.file", HC_ERR_INPUT,
-                           "%s: a volume of %.3g in cells of %.3g on average is outside what float precision holds "
-                           "with its accuracy (cells above %.0e, the mesh below %.0e): scale the mesh or run.precision: "
-                           "double",
-                           cfg->mesh_file, cfg->file_volume, cell, HC_RUN_FLOAT_MIN_VOLUME, HC_RUN_FLOAT_MAX_VOLUME);
+      return HC_DECK_ERROR(
+          deck, "mesh.file", HC_ERR_INPUT,
+          "%s: a volume of %.3g in cells of %.3g on average is outside what float precision holds "
+          "with its accuracy (cells above %.0e, the mesh below %.0e): scale the mesh or run.precision: "
+          "double",
+          cfg->mesh_file, cfg->file_volume, cell, HC_RUN_FLOAT_MIN_VOLUME, HC_RUN_FLOAT_MAX_VOLUME);
     return HC_OK;
   }
   int grid[3];
@@ -432,7 +433,8 @@ static int hc_run_check_mesh_keys(const hc_deck *deck) {
     return HC_DECK_ERROR(deck, "mesh.sizing", HC_ERR_INPUT,
                          "per-rank sizing grows the box with the ranks; a mesh file is fixed (strong scaling only): "
                          "leave it out or set it to global");
-  if (m->source == HC_MESH_SOURCE_FILE && m->jitter > 0 && deck->origin[HC_DECK_MESH_JITTER].source != HC_DECK_FROM_DEFAULT)
+  if (m->source == HC_MESH_SOURCE_FILE && m->jitter > 0 &&
+      deck->origin[HC_DECK_MESH_JITTER].source != HC_DECK_FROM_DEFAULT)
     return HC_DECK_ERROR(deck, "mesh.jitter", HC_ERR_INPUT,
                          "jitter moves the box's vertices; a mesh file's vertices are used as they are: leave it out "
                          "or set it to 0");

@@ -23,9 +23,9 @@ typedef struct {
   int64_t file_cells;              /* a file mesh, on rank 0 only: its number of cells */
   double file_volume;              /* a file mesh, on rank 0 only: its volume */
   double file_read_s;              /* a file mesh, on rank 0 only: seconds reading it */
-  hc_mesh_params mesh;    /* sizing, cells, length, order, jitter, seed (the box's; order on every mesh) */
-  int quadrature;         /* q points per direction; 0: order + 1 */
-  double shear_amplitude; /* A of the shear x = X + A sin(2 pi Y/LY) sin(2 pi Z/LZ) sin(omega t) */
+  hc_mesh_params mesh;             /* sizing, cells, length, order, jitter, seed (the box's; order on every mesh) */
+  int quadrature;                  /* q points per direction; 0: order + 1 */
+  double shear_amplitude;          /* A of the shear x = X + A sin(2 pi Y/LY) sin(2 pi Z/LZ) sin(omega t) */
   double shear_omega;
   int steps, warmup; /* timed steps, untimed steps before them */
   double dt;

@@ -414,11 +414,12 @@ void hc_run_print_summary(const hc_deck *deck, const hc_run *run, const hc_resul
   } else {
     snprintf(parts, sizeof(parts), "partitioner %.40s", res->partitioner);
   }
-  printf("decomposition: %s, %lld global cells, %lld global nodes; per rank %.0f..%.0f cells, %.0f..%.0f nodes, "
-         "%.0f..%.0f shared nodes, %.0f..%.0f neighbours; %lld faces cut\n",
-         parts, (long long)m->num_global_cells, (long long)m->num_global_nodes, res->cells_per_rank.min,
-         res->cells_per_rank.max, res->nodes_per_rank.min, res->nodes_per_rank.max, res->shared_nodes_per_rank.min,
-         res->shared_nodes_per_rank.max, res->halo_neighbors.min, res->halo_neighbors.max, (long long)m->edge_cut);
+  printf(
+      "decomposition: %s, %lld global cells, %lld global nodes; per rank %.0f..%.0f cells, %.0f..%.0f nodes, "
+      "%.0f..%.0f shared nodes, %.0f..%.0f neighbours; %lld faces cut\n",
+      parts, (long long)m->num_global_cells, (long long)m->num_global_nodes, res->cells_per_rank.min,
+      res->cells_per_rank.max, res->nodes_per_rank.min, res->nodes_per_rank.max, res->shared_nodes_per_rank.min,
+      res->shared_nodes_per_rank.max, res->halo_neighbors.min, res->halo_neighbors.max, (long long)m->edge_cut);
   if (m->source == HC_MESH_SOURCE_FILE) {
     printf("mesh file: read in %.2f s on rank 0; partitioned, numbered and dealt out in %.2f s\n",
            res->mesh_read_seconds, res->mesh_setup_seconds);

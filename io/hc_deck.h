@@ -46,7 +46,11 @@ typedef struct {
 
 /* Keys, in the order the reader documents and the writer emits them (see inputs/README.md). */
 /* mesh.partitioner: how the cells are dealt to the ranks; auto is cartesian for the box, metis for a file. */
-typedef enum { HC_DECK_PARTITIONER_AUTO = 0, HC_DECK_PARTITIONER_CARTESIAN = 1, HC_DECK_PARTITIONER_METIS = 2 } hc_deck_partitioner;
+typedef enum {
+  HC_DECK_PARTITIONER_AUTO = 0,
+  HC_DECK_PARTITIONER_CARTESIAN = 1,
+  HC_DECK_PARTITIONER_METIS = 2
+} hc_deck_partitioner;
 
 typedef enum {
   HC_DECK_MESH_SOURCE = 0,
@@ -92,18 +96,18 @@ typedef enum {
 } hc_deck_key;
 
 typedef struct {
-  hc_mesh_source source;            /* mesh.source: box or file */
-  char file[HC_DECK_PATH_MAX];      /* mesh.file: the mesh file, relative to the deck's directory ("" = none) */
-  hc_deck_partitioner partitioner;  /* mesh.partitioner */
-  int64_t cells[3];       /* mesh.cells: NX, NY, NZ, of the box (global) or of each rank's block (per-rank) */
-  hc_sizing sizing;       /* mesh.sizing */
-  double length[3];       /* mesh.length: LX, LY, LZ, of the box (global) or of each rank's block (per-rank) */
-  int order;              /* mesh.order: p = 1..4 */
-  int quadrature;         /* mesh.quadrature: q points per direction, 0 = order + 1 (see hc_deck_quadrature) */
-  double jitter;          /* mesh.jitter: a fraction of the cell size, 0 <= jitter < HC_MESH_JITTER_MAX */
-  int64_t seed;           /* mesh.seed: seed of the jitter hash */
-  double shear_amplitude; /* mesh.shear.amplitude: A, in units of length */
-  double shear_omega;     /* mesh.shear.omega: omega, radians per unit time */
+  hc_mesh_source source;           /* mesh.source: box or file */
+  char file[HC_DECK_PATH_MAX];     /* mesh.file: the mesh file, relative to the deck's directory ("" = none) */
+  hc_deck_partitioner partitioner; /* mesh.partitioner */
+  int64_t cells[3];                /* mesh.cells: NX, NY, NZ, of the box (global) or of each rank's block (per-rank) */
+  hc_sizing sizing;                /* mesh.sizing */
+  double length[3];                /* mesh.length: LX, LY, LZ, of the box (global) or of each rank's block (per-rank) */
+  int order;                       /* mesh.order: p = 1..4 */
+  int quadrature;                  /* mesh.quadrature: q points per direction, 0 = order + 1 (see hc_deck_quadrature) */
+  double jitter;                   /* mesh.jitter: a fraction of the cell size, 0 <= jitter < HC_MESH_JITTER_MAX */
+  int64_t seed;                    /* mesh.seed: seed of the jitter hash */
+  double shear_amplitude;          /* mesh.shear.amplitude: A, in units of length */
+  double shear_omega;              /* mesh.shear.omega: omega, radians per unit time */
 } hc_deck_mesh;
 
 typedef struct {

@@ -49,9 +49,9 @@ typedef double hc_results_double3[3];
    with it: NO (written only), REQUIRED, OPTIONAL (when present), MEASURE (required, a measured time or rate: finite and
    > 0), POSITIVE (required, an integer >= 1), STEPS (required, the timed steps: an integer 1..1e9), LENIENT (taken when
    present and well-formed), SCHEMA (the schema check). when says when the writer writes it: ALWAYS, SET (a string that
-   is not empty), BOX (a run on the generated box), CUDA (a build with CUDA), MEASURED (the roofline was measured), DEVICE (measured, on a device
-   backend), MEMORY (a phase on the memory roofline), PERCENT (and its percentage defined, not NAN), DATADATA / NODAL (a
-   DataData kernel / the others). */
+   is not empty), BOX (a run on the generated box), CUDA (a build with CUDA), MEASURED (the roofline was measured),
+   DEVICE (measured, on a device backend), MEMORY (a phase on the memory roofline), PERCENT (and its percentage defined,
+   not NAN), DATADATA / NODAL (a DataData kernel / the others). */
 
 /* The top of the file. */
 #define HC_RESULTS_TOP(X)                                                                                   \
@@ -75,26 +75,26 @@ typedef double hc_results_double3[3];
   X(TEXT, mpi_library, NO, ALWAYS) /* its first line */
 
 /* `decomposition`: the mesh over the ranks; per rank: cells, nodes, halo bytes and neighbours per exchange. */
-#define HC_RESULTS_DECOMPOSITION(X)                  \
-  X(INT, ranks, POSITIVE, ALWAYS)                    \
-  X(NAME, mesh_source, OPTIONAL, ALWAYS) /* box or file (absent in files before 0.1.1: box) */ \
-  X(STRING, mesh_file, OPTIONAL, SET)    /* the mesh file, as the run opened it */ \
-  X(NAME, partitioner, OPTIONAL, ALWAYS) /* cartesian (the box) or metis */ \
-  X(INT, geometry_nodes, OPTIONAL, ALWAYS) /* 8 (trilinear cells) or 27 (triquadratic) */ \
-  X(INT3, rank_grid, OPTIONAL, BOX)                  \
-  X(INT64_3, global_cells, OPTIONAL, BOX)            \
-  X(DOUBLE3, length, NO, ALWAYS) /* a file mesh: its bounding box's */ \
-  X(DOUBLE, volume, OPTIONAL, ALWAYS) /* the undeformed mesh's */ \
-  X(INT64, edge_cut, OPTIONAL, ALWAYS) /* faces between cells of different ranks */ \
-  X(DOUBLE, mesh_read_seconds, OPTIONAL, ALWAYS) /* rank 0 reading the mesh file (0 for the box) */ \
+#define HC_RESULTS_DECOMPOSITION(X)                                                                                 \
+  X(INT, ranks, POSITIVE, ALWAYS)                                                                                   \
+  X(NAME, mesh_source, OPTIONAL, ALWAYS)   /* box or file (absent in files before 0.1.1: box) */                    \
+  X(STRING, mesh_file, OPTIONAL, SET)      /* the mesh file, as the run opened it */                                \
+  X(NAME, partitioner, OPTIONAL, ALWAYS)   /* cartesian (the box) or metis */                                       \
+  X(INT, geometry_nodes, OPTIONAL, ALWAYS) /* 8 (trilinear cells) or 27 (triquadratic) */                           \
+  X(INT3, rank_grid, OPTIONAL, BOX)                                                                                 \
+  X(INT64_3, global_cells, OPTIONAL, BOX)                                                                           \
+  X(DOUBLE3, length, NO, ALWAYS)                  /* a file mesh: its bounding box's */                             \
+  X(DOUBLE, volume, OPTIONAL, ALWAYS)             /* the undeformed mesh's */                                       \
+  X(INT64, edge_cut, OPTIONAL, ALWAYS)            /* faces between cells of different ranks */                      \
+  X(DOUBLE, mesh_read_seconds, OPTIONAL, ALWAYS)  /* rank 0 reading the mesh file (0 for the box) */                \
   X(DOUBLE, mesh_setup_seconds, OPTIONAL, ALWAYS) /* building the ranks' parts and their sharing, max over ranks */ \
-  X(INT64, num_global_cells, REQUIRED, ALWAYS)       \
-  X(INT64, num_global_nodes, REQUIRED, ALWAYS)       \
-  X(STAT, cells_per_rank, REQUIRED, ALWAYS)          \
-  X(STAT, nodes_per_rank, REQUIRED, ALWAYS)          \
-  X(STAT, halo_bytes_per_exchange, REQUIRED, ALWAYS) \
-  X(STAT, halo_neighbors, REQUIRED, ALWAYS)          \
-  X(STAT, shared_nodes_per_rank, OPTIONAL, ALWAYS)   \
+  X(INT64, num_global_cells, REQUIRED, ALWAYS)                                                                      \
+  X(INT64, num_global_nodes, REQUIRED, ALWAYS)                                                                      \
+  X(STAT, cells_per_rank, REQUIRED, ALWAYS)                                                                         \
+  X(STAT, nodes_per_rank, REQUIRED, ALWAYS)                                                                         \
+  X(STAT, halo_bytes_per_exchange, REQUIRED, ALWAYS)                                                                \
+  X(STAT, halo_neighbors, REQUIRED, ALWAYS)                                                                         \
+  X(STAT, shared_nodes_per_rank, OPTIONAL, ALWAYS)                                                                  \
   X(INT, halo_exchanges_per_step, REQUIRED, ALWAYS) /* nodal vectors exchanged per step */
 
 /* Each item of the `ranks` sequence: where the rank ran. */

@@ -39,7 +39,8 @@ double hc_hex_map(int geometry_nodes, const double *x, const double xi[3], doubl
   if (J)
     for (int i = 0; i < 3; i++)
       for (int j = 0; j < 3; j++) J[i][j] = Jl[i][j];
-  return Jl[0][0] * (Jl[1][1] * Jl[2][2] - Jl[1][2] * Jl[2][1]) - Jl[0][1] * (Jl[1][0] * Jl[2][2] - Jl[1][2] * Jl[2][0]) +
+  return Jl[0][0] * (Jl[1][1] * Jl[2][2] - Jl[1][2] * Jl[2][1]) -
+         Jl[0][1] * (Jl[1][0] * Jl[2][2] - Jl[1][2] * Jl[2][0]) +
          Jl[0][2] * (Jl[1][0] * Jl[2][1] - Jl[1][1] * Jl[2][0]);
 }
 

@@ -110,8 +110,8 @@ static int mesh_fill(hc_mesh *m) {
         const int64_t n = a + ln[0] * (b + ln[1] * c);
         m->node_global_id[n] = (p * b0[0] + a) + G[0] * ((p * b0[1] + b) + G[1] * (p * b0[2] + c));
         const int64_t g[3] = {p * b0[0] + a, p * b0[1] + b, p * b0[2] + c};
-        m->node_boundary[n] = (uint8_t)(g[0] == 0 || g[0] == G[0] - 1 || g[1] == 0 || g[1] == G[1] - 1 || g[2] == 0 ||
-                                        g[2] == G[2] - 1);
+        m->node_boundary[n] =
+            (uint8_t)(g[0] == 0 || g[0] == G[0] - 1 || g[1] == 0 || g[1] == G[1] - 1 || g[2] == 0 || g[2] == G[2] - 1);
       }
     }
   }
@@ -198,10 +198,9 @@ int hc_mesh_create(MPI_Comm comm, const hc_mesh_params *params, hc_mesh **mesh) 
   m->node_global_id = malloc((size_t)m->num_nodes * sizeof(*m->node_global_id));
   m->node_owned = malloc((size_t)m->num_nodes * sizeof(*m->node_owned));
   m->node_boundary = malloc((size_t)m->num_nodes * sizeof(*m->node_boundary));
-  HC_CHECK_GOTO(m->cell_index && m->vertex_coords && m->cell_nodes && m->node_global_id && m->node_owned &&
-                    m->node_boundary,
-                HC_ERR_RESOURCE, cleanup, "rank %d: out of memory allocating a mesh block of %lld cells", rank,
-                (long long)m->C);
+  HC_CHECK_GOTO(
+      m->cell_index && m->vertex_coords && m->cell_nodes && m->node_global_id && m->node_owned && m->node_boundary,
+      HC_ERR_RESOURCE, cleanup, "rank %d: out of memory allocating a mesh block of %lld cells", rank, (long long)m->C);
   HC_CALL_GOTO(mesh_fill(m), cleanup);
   HC_CALL_MPI_GOTO(MPI_Comm_dup(comm, &m->comm), cleanup);
   HC_CALL_MPI_GOTO(MPI_Comm_set_errhandler(m->comm, MPI_ERRORS_RETURN), cleanup);

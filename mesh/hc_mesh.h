@@ -39,13 +39,13 @@ typedef struct {
    The mesh must be conforming: two cells that touch share a whole face, edge or vertex, with the same
    geometry nodes. */
 typedef struct {
-  int geometry_nodes;       /* 8 (trilinear cells) or 27 (triquadratic cells) */
-  int64_t num_vertices;     /* geometry nodes of the mesh */
-  int64_t num_cells;        /* cells, >= 1 */
-  const double *coords;     /* coords: [num_vertices][3] */
-  const int64_t *cells;     /* cells: [num_cells][geometry_nodes], 0-based indices into coords */
-  const int64_t *cell_tag;  /* cell_tag: [num_cells], the file's numbers of the cells for messages; NULL: 1-based */
-  const char *name;         /* the file, for messages */
+  int geometry_nodes;      /* 8 (trilinear cells) or 27 (triquadratic cells) */
+  int64_t num_vertices;    /* geometry nodes of the mesh */
+  int64_t num_cells;       /* cells, >= 1 */
+  const double *coords;    /* coords: [num_vertices][3] */
+  const int64_t *cells;    /* cells: [num_cells][geometry_nodes], 0-based indices into coords */
+  const int64_t *cell_tag; /* cell_tag: [num_cells], the file's numbers of the cells for messages; NULL: 1-based */
+  const char *name;        /* the file, for messages */
 } hc_mesh_cells;
 
 /* How hc_mesh_create_cells deals the cells to the ranks. */

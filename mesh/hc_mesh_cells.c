@@ -106,12 +106,12 @@ static void hc_face_corners(int f, int corners[4]) {
 /* ---- Rank 0: the numbering of the whole mesh. ---- */
 
 typedef struct {
-  int64_t *vertex_id;   /* [num_vertices]: dense number of a corner geometry node, -1 for the others */
-  int64_t num_corners;  /* corner vertices in use */
+  int64_t *vertex_id;  /* [num_vertices]: dense number of a corner geometry node, -1 for the others */
+  int64_t num_corners; /* corner vertices in use */
   hc_tuple_map edges, faces;
   int64_t num_global_nodes;
-  uint8_t *boundary;    /* [num_global_nodes]: on a face of one cell only */
-  int64_t edge_cut;     /* faces between cells of different ranks */
+  uint8_t *boundary; /* [num_global_nodes]: on a face of one cell only */
+  int64_t edge_cut;  /* faces between cells of different ranks */
 } hc_numbering;
 
 static void hc_numbering_free(hc_numbering *nb) {
@@ -197,8 +197,9 @@ static int hc_numbering_build(const hc_mesh_cells *mc, int p, const int *part, h
     for (int v = 0; v < 8; v++) corner[v] = nb->vertex_id[hc_corner_vertex(mc, c, v)];
     for (int v = 0; v < 8; v++)
       for (int w = 0; w < v; w++)
-        HC_CHECK(corner[v] != corner[w], HC_ERR_INPUT, "%s: cell %lld is degenerate: its corners %d and %d are the same node",
-                 mc->name, (long long)hc_cell_tag(mc, c), w, v);
+        HC_CHECK(corner[v] != corner[w], HC_ERR_INPUT,
+                 "%s: cell %lld is degenerate: its corners %d and %d are the same node", mc->name,
+                 (long long)hc_cell_tag(mc, c), w, v);
     for (int d = 0; d < 3; d++)
       for (int v = 0; v < 8; v++) {
         if (v & (1 << d)) continue;
