@@ -16,26 +16,7 @@
 #include "mesh/hc_mesh.h"
 #include "kernels/base/hc_mpi.h"
 
-static int rank_, nranks_;
-static int64_t fails_;
-
-#define EXPECT(cond, ...)                                                          \
-  do {                                                                             \
-    if (!(cond)) {                                                                 \
-      if (fails_++ < 5) {                                                          \
-        fprintf(stderr, "rank %d: %s:%d: %s: ", rank_, __FILE__, __LINE__, #cond); \
-        fprintf(stderr, __VA_ARGS__);                                              \
-        fprintf(stderr, "\n");                                                     \
-      }                                                                            \
-    }                                                                              \
-  } while (0)
-
-static void assert_all_ranks_ok(void) {
-  int64_t total = 0, local = fails_;
-  fails_ = 0;
-  MPI_Allreduce(&local, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-  if (total) fail_msg("%lld failed checks over %d ranks (see stderr)", (long long)total, nranks_);
-}
+#include "tests/hc_test_mpi.h"
 
 /* The 24 rotations of the cube as maps of tensor indices (i,j,k) in {0..m}^3: an axis permutation and
    flips whose determinant is +1. */

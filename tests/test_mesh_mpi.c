@@ -15,29 +15,7 @@
 #include "mesh/hc_mesh.h"
 #include "kernels/base/hc_mpi.h"
 
-/* Every rank runs the same checks and counts its failures; the counts are summed over ranks before a
-   single assertion, so all ranks pass or fail each test together and none is left waiting in a collective. */
-static int rank_, nranks_;
-static int64_t fails_;
-
-#define EXPECT(cond, ...)                                                          \
-  do {                                                                             \
-    if (!(cond)) {                                                                 \
-      if (fails_++ < 5) {                                                          \
-        fprintf(stderr, "rank %d: %s:%d: %s: ", rank_, __FILE__, __LINE__, #cond); \
-        fprintf(stderr, __VA_ARGS__);                                              \
-        fprintf(stderr, "\n");                                                     \
-      }                                                                            \
-    }                                                                              \
-  } while (0)
-
-/* Asserts, on every rank alike, that no rank failed an EXPECT since the last call. */
-static void assert_all_ranks_ok(void) {
-  int64_t total = 0, local = fails_;
-  fails_ = 0;
-  MPI_Allreduce(&local, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-  if (total) fail_msg("%lld failed checks over %d ranks (see stderr)", (long long)total, nranks_);
-}
+#include "tests/hc_test_mpi.h"
 
 /* Creates a mesh and asserts that every rank got one. */
 static hc_mesh *make_mesh(hc_sizing sizing, int64_t nx, int64_t ny, int64_t nz, int order, double jitter) {
