@@ -85,3 +85,29 @@ if(HC_HAVE_GMSH AND HC_HAVE_METIS)
 --ranks '1 2' --backend ${HC_RUN_BACKEND} --set run.steps=2 --set run.roofline=false \
 --exe '$<TARGET_FILE:hexcontract>' --out '${HC_MESHRUN_DIR}/scaling'" LABELS app mesh report TIMEOUT 180)
 endif()
+
+# The same meshes as Exodus II files (written by tests/msh2exo.c through the Exodus II API, hex8 and hex27): the run
+# reads them to the Gmsh runs' global results, to 1e-12, on 2 ranks (1 without METIS).
+if(HC_HAVE_GMSH AND HC_HAVE_EXODUS)
+  add_executable(msh2exo msh2exo.c)
+  target_link_libraries(msh2exo PRIVATE hc_io ${HC_EXODUS_LIBRARY})
+  target_include_directories(msh2exo SYSTEM PRIVATE ${HC_EXODUS_INCLUDE_DIR})
+  set_target_properties(msh2exo PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+  set(np 2)
+  if(NOT HC_HAVE_METIS)
+    set(np 1)
+  endif()
+  foreach(mesh lbracket pipe)
+    hc_add_test(meshrun_${mesh}_exodus COMMAND ${HC_EXPECT} 0 "device_vs_host +ok" --not "FAILED"
+                --file ${HC_MESHRUN_DIR}/${mesh}_exo_np${np}.yaml --file-match "^status: passed" -- sh -c
+                "$<TARGET_FILE:msh2exo> '${HC_MESH_DIR}/${mesh}.msh' '${HC_MESHRUN_DIR}/${mesh}.exo' && \
+${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} $<TARGET_FILE:hexcontract> --set run.backend=${HC_RUN_BACKEND} --set run.steps=2 \
+--set run.roofline=false --set output.dir=${HC_MESHRUN_DIR} --set mesh.source=file \
+--set mesh.file=${HC_MESHRUN_DIR}/${mesh}.exo --set mesh.order=2 --set output.results=${mesh}_exo_np${np}.yaml"
+                LABELS app mpi mesh TIMEOUT 120)
+    set_tests_properties(meshrun_${mesh}_exodus PROPERTIES FIXTURES_SETUP meshrun_${mesh}_exo)
+    hc_add_test(meshrun_${mesh}_exodus_agrees COMMAND compare_results 1e-12 ${HC_MESHRUN_DIR}/${mesh}_np${np}.yaml
+                ${HC_MESHRUN_DIR}/${mesh}_exo_np${np}.yaml LABELS app mesh)
+    set_tests_properties(meshrun_${mesh}_exodus_agrees PROPERTIES FIXTURES_REQUIRED "meshrun_${mesh};meshrun_${mesh}_exo")
+  endforeach()
+endif()
