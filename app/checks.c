@@ -117,8 +117,7 @@ static int hc_check_volume(hc_run *run, const char *name, hc_kernel kernel, int 
   desc.data.mode = HC_DATA_CONSTANT;
   hc_contract k = run->k[kernel];
   k.variant = HC_VARIANT_AUTO;
-  HC_CALL(hc_run_fill(run, &desc, kernel, &k));
-  HC_CALL(hc_contract_apply(be, &k, run->d_left, run->d_right, run->d_scratch));
+  HC_CALL(hc_run_compute(run, &desc, &k, run->d_scratch));
   double *h = malloc(s * (size_t)m->C);
   HC_CHECK(h, HC_ERR_RESOURCE, "out of host memory");
   HC_CALL_GOTO(be->copy_to_host(h, run->d_scratch, s * (size_t)m->C), cleanup);
@@ -263,8 +262,7 @@ static int hc_check_exactness(hc_run *run, const char *name, hc_kernel kernel, i
   pd.motion.A = 0.0;
   pd.data.mode = HC_DATA_POLYNOMIAL;
   for (int d = 0; d < 3; d++) pd.data.degree[d] = deg[d];
-  HC_CALL_GOTO(hc_run_fill(run, &pd, kernel, &k), cleanup);
-  HC_CALL_GOTO(hc_contract_apply(be, &k, run->d_left, run->d_right, run->d_scratch), cleanup);
+  HC_CALL_GOTO(hc_run_compute(run, &pd, &k, run->d_scratch), cleanup);
   HC_CALL_GOTO(hc_calloc((size_t)(m->C * L), s, &h), cleanup);
   HC_CALL_GOTO(be->copy_to_host(h, run->d_scratch, s * (size_t)(m->C * L)), cleanup);
   double v[3];

@@ -113,6 +113,7 @@ static void hc_config_from_deck(const hc_deck *deck, hc_run_config *cfg) {
   snprintf(cfg->backend, sizeof(cfg->backend), "%s", deck->run.backend);
   cfg->precision = deck->run.precision;
   cfg->layout = deck->run.layout;
+  cfg->fused = deck->run.assembly == HC_DECK_ASSEMBLY_FUSED;
   cfg->deterministic = deck->run.deterministic;
   cfg->progress_s = deck->run.progress;
   cfg->roofline = deck->run.roofline;
@@ -487,6 +488,12 @@ static int hc_run_precheck(MPI_Comm comm, int rank, int nranks, const hc_deck *d
       err = HC_DECK_ERROR(deck, "run.backend", HC_ERR_INPUT, "%s", why);
     } else if (!any) {
       err = HC_DECK_ERROR(deck, "kernels.enabled", HC_ERR_INPUT, "enables no kernel; name at least one, or all");
+    } else if (cfg->fused && hc_fused_check(be) != HC_OK) {
+      err = HC_DECK_ERROR(deck, "run.assembly", HC_ERR_INPUT,
+                          "fused mode is not yet on backend %s%s; use run.backend: openmp, or run.assembly: "
+                          "materialized",
+                          be->name,
+                          hc_backend_is(be, HC_BACKEND_SERIAL) ? " (the materialized reference, which stays so)" : "");
     } else if (cfg->steps < 1) {
       err = HC_DECK_ERROR(deck, "run.steps", HC_ERR_INPUT, "must be at least 1");
     } else if ((err = hc_run_read_mesh(deck, nranks, cfg, file, cells))) {

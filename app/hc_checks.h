@@ -14,8 +14,10 @@ int hc_run_checks(hc_run *run, int step);
 /* The cell-data descriptor of this rank at time t, with vertices X0 (backend or host memory). */
 void hc_run_desc(const hc_run *run, const double *X0, int64_t C, double t, hc_celldata_desc *desc);
 
-/* Fills the inputs of kernel at time t into d_left / d_right (right placed after left). */
-int hc_run_fill(hc_run *run, const hc_celldata_desc *desc, hc_kernel kernel, const hc_contract *k);
+/* Computes k's output for the cells of desc into out (backend memory) as the run's steps do: with run.assembly
+   materialized, the cell data into d_left / d_right, then the contraction; fused, the backend's fused operation
+   (no input arrays). */
+int hc_run_compute(hc_run *run, const hc_celldata_desc *desc, const hc_contract *k, void *out);
 
 /* Sets u to the interpolant of the linear function at the nodes' positions at time t (host memory). */
 int hc_run_interpolate_u(hc_run *run, double t);

@@ -32,9 +32,10 @@ typedef struct {
   char backend[32];
   hc_precision precision;
   hc_layout layout;
-  int deterministic;           /* order-independent global sums */
-  int roofline;                /* measure the rates of the step's roofline at start-up */
-  double progress_s;           /* seconds between progress lines, 0: none */
+  int fused;         /* run.assembly: fused (each kernel's output straight from the cells, no inputs stored) */
+  int deterministic; /* order-independent global sums */
+  int roofline;      /* measure the rates of the step's roofline at start-up */
+  double progress_s; /* seconds between progress lines, 0: none */
   int enabled[HC_NUM_KERNELS]; /* kernels run every step */
   hc_variant variant[HC_NUM_KERNELS];
   char variant_where[HC_NUM_KERNELS]
@@ -56,8 +57,8 @@ typedef struct {
 
 /* Phases of a step, timed separately (seconds summed over the timed steps). */
 typedef enum {
-  HC_PHASE_CELLDATA = 0, /* mesh motion, geometry, basis transforms, the left/right arrays */
-  HC_PHASE_CONTRACT,     /* the contractions (all kernels; per kernel in kernel_s) */
+  HC_PHASE_CELLDATA = 0, /* mesh motion, geometry, basis transforms, the left/right arrays (empty when fused) */
+  HC_PHASE_CONTRACT,     /* the contractions (all kernels; per kernel in kernel_s); when fused, the fused kernels */
   HC_PHASE_TRANSFER,     /* element outputs from the device to the host */
   HC_PHASE_ASSEMBLY,     /* gather/scatter into nodal vectors */
   HC_PHASE_HALO,         /* halo exchange of the nodal vectors */
@@ -113,7 +114,7 @@ typedef struct {
   int ranks_per_device;              /* ranks of this node per device, the largest (1 when not shared) */
   int ranks_on_node;                 /* ranks of this rank's node */
   void *d_X0;                        /* jittered geometry nodes [C][geometry_nodes][3] double, backend memory */
-  void *d_left, *d_right;            /* input arrays, sized for the largest enabled kernel */
+  void *d_left, *d_right;            /* input arrays, sized for the largest enabled kernel (NULL when fused) */
   void *d_out[HC_NUM_KERNELS];       /* element outputs, backend memory */
   void *h_out[HC_NUM_KERNELS];       /* the same on the host (aliases d_out on host backends) */
   void *d_scratch;                   /* a spare output for the checks */

@@ -18,6 +18,7 @@ typedef struct {
   int device_assembly;           /* ... but the backend assembles there: only DataData outputs cross */
   int u_upload;                  /* device assembly: the nodal interpolant u is copied to the device each step */
   int geometry_nodes;            /* geometry nodes per cell (8 trilinear, 27 triquadratic), read once a step */
+  int fused;                     /* run.assembly: fused (no cell-data phase; each fused kernel's own traffic) */
 } hc_step_problem;
 
 /* Bytes per step of one rank, by phase (HC_PHASE_STEP: the sum of the four memory phases, celldata, contract,
@@ -33,6 +34,9 @@ typedef struct {
    - celldata: every enabled kernel's left and right arrays written once, s * (numel(left) + numel(right)),
      plus the cells' geometry nodes read once, C * geometry_nodes * 3 * 8;
    - contract: each enabled kernel's cost-model bytes (hc_contract_cost);
+   - fused (run.assembly: fused): celldata nothing; contract, per enabled kernel, its fused kernel's compulsory
+     traffic, the geometry nodes read once (C * geometry_nodes * 3 * 8) and the outputs written once
+     (s * numel(out)), and the contraction's flops (those of the geometry and basis transforms uncounted);
    - transfer: on a device backend that assembles there, d2h: the DataData outputs (s * C each), h2d: u
      (8 * N) when u_upload; on a device backend that does not, d2h: every output; on the host, nothing. The
      shared nodes' round trip to the host for the halo exchange (2 * 8 bytes per shared node and vector) is

@@ -60,8 +60,9 @@ int hc_run_estimate_memory(const hc_run_config *cfg, int nranks, int is_device, 
   }
   const double L = (double)((p + 1) * (p + 1) * (p + 1)), P = (double)q * q * q;
   const double s = (double)hc_precision_size(cfg->precision);
-  /* The largest enabled kernel's left + right per cell (the checks' DataFieldScalar too), all outputs. */
-  double inputs = cfg->checks ? (L + 1) * P : 0, outputs = 0;
+  /* The largest enabled kernel's left + right per cell (the checks' DataFieldScalar too; none when fused), all
+     outputs. */
+  double inputs = cfg->checks && !cfg->fused ? (L + 1) * P : 0, outputs = 0;
   int nodal = 5; /* u, its parts u0 and du (hc_run_prepare_u), and two scratch vectors of the checks */
   for (int kid = 0; kid < HC_NUM_KERNELS; kid++) {
     if (!cfg->enabled[kid]) continue;
@@ -69,7 +70,7 @@ int hc_run_estimate_memory(const hc_run_config *cfg, int nranks, int is_device, 
     double Dr = pow(3.0, hc_kernel_rank((hc_kernel)kid));
     double in = fam == HC_FAMILY_DATADATA ? 2 * P * Dr : fam == HC_FAMILY_DATAFIELD ? (L + 1) * P * Dr : 2 * L * P * Dr;
     double out = fam == HC_FAMILY_DATADATA ? 1 : fam == HC_FAMILY_DATAFIELD ? L : L * L;
-    if (in > inputs) inputs = in;
+    if (in > inputs && !cfg->fused) inputs = in;
     outputs += out;
     if (fam != HC_FAMILY_DATADATA) nodal++;
   }
@@ -254,14 +255,17 @@ static int hc_run_setup(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
   size_t dfs = (size_t)(hc_contract_numel(&run->k[HC_DATAFIELD_SCALAR], HC_ARRAY_LEFT) +
                         hc_contract_numel(&run->k[HC_DATAFIELD_SCALAR], HC_ARRAY_RIGHT));
   if (cfg->checks && dfs > in_max) in_max = dfs;
+  if (cfg->fused) in_max = 0; /* no input array: the fused operation forms each cell's entries in its scratch */
   if (cfg->checks && (size_t)(m->C * m->nodes_per_cell) > out_max) out_max = (size_t)(m->C * m->nodes_per_cell);
 
   HC_CALL(hc_inject_check(run->rank, HC_INJECT_SETUP, 0));
   size_t X0_bytes = sizeof(double) * (size_t)(m->C * 3 * m->geometry_nodes);
   HC_CALL(be->mem_alloc(X0_bytes, &run->d_X0));
   HC_CALL(be->copy_to_device(run->d_X0, m->vertex_coords, X0_bytes));
-  HC_CALL(be->mem_alloc(s * in_max, &run->d_left));
-  run->d_right = (char *)run->d_left; /* set per kernel: right follows left in the same buffer */
+  if (in_max > 0) {
+    HC_CALL(be->mem_alloc(s * in_max, &run->d_left));
+    run->d_right = (char *)run->d_left; /* set per kernel: right follows left in the same buffer */
+  }
   HC_CALL(be->mem_alloc(s * out_max, &run->d_scratch));
   for (int kid = 0; kid < HC_NUM_KERNELS; kid++) {
     if (!cfg->enabled[kid]) continue;
@@ -378,10 +382,16 @@ void hc_run_desc(const hc_run *run, const double *X0, int64_t C, double t, hc_ce
 }
 
 /* Fills the inputs of kernel at time t into d_left / d_right (right placed after left). */
-int hc_run_fill(hc_run *run, const hc_celldata_desc *desc, hc_kernel kernel, const hc_contract *k) {
+static int hc_run_fill(hc_run *run, const hc_celldata_desc *desc, hc_kernel kernel, const hc_contract *k) {
   size_t s = hc_precision_size(k->precision);
   run->d_right = (char *)run->d_left + s * (size_t)hc_contract_numel(k, HC_ARRAY_LEFT);
   return hc_celldata_fill(run->be, desc, kernel, run->d_left, run->d_right);
+}
+
+int hc_run_compute(hc_run *run, const hc_celldata_desc *desc, const hc_contract *k, void *out) {
+  if (run->cfg.fused) return hc_fused_apply(run->be, desc, k, out);
+  HC_CALL(hc_run_fill(run, desc, k->kernel, k));
+  return hc_contract_apply(run->be, k, run->d_left, run->d_right, out);
 }
 
 /* The nodal interpolant of the linear function at the nodes' positions at time t. Node positions are
@@ -474,14 +484,15 @@ cleanup:
   return ierr;
 }
 
-/* --dump: the left, right and output arrays of kernel for the first cells of rank 0. */
+/* --dump: the left, right and output arrays of kernel for the first cells of rank 0; fused, the output only (no
+   input array exists). */
 static int hc_run_dump(const hc_run *run, hc_kernel kernel) {
   if (run->rank != 0 || run->cfg.dump_cells <= 0) return HC_OK;
   const hc_contract *k = &run->k[kernel];
   const int64_t n = run->cfg.dump_cells < k->C ? run->cfg.dump_cells : k->C;
   const char *names[3] = {"left", "right", "out"};
   const void *arrays[3] = {run->d_left, run->d_right, run->d_out[kernel]};
-  for (int a = 0; a < 3; a++) {
+  for (int a = run->cfg.fused ? HC_ARRAY_OUT : HC_ARRAY_LEFT; a < 3; a++) {
     char path[1200];
     snprintf(path, sizeof(path), "%s/dump_%s_%s.npy", run->cfg.out_dir, hc_kernel_name(kernel), names[a]);
     HC_CALL(hc_run_dump_array(run, k, (hc_array)a, arrays[a], n, path));
@@ -546,25 +557,48 @@ typedef struct {
   double ph[HC_NUM_PHASES], kern[HC_NUM_KERNELS], cd[HC_NUM_KERNELS];
 } hc_step_times;
 
-/* One kernel of a step: cell data, contraction, assembly (in the backend's memory). */
+/* One fused kernel call for hc_measure_call. */
+typedef struct {
+  const hc_celldata_desc *desc;
+  const hc_contract *k;
+  void *out;
+} hc_run_fused_arg;
+
+static int hc_run_fused_fn(const hc_backend *backend, const void *arg) {
+  const hc_run_fused_arg *a = arg;
+  return hc_fused_apply(backend, a->desc, a->k, a->out);
+}
+
+/* One kernel of a step: cell data, contraction (or the fused kernel in their place), assembly (in the backend's
+   memory). */
 static int hc_run_kernel(hc_run *run, const hc_celldata_desc *desc, int kid, int dump, hc_step_times *tm) {
   const hc_backend *be = run->be;
   const hc_mesh *m = run->mesh;
   const hc_contract *k = &run->k[kid];
-  hc_run_range(run, "celldata", kid);
-  double t0 = hc_wtime();
-  HC_CALL(hc_run_fill(run, desc, (hc_kernel)kid, k));
-  HC_CALL(be->synchronize());
-  tm->cd[kid] = hc_wtime() - t0;
-  tm->ph[HC_PHASE_CELLDATA] += tm->cd[kid];
-  hc_run_range_end(run);
+  double t0;
+  if (run->cfg.fused) {
+    /* The fused kernel, timed as the kernel's contraction; the cell-data phase stays empty. */
+    hc_run_range(run, "fused", kid);
+    const hc_run_fused_arg call = {desc, k, run->d_out[kid]};
+    HC_CALL(hc_measure_call(be, hc_run_fused_fn, &call, &tm->kern[kid]));
+    tm->ph[HC_PHASE_CONTRACT] += tm->kern[kid];
+    hc_run_range_end(run);
+  } else {
+    hc_run_range(run, "celldata", kid);
+    t0 = hc_wtime();
+    HC_CALL(hc_run_fill(run, desc, (hc_kernel)kid, k));
+    HC_CALL(be->synchronize());
+    tm->cd[kid] = hc_wtime() - t0;
+    tm->ph[HC_PHASE_CELLDATA] += tm->cd[kid];
+    hc_run_range_end(run);
 
-  /* The contraction alone: the backend's timer (CUDA events; the wall clock on the host). */
-  hc_run_range(run, "contract", kid);
-  const hc_measure_contract_arg call = {k, run->d_left, run->d_right, run->d_out[kid]};
-  HC_CALL(hc_measure_call(be, hc_measure_apply_fn, &call, &tm->kern[kid]));
-  tm->ph[HC_PHASE_CONTRACT] += tm->kern[kid];
-  hc_run_range_end(run);
+    /* The contraction alone: the backend's timer (CUDA events; the wall clock on the host). */
+    hc_run_range(run, "contract", kid);
+    const hc_measure_contract_arg call = {k, run->d_left, run->d_right, run->d_out[kid]};
+    HC_CALL(hc_measure_call(be, hc_measure_apply_fn, &call, &tm->kern[kid]));
+    tm->ph[HC_PHASE_CONTRACT] += tm->kern[kid];
+    hc_run_range_end(run);
+  }
   if (dump) HC_CALL(hc_run_dump(run, (hc_kernel)kid));
 
   hc_family fam = hc_kernel_family((hc_kernel)kid);

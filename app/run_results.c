@@ -30,6 +30,10 @@ static void hc_global_cost(const hc_run *run, hc_kernel kernel, double *flops, d
   hc_contract k = run->k[kernel];
   k.C = run->mesh->num_global_cells;
   hc_contract_cost(&k, flops, bytes);
+  /* fused: its own compulsory traffic, the geometry nodes in and the outputs out (hc_step_bytes_of) */
+  if (run->cfg.fused)
+    *bytes = (double)k.C * run->mesh->geometry_nodes * 3 * 8 +
+             (double)hc_precision_size(k.precision) * (double)hc_contract_numel(&k, HC_ARRAY_OUT);
 }
 
 /* What this rank computes on: the backend's device or the CPU and its threads. */
@@ -79,6 +83,7 @@ static void hc_run_roofline(const hc_run *run, int64_t halo_bytes, double bytes[
       .is_device = run->be->is_device,
       .device_assembly = run->device_assembly,
       .geometry_nodes = run->mesh->geometry_nodes,
+      .fused = run->cfg.fused,
   };
   hc_step_bytes b;
   hc_step_bytes_of(&p, &b);
@@ -312,8 +317,9 @@ int hc_run_results_gather(const hc_run *run, hc_results *res) {
 
 void hc_run_print_header(const hc_deck *deck, const hc_run_config *cfg, int nranks) {
   const int p = cfg->mesh.order, q = cfg->quadrature;
-  printf("hexcontract %s (git %s): %d rank%s, backend %s, %s, %s\n", HC_VERSION, HC_GIT_REVISION, nranks,
-         nranks == 1 ? "" : "s", cfg->backend, hc_precision_name(cfg->precision), hc_layout_name(cfg->layout));
+  printf("hexcontract %s (git %s): %d rank%s, backend %s, %s, %s, %s assembly\n", HC_VERSION, HC_GIT_REVISION, nranks,
+         nranks == 1 ? "" : "s", cfg->backend, hc_precision_name(cfg->precision), hc_layout_name(cfg->layout),
+         cfg->fused ? "fused" : "materialized");
   printf("deck: %s\n", deck->path[0] ? deck->path : "(none: defaults)");
   if (cfg->mesh_source == HC_MESH_SOURCE_FILE) {
     printf("mesh: %s, %lld hex%d cells, partitioned by %s, order %d (L = %d), q = %d (P = %d), shear A = %g\n",
@@ -429,6 +435,7 @@ void hc_run_print_summary(const hc_deck *deck, const hc_run *run, const hc_resul
   printf("\ntime per step: %.6g s avg (min %.6g, max %.6g over ranks), imbalance %.1f%%, %d timed steps in %.3f s\n",
          step->avg, step->min, step->max, step->avg > 0 ? 100.0 * (step->max / step->avg - 1.0) : 0.0, run->steps_done,
          res->total_seconds);
+  if (run->cfg.fused) printf("  (fused assembly: no cell-data phase; the fused kernels are timed in contract)\n");
   printf("  %-10s %12s %12s %8s\n", "phase", "avg s/step", "max s/step", "share");
   for (int i = 0; i < HC_PHASE_STEP; i++) {
     if (i == HC_PHASE_TRANSFER && !run->be->is_device) continue;

@@ -16,9 +16,14 @@ void hc_step_bytes_of(const hc_step_problem *p, hc_step_bytes *b) {
     const hc_family fam = hc_kernel_family((hc_kernel)kid);
     const double out = s * (double)hc_contract_numel(k, HC_ARRAY_OUT);
     any = 1;
-    b->bytes[HC_PHASE_CELLDATA] +=
-        s * (double)(hc_contract_numel(k, HC_ARRAY_LEFT) + hc_contract_numel(k, HC_ARRAY_RIGHT));
     hc_contract_cost(k, &b->kernel_flops[kid], &b->kernel_bytes[kid]);
+    if (p->fused) {
+      /* no input array: the geometry nodes in, the outputs out */
+      b->kernel_bytes[kid] = C * p->geometry_nodes * 3 * 8 + out;
+    } else {
+      b->bytes[HC_PHASE_CELLDATA] +=
+          s * (double)(hc_contract_numel(k, HC_ARRAY_LEFT) + hc_contract_numel(k, HC_ARRAY_RIGHT));
+    }
     b->bytes[HC_PHASE_CONTRACT] += b->kernel_bytes[kid];
     if (fam == HC_FAMILY_DATADATA) {
       if (p->device_assembly) b->d2h += s * C;
@@ -28,7 +33,7 @@ void hc_step_bytes_of(const hc_step_problem *p, hc_step_bytes *b) {
     }
     if (p->is_device && !p->device_assembly) b->d2h += out;
   }
-  if (any) b->bytes[HC_PHASE_CELLDATA] += (double)p->k[0].C * p->geometry_nodes * 3 * 8;
+  if (any && !p->fused) b->bytes[HC_PHASE_CELLDATA] += (double)p->k[0].C * p->geometry_nodes * 3 * 8;
   if (p->u_upload) b->h2d += 8.0 * N;
   b->bytes[HC_PHASE_TRANSFER] = b->h2d + b->d2h;
   b->bytes[HC_PHASE_HALO] = (double)vectors * (double)p->halo_bytes_per_vector;

@@ -22,6 +22,7 @@ _Static_assert(sizeof(hc_precision) == sizeof(int), "enum size");
 _Static_assert(sizeof(hc_layout) == sizeof(int), "enum size");
 _Static_assert(sizeof(hc_variant) == sizeof(int), "enum size");
 _Static_assert(sizeof(hc_deck_binding) == sizeof(int), "enum size");
+_Static_assert(sizeof(hc_deck_assembly) == sizeof(int), "enum size");
 _Static_assert(sizeof(hc_mesh_source) == sizeof(int), "enum size");
 _Static_assert(sizeof(hc_deck_partitioner) == sizeof(int), "enum size");
 
@@ -75,6 +76,9 @@ static const char *hc_deck_precision_choice(int i) {
 static const char *hc_deck_layout_choice(int i) {
   return i < 2 ? hc_layout_name((hc_layout)i) : NULL;
 }
+static const char *hc_deck_assembly_choice(int i) {
+  return i == 0 ? "materialized" : i == 1 ? "fused" : NULL;
+}
 static const char *hc_deck_variant_choice(int i) {
   return i < HC_NUM_VARIANTS ? hc_variant_name((hc_variant)i) : NULL;
 }
@@ -127,6 +131,8 @@ static const hc_deck_key_info hc_deck_keys[HC_DECK_NUM_KEYS] = {
                                hc_deck_precision_choice, "double or float", NULL},
     [HC_DECK_RUN_LAYOUT] = {"run.layout", HC_DECK_ENUM, HC_FIELD(run, layout), 0, 0, 0, 0, hc_deck_layout_choice,
                             "cell-major or cell-minor", NULL},
+    [HC_DECK_RUN_ASSEMBLY] = {"run.assembly", HC_DECK_ENUM, HC_FIELD(run, assembly), 0, 0, 0, 0,
+                              hc_deck_assembly_choice, "materialized or fused", NULL},
     [HC_DECK_RUN_DETERMINISTIC] = {"run.deterministic", HC_DECK_BOOL, HC_FIELD(run, deterministic), 0, 0, 0, 0, NULL,
                                    "true or false", NULL},
     [HC_DECK_RUN_PROGRESS] = {"run.progress", HC_DECK_DOUBLE, HC_FIELD(run, progress), 0, HUGE_VAL, 0, 0, NULL,
@@ -219,6 +225,7 @@ void hc_deck_init(hc_deck *deck) {
   hc_deck_copy_string(deck->run.backend, sizeof(deck->run.backend), "openmp");
   deck->run.precision = HC_DOUBLE;
   deck->run.layout = HC_LAYOUT_CELL_MAJOR;
+  deck->run.assembly = HC_DECK_ASSEMBLY_MATERIALIZED;
   deck->run.deterministic = false;
   deck->run.progress = 10.0;
   deck->run.roofline = true;

@@ -35,6 +35,10 @@ extern "C" {
 /* gpu.binding: which GPU a rank takes. */
 typedef enum { HC_DECK_BINDING_NODE_LOCAL = 0, HC_DECK_BINDING_NONE = 1 } hc_deck_binding;
 
+/* run.assembly: how each step computes the kernels' outputs: cell data stored, then contracted
+   (materialized), or formed per cell and contracted at once, storing no input array (fused). */
+typedef enum { HC_DECK_ASSEMBLY_MATERIALIZED = 0, HC_DECK_ASSEMBLY_FUSED = 1 } hc_deck_assembly;
+
 /* Where a key's value came from. */
 typedef enum { HC_DECK_FROM_DEFAULT = 0, HC_DECK_FROM_FILE = 1, HC_DECK_FROM_SET = 2 } hc_deck_source;
 
@@ -71,6 +75,7 @@ typedef enum {
   HC_DECK_RUN_BACKEND,
   HC_DECK_RUN_PRECISION,
   HC_DECK_RUN_LAYOUT,
+  HC_DECK_RUN_ASSEMBLY,
   HC_DECK_RUN_DETERMINISTIC,
   HC_DECK_RUN_PROGRESS,
   HC_DECK_RUN_ROOFLINE,
@@ -117,6 +122,7 @@ typedef struct {
   char backend[HC_DECK_BACKEND_MAX]; /* run.backend: one of hc_backend_names (built or not) */
   hc_precision precision;            /* run.precision */
   hc_layout layout;                  /* run.layout */
+  hc_deck_assembly assembly;         /* run.assembly */
   bool deterministic;                /* run.deterministic: bitwise reproducible reductions and assembly */
   double progress;                   /* run.progress: seconds between progress lines, 0 = none */
   bool roofline; /* run.roofline: measure the copy bandwidth at start-up, report the step's roofline */

@@ -70,6 +70,25 @@ int hc_celldata_fill(const hc_backend *backend, const hc_celldata_desc *desc, hc
   return backend->celldata(desc, kernel, left, right);
 }
 
+int hc_fused_apply(const hc_backend *backend, const hc_celldata_desc *desc, const hc_contract *k, void *out) {
+  hc_contract kd;
+  HC_CHECK(backend && k, HC_ERR_INPUT, "fused assembly: no backend or no problem");
+  HC_CALL(hc_celldata_contract(desc, k->kernel, &kd));
+  HC_CHECK(k->C == kd.C && k->L == kd.L && k->R == kd.R && k->P == kd.P && k->D == kd.D && k->P_data == kd.P_data &&
+               k->layout == kd.layout && k->precision == kd.precision,
+           HC_ERR_INPUT, "fused assembly: the %s problem does not match the cell data (C %lld, L %d, P %d, %s, %s)",
+           hc_kernel_name(k->kernel), (long long)kd.C, kd.L, kd.P, hc_layout_name(kd.layout),
+           hc_precision_name(kd.precision));
+  HC_CHECK(out, HC_ERR_INPUT, "fused assembly: %s needs an output array", hc_kernel_name(k->kernel));
+  const int rc = backend->fused(desc, k, out);
+  if (rc == HC_ERR_UNSUPPORTED) {
+    char why[512];
+    snprintf(why, sizeof(why), "%s", hc_error_message());
+    return HC_ERROR(rc, "backend %s: %s", backend->name, why);
+  }
+  return rc;
+}
+
 int hc_celldata_cell_error(const hc_celldata_desc *desc, int64_t c, const double *h_X0c) {
   const hc_basis *b = desc->basis;
   const int n = desc->geometry_nodes;

@@ -62,6 +62,14 @@ int hc_celldata_contract(const hc_celldata_desc *desc, hc_kernel kernel, hc_cont
 int hc_celldata_fill(const hc_backend *backend, const hc_celldata_desc *desc, hc_kernel kernel, void *left,
                      void *right);
 
+/* Fused assembly: computes k's output into out (backend memory, k's layout and precision; overwritten, or added to
+   with k->sum_into), the array that hc_celldata_fill followed by hc_contract_apply writes, from the cells of desc
+   directly: the backend forms each cell's point geometry, data and entries in its own scratch and contracts them
+   at once, storing no left or right array. k: the problem of hc_celldata_contract(desc, k->kernel), sum_into
+   aside (HC_ERR_INPUT otherwise). Inverted or degenerate cells are the error of hc_celldata_fill. A backend
+   without the fused operation (hc_backend.fused: serial, cuda so far) gives HC_ERR_UNSUPPORTED naming it. */
+int hc_fused_apply(const hc_backend *backend, const hc_celldata_desc *desc, const hc_contract *k, void *out);
+
 /* Host, serial: the geometry of every cell and point. desc->X0 in host memory. geom: [C][P]. Inverted or
    degenerate cells are the same error as in hc_celldata_fill. */
 int hc_celldata_geometry(const hc_celldata_desc *desc, hc_point_geom *geom);
@@ -83,6 +91,8 @@ int hc_celldata_cell_error(const hc_celldata_desc *desc, int64_t c, const double
 /* The backends' implementations (the `celldata` member of their tables): desc already validated. */
 int hc_celldata_fill_serial(const hc_celldata_desc *desc, hc_kernel kernel, void *left, void *right);
 int hc_celldata_fill_openmp(const hc_celldata_desc *desc, hc_kernel kernel, void *left, void *right);
+/* The openmp backend's fused operation (hc_backend.fused): desc and k already checked. */
+int hc_fused_openmp(const hc_celldata_desc *desc, const hc_contract *k, void *out);
 
 #ifdef __cplusplus
 }

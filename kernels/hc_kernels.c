@@ -479,6 +479,11 @@ static int hc_no_version(char *buf, size_t size) {
   return HC_ERROR(HC_ERR_UNSUPPORTED, "the backend reports no version");
 }
 
+static int hc_no_fused(const struct hc_celldata_desc *desc, const hc_contract *k, void *out) {
+  (void)desc, (void)k, (void)out;
+  return HC_ERROR(HC_ERR_UNSUPPORTED, "fused assembly is not yet on this backend (run.assembly: materialized is)");
+}
+
 static void hc_no_range_push(const char *name) {
   (void)name;
 }
@@ -518,6 +523,7 @@ static int hc_backend_complete(const hc_backend *own, hc_backend *done) {
   HC_DEFAULT(assemble_apply, host ? hc_host_assemble_apply : NULL);
   HC_DEFAULT(timer_start, host ? hc_clock_timer_start : NULL);
   HC_DEFAULT(timer_stop, host ? hc_clock_timer_stop : NULL);
+  HC_DEFAULT(fused, hc_no_fused);
   HC_DEFAULT(device_name, hc_no_device_name);
   HC_DEFAULT(device_count, hc_no_device_count);
   HC_DEFAULT(device_select, hc_no_device_select);
@@ -531,6 +537,13 @@ static int hc_backend_complete(const hc_backend *own, hc_backend *done) {
   return HC_OK;
 }
 #undef HC_DEFAULT
+
+int hc_fused_check(const hc_backend *backend) {
+  HC_CHECK(backend, HC_ERR_INPUT, "no backend");
+  HC_CHECK(backend->fused && backend->fused != hc_no_fused, HC_ERR_UNSUPPORTED,
+           "fused assembly is not yet on backend %s", backend->name);
+  return HC_OK;
+}
 
 /* The completed tables, filled at a backend's first lookup (from the process's main thread). */
 static hc_backend hc_backend_done[HC_NUM_BACKENDS];

@@ -179,8 +179,8 @@ int hc_layout_convert(const hc_contract *k, hc_array which, hc_layout src_layout
                              gather, scatter, waxpy, assemble_vector, assemble_apply, timer_start, timer_stop
                              (the core defaults them on host backends only: host memory, one-core assembly by
                              colours, the wall clock);
-     the rest is optional    (device_*, chosen_variant, peak_flops, version, range_*, release: see each default
-                             below).
+     the rest is optional    (fused, device_*, chosen_variant, peak_flops, version, range_*, release: see each
+                             default below).
    A backend lacking an operation it must provide is an HC_ERR_RUNTIME at lookup that names it. */
 struct hc_celldata_desc; /* kernels/hc_celldata.h */
 struct hc_coloring;      /* kernels/hc_assembly.h */
@@ -195,6 +195,10 @@ typedef struct hc_backend {
   int (*supports)(const hc_contract *k);
   /* Fills the left and right arrays of kernel from the cells of desc (see hc_celldata_fill). */
   int (*celldata)(const struct hc_celldata_desc *desc, hc_kernel kernel, void *left, void *right);
+  /* Fused assembly (see hc_fused_apply): k's output, the array that celldata and contract together write, from the
+     cells of desc directly, storing no left or right array. k: hc_celldata_contract's problem for k->kernel, with
+     its sum_into. Default: HC_ERR_UNSUPPORTED, "fused assembly is not yet on this backend". */
+  int (*fused)(const struct hc_celldata_desc *desc, const hc_contract *k, void *out);
   /* The backend's memory (default: 64-byte aligned host memory, memmove, nothing to wait for). mem_zero zeroes
      bytes; mem_copy copies bytes between two buffers of the backend's memory with its own copy kernel, queued
      like a contraction (its bandwidth is the bench's memory roof). */
@@ -280,6 +284,10 @@ int hc_backend_get(hc_backend_id id, const hc_backend **backend);
 
 /* Whether backend is the table of backend id (0 when id is not built). Sets no error. */
 int hc_backend_is(const hc_backend *backend, hc_backend_id id);
+
+/* HC_OK when backend has its own fused operation (hc_backend.fused), else HC_ERR_UNSUPPORTED saying that fused
+   assembly is not yet on it. */
+int hc_fused_check(const hc_backend *backend);
 
 /* Validates k, asks the backend whether it supports k, then runs it. */
 int hc_contract_apply(const hc_backend *backend, const hc_contract *k, const void *left, const void *right, void *out);

@@ -17,6 +17,12 @@ foreach(backend ${HC_TEST_BACKENDS})
   endif()
 endforeach()
 
+# The fused assembly of the openmp backend against the serial cell data contracted by the serial reference.
+if(HC_HAVE_OPENMP)
+  hc_add_test_executable(test_fused SOURCES test_fused.c LIBS hc_kernels m)
+  hc_add_test(fused_openmp COMMAND test_fused openmp LABELS unit TIMEOUT 120)
+endif()
+
 # The exact accumulator of the deterministic sums against exact references.
 hc_add_test_executable(test_xsum SOURCES test_xsum.c LIBS hc_kernels m)
 hc_add_test(xsum COMMAND test_xsum LABELS unit TIMEOUT 60)

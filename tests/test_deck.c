@@ -65,6 +65,7 @@ static void test_defaults(void **state) {
   assert_string_equal(d.run.backend, "openmp");
   assert_int_equal(d.run.precision, HC_DOUBLE);
   assert_int_equal(d.run.layout, HC_LAYOUT_CELL_MAJOR);
+  assert_int_equal(d.run.assembly, HC_DECK_ASSEMBLY_MATERIALIZED);
   assert_false(d.run.deterministic);
   assert_int_equal(hc_deck_variant(&d, HC_FIELDFIELD_TENSOR), HC_VARIANT_AUTO);
   assert_string_equal(d.output.results, "hexcontract-results.yaml");
@@ -181,6 +182,7 @@ static void test_set_errors(void **state) {
       {"mesh.cells=4,4", "mesh.cells must be a list of 3 integers"},
       {"run.backend=cuda-aware", "run.backend must be serial, openmp, cuda or intrepid2"},
       {"run.deterministic=yes", "run.deterministic must be true or false, got yes"},
+      {"run.assembly=partial", "run.assembly must be materialized or fused, got partial"},
       {"kernels.enabled=DataDataScalar,Nope", "kernels.enabled[1] must be a kernel name, got Nope"},
       {"kernels.variants.FieldFieldTensr=tile", "did you mean FieldFieldTensor?"},
       {"kernels.variants.FieldFieldTensor=tilde", "kernels.variants.FieldFieldTensor must be one of auto"},
@@ -323,6 +325,8 @@ static void test_set_overrides(void **state) {
   assert_int_equal(deck.run.precision, HC_FLOAT);
   assert_int_equal(hc_deck_apply_set(&deck, "run.layout=cell-minor"), HC_OK);
   assert_int_equal(deck.run.layout, HC_LAYOUT_CELL_MINOR);
+  assert_int_equal(hc_deck_apply_set(&deck, "run.assembly=fused"), HC_OK);
+  assert_int_equal(deck.run.assembly, HC_DECK_ASSEMBLY_FUSED);
   assert_int_equal(hc_deck_apply_set(&deck, "run.deterministic=true"), HC_OK);
   assert_true(deck.run.deterministic);
   assert_int_equal(hc_deck_apply_set(&deck, "mesh.sizing=global"), HC_OK);
@@ -453,6 +457,7 @@ static void test_roundtrip(void **state) {
       "run.backend=cuda",
       "run.precision=float",
       "run.layout=cell-minor",
+      "run.assembly=fused",
       "run.deterministic=true",
       "run.progress=0",
       "run.roofline=false",

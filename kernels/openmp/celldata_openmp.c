@@ -3,7 +3,9 @@
    once, with the point-wise maths of the serial reference (hc_pointwise.h), into per-point arrays; then
    it forms the entries in the order they lie in memory, a contiguous run at a time in a small buffer,
    and writes the runs out with streaming stores (kernels/openmp/hc_stream.h). This file is compiled
-   without contraction of multiplies and adds into FMAs, so that both layouts give the same numbers. */
+   without contraction of multiplies and adds into FMAs, so that both layouts give the same numbers.
+   The fused assembly (fused_openmp_impl.h) forms the same entries one cell at a time in a thread's
+   scratch and contracts them there, so that no input array is stored. */
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,15 +126,28 @@ static inline double hc_cd_left(int rank, double phi, double grad_i, double kapp
 
 #define HC_TEMPLATE "kernels/openmp/celldata_openmp_impl.h"
 #include "kernels/hc_instantiate.h"
+#define HC_TEMPLATE "kernels/openmp/fused_openmp_impl.h"
+#include "kernels/hc_instantiate.h"
+
+/* The shape functions of desc's geometry nodes at its quadrature points, into shape (freed by the caller). */
+static int hc_cd_shape_create(const hc_celldata_desc *desc, hc_cd_shape *shape) {
+  const int64_t P = desc->basis->P;
+  const int n = desc->geometry_nodes;
+  shape->desc = desc;
+  shape->N = malloc(sizeof(*shape->N) * (size_t)(P * n));
+  shape->dN = malloc(sizeof(*shape->dN) * (size_t)(P * n));
+  if (!shape->N || !shape->dN) return HC_ERR_RESOURCE;
+  for (int64_t p = 0; p < P; p++) hc_pw_shape(n, &desc->basis->qpts[3 * p], shape->N + n * p, shape->dN + n * p);
+  return HC_OK;
+}
 
 int hc_celldata_fill_openmp(const hc_celldata_desc *desc, hc_kernel kernel, void *left, void *right) {
   const int64_t P = desc->basis->P;
   const int n = desc->geometry_nodes;
-  hc_cd_shape shape = {desc, malloc(sizeof(*shape.N) * (size_t)(P * n)), malloc(sizeof(*shape.dN) * (size_t)(P * n))};
-  int failed = !shape.N || !shape.dN;
+  hc_cd_shape shape;
+  int failed = hc_cd_shape_create(desc, &shape) != HC_OK;
   int64_t bad = -1;
   if (!failed) {
-    for (int64_t p = 0; p < P; p++) hc_pw_shape(n, &desc->basis->qpts[3 * p], shape.N + n * p, shape.dN + n * p);
     bad = desc->precision == HC_FLOAT
               ? hc_celldata_openmp_f32(&shape, kernel, (float *)left, (float *)right, &failed)
               : hc_celldata_openmp_f64(&shape, kernel, (double *)left, (double *)right, &failed);
@@ -141,6 +156,25 @@ int hc_celldata_fill_openmp(const hc_celldata_desc *desc, hc_kernel kernel, void
   free(shape.dN);
   HC_CHECK(!failed, HC_ERR_RESOURCE, "out of host memory for the cell data scratch of a thread (%lld points)",
            (long long)(desc->layout == HC_LAYOUT_CELL_MAJOR ? P : HC_OMP_CD_CB * HC_OMP_CD_PB));
+  if (bad >= 0) return hc_celldata_cell_error(desc, bad, desc->X0 + 3 * n * bad);
+  return HC_OK;
+}
+
+int hc_fused_openmp(const hc_celldata_desc *desc, const hc_contract *k, void *out) {
+  const int64_t P = desc->basis->P;
+  const int n = desc->geometry_nodes;
+  hc_cd_shape shape;
+  int failed = hc_cd_shape_create(desc, &shape) != HC_OK;
+  int64_t bad = -1;
+  if (!failed) {
+    bad = desc->precision == HC_FLOAT ? hc_fused_openmp_f32(&shape, k, (float *)out, &failed)
+                                      : hc_fused_openmp_f64(&shape, k, (double *)out, &failed);
+  }
+  free(shape.N);
+  free(shape.dN);
+  HC_CHECK(!failed, HC_ERR_RESOURCE,
+           "out of host memory for the fused assembly scratch of a thread (one cell's entries, %lld points)",
+           (long long)P);
   if (bad >= 0) return hc_celldata_cell_error(desc, bad, desc->X0 + 3 * n * bad);
   return HC_OK;
 }

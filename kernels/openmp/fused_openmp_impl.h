@@ -1,0 +1,97 @@
+/* The OpenMP fused assembly for one precision: included once per precision by celldata_openmp.c with HC_REAL
+   and HC_FN(name), after celldata_openmp_impl.h, whose per-cell formation of the entries it shares. */
+
+/* Output entry (l, r) of cell c among C cells, an output of LR entries per cell, in layout. */
+static inline int64_t HC_FN(hc_fused_at)(hc_layout layout, int64_t C, int64_t LR, int64_t c, int64_t lr) {
+  return layout == HC_LAYOUT_CELL_MAJOR ? c * LR + lr : lr * C + c;
+}
+
+/* sum_q a[q] b[q], q < K, accumulated in HC_REAL as the materialized contraction accumulates. */
+static inline HC_REAL HC_FN(hc_fused_dot)(int64_t K, const HC_REAL *restrict a, const HC_REAL *restrict b) {
+  HC_REAL sum = 0;
+#pragma omp simd reduction(+ : sum)
+  for (int64_t q = 0; q < K; q++) sum += a[q] * b[q];
+  return sum;
+}
+
+/* Cells [c0, c1) of kernel k: each cell's left (lb: [Lf][K]) and right (rb: [Rf][K]) entries, the same numbers
+   the cell data writes cell-major, formed in the thread's scratch from the point values pts ([P]) and contracted
+   at once into out (k's layout, overwritten or, with k->sum_into, added to). Returns the lowest inverted or
+   degenerate cell, or -1. */
+static int64_t HC_FN(hc_fused_cells)(const hc_cd_shape *shape, const hc_contract *k, int64_t c0, int64_t c1,
+                                     hc_cd_point *pts, HC_REAL *restrict lb, HC_REAL *restrict rb,
+                                     HC_REAL *restrict out) {
+  const hc_celldata_desc *desc = shape->desc;
+  const hc_basis *b = desc->basis;
+  const hc_kernel kernel = k->kernel;
+  const int64_t C = k->C, P = b->P;
+  const hc_family fam = hc_kernel_family(kernel);
+  const int rank = (int)hc_kernel_rank(kernel);
+  const int Dij = rank == 0 ? 1 : rank == 1 ? 3 : 9;
+  const int64_t K = P * Dij;
+  const int64_t Lf = fam == HC_FAMILY_DATADATA ? 1 : b->L, Rf = fam == HC_FAMILY_FIELDFIELD ? b->L : 1;
+  const int field = fam != HC_FAMILY_DATADATA, ff = fam == HC_FAMILY_FIELDFIELD, add = k->sum_into;
+  const int n = desc->geometry_nodes;
+  int64_t bad = -1;
+  for (int64_t c = c0; c < c1; c++) {
+    double xn[HC_GEOMETRY_NODES_MAX][3];
+    hc_pw_cell_nodes(&desc->motion, desc->t, n, desc->X0 + 3 * n * c, xn);
+    const double det_floor = hc_pw_nodes_det_floor(n, xn);
+    for (int64_t p = 0; p < P; p++)
+      if (!hc_cd_point_eval(shape, kernel, xn, det_floor, p, &pts[p]) && bad < 0) bad = c;
+    for (int64_t f = 0; f < Lf; f++) {
+      HC_REAL *ol = lb + f * K, *orr = ff ? rb + f * K : NULL;
+      if (!field) {
+        for (int64_t p = 0; p < P; p++)
+          for (int ij = 0; ij < Dij; ij++) ol[p * Dij + ij] = (HC_REAL)pts[p].dl[ij];
+      } else if (rank == 0) {
+        HC_FN(hc_cd_major_field)(0, f, b, pts, ol, orr);
+      } else if (rank == 1) {
+        HC_FN(hc_cd_major_field)(1, f, b, pts, ol, orr);
+      } else {
+        HC_FN(hc_cd_major_field)(2, f, b, pts, ol, orr);
+      }
+    }
+    if (!ff)
+      for (int64_t p = 0; p < P; p++)
+        for (int ij = 0; ij < Dij; ij++) rb[p * Dij + ij] = (HC_REAL)pts[p].dr[ij];
+    /* out[c, l, r] = sum_q left[l][q] right[r][q] */
+    for (int64_t l = 0; l < Lf; l++) {
+      for (int64_t r = 0; r < Rf; r++) {
+        const HC_REAL sum = HC_FN(hc_fused_dot)(K, lb + l * K, rb + r * K);
+        HC_REAL *o = out + HC_FN(hc_fused_at)(k->layout, C, Lf * Rf, c, l * Rf + r);
+        *o = add ? *o + sum : sum;
+      }
+    }
+  }
+  return bad;
+}
+
+/* Kernel k's output for every cell of shape->desc, threads over contiguous runs of cells. Returns the lowest
+   inverted or degenerate cell, or -1; *failed is set when a thread could not allocate its scratch. */
+static int64_t HC_FN(hc_fused_openmp)(const hc_cd_shape *shape, const hc_contract *k, HC_REAL *restrict out,
+                                      int *failed) {
+  const int64_t C = k->C, P = shape->desc->basis->P, L = shape->desc->basis->L;
+  const int rank = (int)hc_kernel_rank(k->kernel);
+  const int64_t K = P * (rank == 0 ? 1 : rank == 1 ? 3 : 9);
+  int64_t bad = C;
+  int fail = 0;
+#pragma omp parallel reduction(min : bad) reduction(max : fail)
+  {
+    const int64_t nt = omp_get_num_threads(), t = omp_get_thread_num();
+    const int64_t c0 = C * t / nt, c1 = C * (t + 1) / nt;
+    hc_cd_point *pts = malloc(sizeof(*pts) * (size_t)P);
+    HC_REAL *lb = malloc(sizeof(*lb) * (size_t)(2 * L * K));
+    int64_t b = -1;
+    if (!pts || !lb) {
+      fail = 1;
+    } else if (c0 < c1) {
+      b = HC_FN(hc_fused_cells)(shape, k, c0, c1, pts, lb, lb + L * K, out);
+    }
+    free(pts);
+    free(lb);
+    if (b >= 0) bad = b;
+  }
+  *failed = fail;
+  return bad < C ? bad : -1;
+}

@@ -1,0 +1,80 @@
+# The proxy run with run.assembly: fused (README.md, section Fused assembly) on the openmp backend: every check
+# passes in both precisions and layouts and at orders 1 to 4; the global results equal the materialized run's and
+# do not depend on the rank count (1e-12); a mesh file of triquadratic cells; --dump writes the outputs only; and
+# the backends without the fused operation refuse it before any work, exit 2.
+if(HC_HAVE_OPENMP)
+  set(HC_FUSED ${HC_EXE} ${HC_SMALL} --set run.backend=openmp --set run.assembly=fused)
+  foreach(prec float double)
+    foreach(layout cell-major cell-minor)
+      hc_add_test(app_fused_${prec}_${layout} COMMAND ${HC_EXPECT} 0 "patch_test +ok" --file
+                  ${HC_APP_DIR}/fused_${prec}_${layout}.yaml --file-match "^    assembly: fused" --
+                  ${HC_FUSED} --set run.precision=${prec} --set run.layout=${layout}
+                  --set output.results=fused_${prec}_${layout}.yaml LABELS app)
+    endforeach()
+  endforeach()
+  # Orders 1 to 4, each in another precision and layout.
+  foreach(combo 1:double:cell-minor 2:float:cell-major 3:double:cell-major 4:float:cell-minor 4:double:cell-major)
+    string(REPLACE ":" ";" combo ${combo})
+    list(GET combo 0 p)
+    list(GET combo 1 prec)
+    list(GET combo 2 layout)
+    hc_add_test(app_fused_order${p}_${prec}_${layout} COMMAND ${HC_EXPECT} 0 "exactness +ok" --
+                ${HC_FUSED} --set mesh.order=${p} --set run.precision=${prec} --set run.layout=${layout}
+                --set output.results=fused_order${p}_${prec}_${layout}.yaml LABELS app)
+  endforeach()
+
+  # Fused against materialized, and fused on 1 to 4 ranks: the materialized 1-rank run of app_partition_np1 and the
+  # fused runs, to 1e-12 (double); the same in cell-minor order 3 against a materialized run of its own.
+  set(files ${HC_APP_DIR}/partition_np1.yaml)
+  foreach(np 1 2 3 4)
+    hc_add_test(app_fused_partition_np${np} COMMAND ${HC_EXPECT} 0 "fused assembly" --file
+                ${HC_APP_DIR}/fused_partition_np${np}.yaml -- ${HC_MPIRUN} ${np} ${HC_EXE} --set run.backend=openmp
+                --set run.assembly=fused --set mesh.cells=7,6,5 --set run.steps=2 --set output.dir=${HC_APP_DIR}
+                --set output.results=fused_partition_np${np}.yaml LABELS app mpi TIMEOUT 120)
+    set_tests_properties(app_fused_partition_np${np} PROPERTIES FIXTURES_SETUP fused_partition)
+    list(APPEND files ${HC_APP_DIR}/fused_partition_np${np}.yaml)
+  endforeach()
+  hc_add_test(app_fused_partition_independence COMMAND compare_results 1e-12 ${files} LABELS app mpi)
+  set_tests_properties(app_fused_partition_independence PROPERTIES FIXTURES_REQUIRED "fused_partition;partition")
+  set(files "")
+  foreach(mode materialized fused)
+    hc_add_test(app_fused_same_${mode} COMMAND ${HC_EXPECT} 0 "${mode} assembly" --file
+                ${HC_APP_DIR}/fused_same_${mode}.yaml -- ${HC_EXE} ${HC_SMALL} --set run.backend=openmp
+                --set run.assembly=${mode} --set mesh.order=3 --set run.layout=cell-minor
+                --set output.results=fused_same_${mode}.yaml LABELS app)
+    set_tests_properties(app_fused_same_${mode} PROPERTIES FIXTURES_SETUP fused_same)
+    list(APPEND files ${HC_APP_DIR}/fused_same_${mode}.yaml)
+  endforeach()
+  hc_add_test(app_fused_same COMMAND compare_results 1e-12 ${files} LABELS app)
+  set_tests_properties(app_fused_same PROPERTIES FIXTURES_REQUIRED fused_same)
+
+  # A Gmsh mesh of triquadratic cells, fused: every check passes, and the results equal the materialized run's.
+  if(HC_HAVE_GMSH)
+    set(files "")
+    foreach(mode materialized fused)
+      hc_add_test(app_fused_pipe_${mode} COMMAND ${HC_EXPECT} 0 "patch_test +ok" --file
+                  ${HC_APP_DIR}/fused_pipe_${mode}.yaml -- ${HC_EXE} ${PROJECT_SOURCE_DIR}/inputs/pipe.yaml
+                  --set run.backend=openmp --set run.assembly=${mode} --set run.steps=1 --set output.dir=${HC_APP_DIR}
+                  --set output.results=fused_pipe_${mode}.yaml LABELS app mesh TIMEOUT 120)
+      set_tests_properties(app_fused_pipe_${mode} PROPERTIES FIXTURES_SETUP fused_pipe)
+      list(APPEND files ${HC_APP_DIR}/fused_pipe_${mode}.yaml)
+    endforeach()
+    hc_add_test(app_fused_pipe COMMAND compare_results 1e-12 ${files} LABELS app mesh)
+    set_tests_properties(app_fused_pipe PROPERTIES FIXTURES_REQUIRED fused_pipe)
+  endif()
+
+  # --dump in fused mode: the outputs, and no input array.
+  hc_add_test(app_fused_dump COMMAND sh -c "rm -rf '${HC_APP_DIR}/fused_dump' && mkdir -p '${HC_APP_DIR}/fused_dump' \
+&& \"$0\" \"$@\" > /dev/null && test -f '${HC_APP_DIR}/fused_dump/dump_FieldFieldVector_out.npy' \
+&& ! ls '${HC_APP_DIR}/fused_dump' | grep -q -e _left -e _right" ${HC_FUSED} --dump 2
+              --set output.dir=${HC_APP_DIR}/fused_dump --set output.results=fused_dump.yaml LABELS app)
+endif()
+
+# The serial reference stays materialized; cuda has no fused operation yet: both refused before any work.
+hc_add_test(app_fused_serial COMMAND ${HC_EXPECT} 2
+            "--set run.assembly=fused: fused mode is not yet on backend serial \\(the materialized reference" --
+            ${HC_EXE} ${HC_SMALL} --set run.backend=serial --set run.assembly=fused LABELS app)
+if(HC_HAVE_CUDA)
+  hc_add_test(app_fused_cuda COMMAND ${HC_EXPECT} 2 "--set run.assembly=fused: fused mode is not yet on backend cuda"
+              -- ${HC_EXE} ${HC_SMALL} --set run.backend=cuda --set run.assembly=fused LABELS app GPU)
+endif()

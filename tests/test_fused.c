@@ -1,0 +1,229 @@
+/* Unit tests of the fused assembly (hc_fused_apply) on one backend (argv[1], default openmp): every kernel's
+   fused output against the serial reference's cell data contracted by the serial reference, entry by entry, on
+   small random meshes of trilinear and triquadratic cells, both layouts and precisions; sum_into, bad cells,
+   a problem that does not match the cell data, and the backends without the operation. */
+#include <float.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "kernels/hc_celldata.h"
+
+static const char *backend_name = "openmp";
+static const hc_backend *backend, *serial;
+
+/* Deterministic numbers in [-1, 1). */
+static double rnd(uint64_t *s) {
+  *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+  return (double)(*s >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+}
+
+/* NX x NY x NZ cells of the box [0,1] x [0,1.2] x [0,0.8] with geometry_nodes (8 or 27) nodes each: node
+   (a,b,c) of cell (i,j,k) at the grid point (2i + a', 2j + b', 2k + c') of a grid twice as fine (a' = 2a for 8
+   nodes, a for 27), every grid point moved by up to 0.15 of the fine spacing, so that the cells are distorted
+   and, with 27 nodes, curved. X0: [C][geometry_nodes][3] (new array). */
+static double *mesh_make(int NX, int NY, int NZ, int geometry_nodes, uint64_t seed) {
+  const double L[3] = {1.0, 1.2, 0.8};
+  const int n1 = geometry_nodes == 8 ? 2 : 3, step = geometry_nodes == 8 ? 2 : 1;
+  const int64_t C = (int64_t)NX * NY * NZ;
+  double *X0 = malloc(sizeof(*X0) * 3 * (size_t)geometry_nodes * (size_t)C);
+  for (int k = 0; k < NZ; k++) {
+    for (int j = 0; j < NY; j++) {
+      for (int i = 0; i < NX; i++) {
+        const int64_t c = i + (int64_t)NX * (j + (int64_t)NY * k);
+        for (int v = 0; v < geometry_nodes; v++) {
+          const int o[3] = {v % n1 * step, v / n1 % n1 * step, v / (n1 * n1) * step};
+          const int g[3] = {2 * i + o[0], 2 * j + o[1], 2 * k + o[2]}, N[3] = {2 * NX, 2 * NY, 2 * NZ};
+          /* the same displacement for a grid point wherever it is met */
+          uint64_t s = seed ^ (uint64_t)(g[0] + 1000 * (g[1] + 1000 * g[2])) * 0x9E3779B97F4A7C15ULL;
+          for (int d = 0; d < 3; d++) {
+            const double h = L[d] / N[d];
+            const int interior = g[d] > 0 && g[d] < N[d];
+            X0[3 * (geometry_nodes * c + v) + d] = g[d] * h + (interior ? 0.15 * h * rnd(&s) : 0.0);
+          }
+        }
+      }
+    }
+  }
+  return X0;
+}
+
+static double eps_of(hc_precision prec) {
+  return prec == HC_FLOAT ? (double)FLT_EPSILON : DBL_EPSILON;
+}
+
+/* Entry i of an array of prec. */
+static double at(const void *a, int64_t i, hc_precision prec) {
+  return prec == HC_FLOAT ? (double)((const float *)a)[i] : ((const double *)a)[i];
+}
+
+static void set_abs(void *a, int64_t n, hc_precision prec) {
+  for (int64_t i = 0; i < n; i++) {
+    if (prec == HC_FLOAT) {
+      ((float *)a)[i] = fabsf(((float *)a)[i]);
+    } else {
+      ((double *)a)[i] = fabs(((double *)a)[i]);
+    }
+  }
+}
+
+/* The serial reference's output of k (k's layout) from the serial cell data, and the magnitude |left| . |right|
+   behind each entry (new arrays). */
+static void reference(const hc_celldata_desc *desc, const hc_contract *k, void **out, void **mag) {
+  const size_t s = hc_precision_size(k->precision);
+  const int64_t nl = hc_contract_numel(k, HC_ARRAY_LEFT), nr = hc_contract_numel(k, HC_ARRAY_RIGHT);
+  const int64_t no = hc_contract_numel(k, HC_ARRAY_OUT);
+  void *left = malloc(s * (size_t)nl), *right = malloc(s * (size_t)nr);
+  *out = malloc(s * (size_t)no), *mag = malloc(s * (size_t)no);
+  assert_int_equal(hc_celldata_fill(serial, desc, k->kernel, left, right), HC_OK);
+  assert_int_equal(hc_contract_apply(serial, k, left, right, *out), HC_OK);
+  set_abs(left, nl, k->precision), set_abs(right, nr, k->precision);
+  assert_int_equal(hc_contract_apply(serial, k, left, right, *mag), HC_OK);
+  free(left), free(right);
+}
+
+/* The fused output of kernel on desc against the reference, entry by entry: |fused - ref| <= 4 K eps |l||r|
+   (both sum K products of the same rounded entries, in other orders). With sum_into, the fused output is added
+   to a copy of the reference, which must then be twice it. */
+static void check_kernel(const hc_celldata_desc *desc, hc_kernel kernel, int sum_into, const char *what) {
+  hc_contract k;
+  assert_int_equal(hc_celldata_contract(desc, kernel, &k), HC_OK);
+  void *ref, *mag;
+  reference(desc, &k, &ref, &mag);
+  const size_t s = hc_precision_size(k.precision);
+  const int64_t no = hc_contract_numel(&k, HC_ARRAY_OUT);
+  void *out = malloc(s * (size_t)no);
+  if (sum_into) {
+    memcpy(out, ref, s * (size_t)no);
+    k.sum_into = 1;
+  } else {
+    memset(out, 0xff, s * (size_t)no); /* NaNs: every entry must be written */
+  }
+  if (hc_fused_apply(backend, desc, &k, out) != HC_OK) fail_msg("%s: %s", what, hc_error_message());
+  const double tol = 4.0 * (double)hc_contract_K(&k) * eps_of(k.precision);
+  for (int64_t i = 0; i < no; i++) {
+    const double r = (sum_into ? 2.0 : 1.0) * at(ref, i, k.precision), x = at(out, i, k.precision);
+    const double m = (sum_into ? 2.0 : 1.0) * at(mag, i, k.precision);
+    if (!(fabs(x - r) <= tol * m + DBL_MIN))
+      fail_msg("%s: %s %s %s entry %lld: fused %.17g, serial %.17g (magnitude %g)", what, hc_kernel_name(kernel),
+               hc_layout_name(k.layout), hc_precision_name(k.precision), (long long)i, x, r, m);
+  }
+  free(ref), free(mag), free(out);
+}
+
+/* Every kernel, layout and precision, orders 1 to 4 and a non-default quadrature, trilinear and triquadratic
+   cells, the shear on. */
+static void test_agreement(void **state) {
+  (void)state;
+  const struct {
+    int p, q, nodes, cells[3];
+  } cases[] = {{1, 0, 8, {3, 2, 2}}, {2, 0, 8, {2, 2, 3}},  {3, 0, 8, {2, 1, 2}},  {4, 0, 8, {1, 2, 1}},
+               {1, 3, 8, {2, 2, 1}}, {1, 0, 27, {2, 2, 2}}, {2, 0, 27, {2, 1, 2}}, {3, 5, 27, {1, 2, 1}}};
+  for (size_t ci = 0; ci < sizeof(cases) / sizeof(cases[0]); ci++) {
+    hc_basis *b = NULL;
+    assert_int_equal(hc_basis_create(cases[ci].p, cases[ci].q, &b), HC_OK);
+    const int64_t C = (int64_t)cases[ci].cells[0] * cases[ci].cells[1] * cases[ci].cells[2];
+    double *X0 = mesh_make(cases[ci].cells[0], cases[ci].cells[1], cases[ci].cells[2], cases[ci].nodes, 7 + ci);
+    for (int prec = 0; prec < 2; prec++) {
+      for (int lay = 0; lay < 2; lay++) {
+        hc_celldata_desc desc;
+        hc_celldata_desc_init(&desc, b, C, X0, 1.0, 1.2, 0.8);
+        desc.geometry_nodes = cases[ci].nodes;
+        desc.t = 0.7, desc.motion.A = 0.03, desc.motion.omega = 1.3;
+        desc.precision = (hc_precision)prec;
+        desc.layout = (hc_layout)lay;
+        char what[96];
+        snprintf(what, sizeof(what), "order %d, %d points, %d-node cells", cases[ci].p, b->P, cases[ci].nodes);
+        for (int kern = 0; kern < HC_NUM_KERNELS; kern++) check_kernel(&desc, (hc_kernel)kern, 0, what);
+      }
+    }
+    free(X0);
+    hc_basis_destroy(&b);
+  }
+}
+
+/* sum_into adds the fused output to what out holds, in both layouts. */
+static void test_sum_into(void **state) {
+  (void)state;
+  hc_basis *b = NULL;
+  assert_int_equal(hc_basis_create(2, 0, &b), HC_OK);
+  double *X0 = mesh_make(2, 3, 2, 8, 3);
+  for (int lay = 0; lay < 2; lay++) {
+    hc_celldata_desc desc;
+    hc_celldata_desc_init(&desc, b, 12, X0, 1.0, 1.2, 0.8);
+    desc.layout = (hc_layout)lay;
+    for (int kern = 0; kern < HC_NUM_KERNELS; kern++) check_kernel(&desc, (hc_kernel)kern, 1, "sum_into");
+  }
+  free(X0);
+  hc_basis_destroy(&b);
+}
+
+/* An inverted cell is the cell data's error, naming the lowest bad cell. */
+static void test_bad_cell(void **state) {
+  (void)state;
+  hc_basis *b = NULL;
+  assert_int_equal(hc_basis_create(1, 0, &b), HC_OK);
+  double *X0 = mesh_make(3, 2, 2, 8, 5);
+  /* cell 7 mirrored in x: vertices a = 0 and a = 1 swapped */
+  for (int v = 0; v < 8; v += 2)
+    for (int d = 0; d < 3; d++) {
+      double t = X0[3 * (8 * 7 + v) + d];
+      X0[3 * (8 * 7 + v) + d] = X0[3 * (8 * 7 + v + 1) + d], X0[3 * (8 * 7 + v + 1) + d] = t;
+    }
+  hc_celldata_desc desc;
+  hc_celldata_desc_init(&desc, b, 12, X0, 1.0, 1.2, 0.8);
+  hc_contract k;
+  assert_int_equal(hc_celldata_contract(&desc, HC_FIELDFIELD_VECTOR, &k), HC_OK);
+  double *out = malloc(sizeof(*out) * (size_t)hc_contract_numel(&k, HC_ARRAY_OUT));
+  assert_int_equal(hc_fused_apply(backend, &desc, &k, out), HC_ERR_INPUT);
+  assert_non_null(strstr(hc_error_message(), "cell 7"));
+  free(out), free(X0);
+  hc_basis_destroy(&b);
+}
+
+/* A problem that is not the cell data's is an input error; a backend without the fused operation says so and
+   names itself. */
+static void test_invalid(void **state) {
+  (void)state;
+  hc_basis *b = NULL;
+  assert_int_equal(hc_basis_create(1, 0, &b), HC_OK);
+  double *X0 = mesh_make(2, 1, 1, 8, 1);
+  hc_celldata_desc desc;
+  hc_celldata_desc_init(&desc, b, 2, X0, 1.0, 1.2, 0.8);
+  hc_contract k;
+  assert_int_equal(hc_celldata_contract(&desc, HC_DATAFIELD_SCALAR, &k), HC_OK);
+  double out[16];
+  hc_contract wrong = k;
+  wrong.layout = HC_LAYOUT_CELL_MINOR;
+  assert_int_equal(hc_fused_apply(backend, &desc, &wrong, out), HC_ERR_INPUT);
+  assert_non_null(strstr(hc_error_message(), "does not match"));
+  assert_int_equal(hc_fused_apply(serial, &desc, &k, out), HC_ERR_UNSUPPORTED);
+  assert_non_null(strstr(hc_error_message(), "backend serial"));
+  assert_non_null(strstr(hc_error_message(), "not yet on this backend"));
+  free(X0);
+  hc_basis_destroy(&b);
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1) backend_name = argv[1];
+  if (hc_backend_find(backend_name, &backend) || hc_backend_find("serial", &serial)) {
+    fprintf(stderr, "test_fused: %s\n", hc_error_message());
+    return 1;
+  }
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_agreement),
+      cmocka_unit_test(test_sum_into),
+      cmocka_unit_test(test_bad_cell),
+      cmocka_unit_test(test_invalid),
+  };
+  char name[64];
+  snprintf(name, sizeof(name), "fused[%s]", backend_name);
+  return cmocka_run_group_tests_name(name, tests, NULL, NULL);
+}
