@@ -55,12 +55,31 @@ static int64_t HC_FN(hc_fused_cells)(const hc_cd_shape *shape, const hc_contract
     if (!ff)
       for (int64_t p = 0; p < P; p++)
         for (int ij = 0; ij < Dij; ij++) rb[p * Dij + ij] = (HC_REAL)pts[p].dr[ij];
-    /* out[c, l, r] = sum_q left[l][q] right[r][q] */
+    /* out[c, l, r] = sum_q left[l][q] right[r][q], four right fields at a time so that each left entry loaded
+       serves four products */
     for (int64_t l = 0; l < Lf; l++) {
-      for (int64_t r = 0; r < Rf; r++) {
-        const HC_REAL sum = HC_FN(hc_fused_dot)(K, lb + l * K, rb + r * K);
-        HC_REAL *o = out + HC_FN(hc_fused_at)(k->layout, C, Lf * Rf, c, l * Rf + r);
-        *o = add ? *o + sum : sum;
+      const HC_REAL *a = lb + l * K;
+      HC_REAL sum[4];
+      for (int64_t r0 = 0; r0 < Rf; r0 += 4) {
+        const int64_t nr = Rf - r0 < 4 ? Rf - r0 : 4;
+        if (nr == 4) {
+          const HC_REAL *b0 = rb + r0 * K, *b1 = b0 + K, *b2 = b1 + K, *b3 = b2 + K;
+          HC_REAL s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+#pragma omp simd reduction(+ : s0, s1, s2, s3)
+          for (int64_t q = 0; q < K; q++) {
+            s0 += a[q] * b0[q];
+            s1 += a[q] * b1[q];
+            s2 += a[q] * b2[q];
+            s3 += a[q] * b3[q];
+          }
+          sum[0] = s0, sum[1] = s1, sum[2] = s2, sum[3] = s3;
+        } else {
+          for (int64_t r = 0; r < nr; r++) sum[r] = HC_FN(hc_fused_dot)(K, a, rb + (r0 + r) * K);
+        }
+        for (int64_t r = 0; r < nr; r++) {
+          HC_REAL *o = out + HC_FN(hc_fused_at)(k->layout, C, Lf * Rf, c, l * Rf + r0 + r);
+          *o = add ? *o + sum[r] : sum[r];
+        }
       }
     }
   }
