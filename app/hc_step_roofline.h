@@ -36,7 +36,8 @@ typedef struct {
    - contract: each enabled kernel's cost-model bytes (hc_contract_cost);
    - fused (run.assembly: fused): celldata nothing; contract, per enabled kernel, its fused kernel's compulsory
      traffic, the geometry nodes read once (C * geometry_nodes * 3 * 8) and the outputs written once
-     (s * numel(out)), and the contraction's flops (those of the geometry and basis transforms uncounted);
+     (s * numel(out)), and the contraction's flops (a third for FieldFieldTensor, whose fused kernel sums over i
+     first; those of the geometry and basis transforms uncounted);
    - transfer: on a device backend that assembles there, d2h: the DataData outputs (s * C each), h2d: u
      (8 * N) when u_upload; on a device backend that does not, d2h: every output; on the host, nothing. The
      shared nodes' round trip to the host for the halo exchange (2 * 8 bytes per shared node and vector) is

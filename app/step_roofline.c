@@ -18,8 +18,9 @@ void hc_step_bytes_of(const hc_step_problem *p, hc_step_bytes *b) {
     any = 1;
     hc_contract_cost(k, &b->kernel_flops[kid], &b->kernel_bytes[kid]);
     if (p->fused) {
-      /* no input array: the geometry nodes in, the outputs out */
+      /* no input array: the geometry nodes in, the outputs out; FieldFieldTensor contracts 3 P, not 9 P */
       b->kernel_bytes[kid] = C * p->geometry_nodes * 3 * 8 + out;
+      if (kid == HC_FIELDFIELD_TENSOR) b->kernel_flops[kid] /= 3;
     } else {
       b->bytes[HC_PHASE_CELLDATA] +=
           s * (double)(hc_contract_numel(k, HC_ARRAY_LEFT) + hc_contract_numel(k, HC_ARRAY_RIGHT));
