@@ -74,6 +74,13 @@ static hc_tuple_entry *hc_tuple_map_get(hc_tuple_map *m, const int64_t *key, int
   }
 }
 
+/* The entry of key (sorted), which must be in the map. */
+static const hc_tuple_entry *hc_tuple_map_find(const hc_tuple_map *m, const int64_t *key) {
+  uint64_t i = hc_tuple_hash(key, m->width) & (uint64_t)(m->capacity - 1);
+  while (memcmp(m->slot[i].key, key, (size_t)m->width * sizeof(*key))) i = (i + 1) & (uint64_t)(m->capacity - 1);
+  return &m->slot[i];
+}
+
 static void hc_sort_small(int64_t *a, int n) {
   for (int i = 1; i < n; i++)
     for (int j = i; j > 0 && a[j - 1] > a[j]; j--) {
@@ -147,7 +154,7 @@ static int64_t hc_node_gid(const hc_mesh_cells *mc, const hc_numbering *nb, int 
     int64_t v0 = nb->vertex_id[hc_corner_vertex(mc, c, b0[0] + 2 * b0[1] + 4 * b0[2])];
     int64_t v1 = nb->vertex_id[hc_corner_vertex(mc, c, b1[0] + 2 * b1[1] + 4 * b1[2])];
     int64_t key[4] = {v0 < v1 ? v0 : v1, v0 < v1 ? v1 : v0};
-    const hc_tuple_entry *e = hc_tuple_map_get((hc_tuple_map *)&nb->edges, key, c);
+    const hc_tuple_entry *e = hc_tuple_map_find(&nb->edges, key);
     int t = v0 < v1 ? ijk[d] : p - ijk[d];
     return edge_base + e->id * m + (t - 1);
   }
@@ -170,7 +177,7 @@ static int64_t hc_node_gid(const hc_mesh_cells *mc, const hc_numbering *nb, int 
         if (vid[y][x] < vid[y0][x0]) x0 = x, y0 = y;
     int64_t key[4] = {vid[0][0], vid[0][1], vid[1][0], vid[1][1]};
     hc_sort_small(key, 4);
-    const hc_tuple_entry *e = hc_tuple_map_get((hc_tuple_map *)&nb->faces, key, c);
+    const hc_tuple_entry *e = hc_tuple_map_find(&nb->faces, key);
     const int du = x0 ? p - ijk[u] : ijk[u], dw = y0 ? p - ijk[w] : ijk[w];
     const int u_first = vid[y0][1 - x0] < vid[1 - y0][x0]; /* the neighbour along u is the lower */
     const int s = u_first ? du : dw, t = u_first ? dw : du;
@@ -182,7 +189,7 @@ static int64_t hc_node_gid(const hc_mesh_cells *mc, const hc_numbering *nb, int 
 /* Checks the cells, numbers edges and faces (the corners are numbered), and marks the boundary nodes. */
 static int hc_numbering_build(const hc_mesh_cells *mc, int p, const int *part, hc_numbering *nb) {
   const int64_t N = mc->num_cells, NV = mc->num_vertices;
-  const int G = mc->geometry_nodes, L = (p + 1) * (p + 1) * (p + 1);
+  const int G = mc->geometry_nodes;
   /* nb->vertex_id and num_corners are set (hc_mesh_root_prepare); every geometry node is checked here. */
   for (int64_t c = 0; c < N; c++)
     for (int g = 0; g < G; g++) {
@@ -236,7 +243,7 @@ static int hc_numbering_build(const hc_mesh_cells *mc, int p, const int *part, h
       int64_t key[4];
       for (int i = 0; i < 4; i++) key[i] = nb->vertex_id[hc_corner_vertex(mc, c, fc[i])];
       hc_sort_small(key, 4);
-      on_boundary[f] = hc_tuple_map_get(&nb->faces, key, c)->count == 1;
+      on_boundary[f] = hc_tuple_map_find(&nb->faces, key)->count == 1;
     }
     for (int k = 0; k <= p; k++)
       for (int j = 0; j <= p; j++)
@@ -247,7 +254,6 @@ static int hc_numbering_build(const hc_mesh_cells *mc, int p, const int *part, h
             if (on_boundary[f] && ijk[f / 2] == (f % 2) * p) nb->boundary[g] = 1;
         }
   }
-  (void)L;
   return HC_OK;
 }
 
@@ -365,15 +371,13 @@ static int hc_rank_cells_alloc(hc_rank_cells *rc, int64_t C, int G, int L) {
   return HC_OK;
 }
 
-static int hc_rank_cells_make(const hc_mesh_cells *mc, const hc_numbering *nb, int p, const int *part, int r,
+/* The C cells list[0..C-1] of one rank. */
+static int hc_rank_cells_make(const hc_mesh_cells *mc, const hc_numbering *nb, int p, const int64_t *list, int64_t C,
                               hc_rank_cells *rc) {
   const int G = mc->geometry_nodes, L = (p + 1) * (p + 1) * (p + 1);
-  int64_t C = 0;
-  for (int64_t c = 0; c < mc->num_cells; c++) C += part[c] == r;
   HC_CALL(hc_rank_cells_alloc(rc, C, G, L));
-  int64_t k = 0;
-  for (int64_t c = 0; c < mc->num_cells; c++) {
-    if (part[c] != r) continue;
+  for (int64_t k = 0; k < C; k++) {
+    const int64_t c = list[k];
     rc->tag[k] = hc_cell_tag(mc, c);
     for (int g = 0; g < G; g++)
       for (int d = 0; d < 3; d++) rc->coords[(k * G + g) * 3 + d] = mc->coords[3 * mc->cells[c * G + g] + d];
@@ -385,8 +389,23 @@ static int hc_rank_cells_make(const hc_mesh_cells *mc, const hc_numbering *nb, i
           rc->gid[k * L + l] = g;
           rc->flags[k * L + l] = nb->boundary[g];
         }
-    k++;
   }
+  return HC_OK;
+}
+
+/* The cells of each rank in increasing order, found in one pass over the partition: rank r's are
+   (*list)[(*start)[r] .. (*start)[r + 1] - 1]. */
+static int hc_rank_lists(int64_t N, int nranks, const int *part, int64_t **list, int64_t **start) {
+  *list = malloc((size_t)N * sizeof(**list) + 1);
+  *start = calloc((size_t)nranks + 1, sizeof(**start));
+  HC_CHECK(*list && *start, HC_ERR_RESOURCE, "out of memory dealing %lld cells to %d ranks", (long long)N, nranks);
+  for (int64_t c = 0; c < N; c++) (*start)[part[c] + 1]++;
+  for (int r = 0; r < nranks; r++) (*start)[r + 1] += (*start)[r];
+  int64_t *next = malloc((size_t)nranks * sizeof(*next) + 1);
+  HC_CHECK(next, HC_ERR_RESOURCE, "out of memory dealing %lld cells to %d ranks", (long long)N, nranks);
+  memcpy(next, *start, (size_t)nranks * sizeof(*next));
+  for (int64_t c = 0; c < N; c++) (*list)[next[part[c]]++] = c;
+  free(next);
   return HC_OK;
 }
 
@@ -524,6 +543,7 @@ int hc_mesh_create_cells(MPI_Comm comm, const hc_mesh_cells *cells, int order, h
   hc_numbering nb;
   memset(&nb, 0, sizeof(nb));
   int *part = NULL;
+  int64_t *list = NULL, *start = NULL;
   hc_rank_cells rc;
   memset(&rc, 0, sizeof(rc));
   hc_mesh *m = NULL;
@@ -547,10 +567,11 @@ int hc_mesh_create_cells(MPI_Comm comm, const hc_mesh_cells *cells, int order, h
   const int L = (order + 1) * (order + 1) * (order + 1), G = hd.geometry_nodes;
   if (rank == 0) {
     /* Other ranks' parts one at a time (a count of -1 tells a rank that rank 0 failed), then rank 0's own. */
+    ierr = hc_rank_lists(cells->num_cells, nranks, part, &list, &start);
     for (int r = 1; r < nranks; r++) {
       hc_rank_cells other;
       memset(&other, 0, sizeof(other));
-      if (!ierr) ierr = hc_rank_cells_make(cells, &nb, order, part, r, &other);
+      if (!ierr) ierr = hc_rank_cells_make(cells, &nb, order, list + start[r], start[r + 1] - start[r], &other);
       int64_t C = ierr ? -1 : other.C;
       int err = MPI_Send(&C, 1, MPI_INT64_T, r, 76, comm);
       if (!ierr && err != MPI_SUCCESS) ierr = hc_mpi_error(err, "MPI_Send", __FILE__, __LINE__, __func__);
@@ -560,7 +581,7 @@ int hc_mesh_create_cells(MPI_Comm comm, const hc_mesh_cells *cells, int order, h
       if (!ierr) ierr = hc_send_bytes(other.tag, (size_t)C * sizeof(int64_t), r, comm);
       hc_rank_cells_free(&other);
     }
-    if (!ierr) ierr = hc_rank_cells_make(cells, &nb, order, part, 0, &rc);
+    if (!ierr) ierr = hc_rank_cells_make(cells, &nb, order, list, start[1], &rc);
   } else {
     int64_t C = 0;
     HC_CALL_MPI_GOTO(MPI_Recv(&C, 1, MPI_INT64_T, 0, 76, comm, MPI_STATUS_IGNORE), agree);
@@ -611,5 +632,7 @@ cleanup:
   hc_rank_cells_free(&rc);
   hc_numbering_free(&nb);
   free(part);
+  free(list);
+  free(start);
   return ierr;
 }
