@@ -126,6 +126,8 @@ static inline double hc_cd_left(int rank, double phi, double grad_i, double kapp
 
 #define HC_TEMPLATE "kernels/openmp/celldata_openmp_impl.h"
 #include "kernels/hc_instantiate.h"
+#define HC_TEMPLATE "kernels/openmp/dots_openmp_impl.h"
+#include "kernels/hc_instantiate.h"
 #define HC_TEMPLATE "kernels/openmp/fused_openmp_impl.h"
 #include "kernels/hc_instantiate.h"
 

@@ -95,6 +95,8 @@ static int64_t hc_ff_work_openmp(const hc_contract *k) {
   return kb * (((int64_t)k->R + nr - 1) / nr * nr);
 }
 
+#define HC_TEMPLATE "kernels/openmp/dots_openmp_impl.h"
+#include "kernels/hc_instantiate.h"
 #define HC_TEMPLATE "kernels/openmp/contract_openmp_impl.h"
 #include "kernels/hc_instantiate.h"
 

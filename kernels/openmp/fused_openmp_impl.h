@@ -1,19 +1,6 @@
 /* The OpenMP fused assembly for one precision: included once per precision by celldata_openmp.c with HC_REAL
    and HC_FN(name), after celldata_openmp_impl.h, whose per-cell formation of the entries it shares. */
 
-/* Output entry (l, r) of cell c among C cells, an output of LR entries per cell, in layout. */
-static inline int64_t HC_FN(hc_fused_at)(hc_layout layout, int64_t C, int64_t LR, int64_t c, int64_t lr) {
-  return layout == HC_LAYOUT_CELL_MAJOR ? c * LR + lr : lr * C + c;
-}
-
-/* sum_q a[q] b[q], q < K, accumulated in HC_REAL as the materialized contraction accumulates. */
-static inline HC_REAL HC_FN(hc_fused_dot)(int64_t K, const HC_REAL *restrict a, const HC_REAL *restrict b) {
-  HC_REAL sum = 0;
-#pragma omp simd reduction(+ : sum)
-  for (int64_t q = 0; q < K; q++) sum += a[q] * b[q];
-  return sum;
-}
-
 /* FieldFieldTensor's entries of field f of one cell with the sum over i taken first: the right array repeats
    d_j phi_r over i, so sum_ij (kappa_ij d_i phi_l w|J|) d_j phi_r = sum_j (sum_i kappa_ij d_i phi_l w|J|) d_j phi_r,
    ol[p][j] = sum_i kappa_ij d_i phi_f w|J| (in double, rounded once) and orr[p][j] = d_j phi_f: a contracted
@@ -38,9 +25,10 @@ static void HC_FN(hc_fused_ff_tensor_field)(int64_t f, const hc_basis *b, const 
 /* Cells [c0, c1) of kernel k: each cell's left (lb: [Lf][K]) and right (rb: [Rf][K]) entries, the same numbers
    the cell data writes cell-major (FieldFieldTensor's summed over i first, K = 3 P), formed in the thread's scratch
    from the point values pts ([P]) and contracted at once into out (k's layout, overwritten or, with k->sum_into, added
-   to). Returns the lowest inverted or degenerate cell, or -1. */
+   to; ob: [Lf][Rf], a cell-minor cell's outputs before they are spread). Returns the lowest inverted or degenerate
+   cell, or -1. */
 static int64_t HC_FN(hc_fused_cells)(const hc_cd_shape *shape, const hc_contract *k, int64_t c0, int64_t c1,
-                                     hc_cd_point *pts, HC_REAL *restrict lb, HC_REAL *restrict rb,
+                                     hc_cd_point *pts, HC_REAL *restrict lb, HC_REAL *restrict rb, HC_REAL *restrict ob,
                                      HC_REAL *restrict out) {
   const hc_celldata_desc *desc = shape->desc;
   const hc_basis *b = desc->basis;
@@ -79,31 +67,15 @@ static int64_t HC_FN(hc_fused_cells)(const hc_cd_shape *shape, const hc_contract
     if (!ff)
       for (int64_t p = 0; p < P; p++)
         for (int ij = 0; ij < Dij; ij++) rb[p * Dij + ij] = (HC_REAL)pts[p].dr[ij];
-    /* out[c, l, r] = sum_q left[l][q] right[r][q], four right fields at a time so that each left entry loaded
-       serves four products */
-    for (int64_t l = 0; l < Lf; l++) {
-      const HC_REAL *a = lb + l * K;
-      HC_REAL sum[4];
-      for (int64_t r0 = 0; r0 < Rf; r0 += 4) {
-        const int64_t nr = Rf - r0 < 4 ? Rf - r0 : 4;
-        if (nr == 4) {
-          const HC_REAL *b0 = rb + r0 * K, *b1 = b0 + K, *b2 = b1 + K, *b3 = b2 + K;
-          HC_REAL s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-#pragma omp simd reduction(+ : s0, s1, s2, s3)
-          for (int64_t q = 0; q < K; q++) {
-            s0 += a[q] * b0[q];
-            s1 += a[q] * b1[q];
-            s2 += a[q] * b2[q];
-            s3 += a[q] * b3[q];
-          }
-          sum[0] = s0, sum[1] = s1, sum[2] = s2, sum[3] = s3;
-        } else {
-          for (int64_t r = 0; r < nr; r++) sum[r] = HC_FN(hc_fused_dot)(K, a, rb + (r0 + r) * K);
-        }
-        for (int64_t r = 0; r < nr; r++) {
-          HC_REAL *o = out + HC_FN(hc_fused_at)(k->layout, C, Lf * Rf, c, l * Rf + r0 + r);
-          *o = add ? *o + sum[r] : sum[r];
-        }
+    /* out[c, l, r] = sum_q left[l][q] right[r][q]: cell-major straight into the cell's outputs, cell-minor through
+       ob and then to every C-th entry */
+    if (k->layout == HC_LAYOUT_CELL_MAJOR) {
+      HC_FN(hc_ff_cell_dots_openmp)(lb, rb, out + c * Lf * Rf, Lf, Rf, K, add);
+    } else {
+      HC_FN(hc_ff_cell_dots_openmp)(lb, rb, ob, Lf, Rf, K, 0);
+      for (int64_t lr = 0; lr < Lf * Rf; lr++) {
+        HC_REAL *o = out + lr * C + c;
+        *o = add ? *o + ob[lr] : ob[lr];
       }
     }
   }
@@ -124,12 +96,12 @@ static int64_t HC_FN(hc_fused_openmp)(const hc_cd_shape *shape, const hc_contrac
     const int64_t nt = omp_get_num_threads(), t = omp_get_thread_num();
     const int64_t c0 = C * t / nt, c1 = C * (t + 1) / nt;
     hc_cd_point *pts = malloc(sizeof(*pts) * (size_t)P);
-    HC_REAL *lb = malloc(sizeof(*lb) * (size_t)(2 * L * K));
+    HC_REAL *lb = malloc(sizeof(*lb) * (size_t)(2 * L * K + L * L));
     int64_t b = -1;
     if (!pts || !lb) {
       fail = 1;
     } else if (c0 < c1) {
-      b = HC_FN(hc_fused_cells)(shape, k, c0, c1, pts, lb, lb + L * K, out);
+      b = HC_FN(hc_fused_cells)(shape, k, c0, c1, pts, lb, lb + L * K, lb + 2 * L * K, out);
     }
     free(pts);
     free(lb);
