@@ -3,8 +3,8 @@
 // Cell-major: the pipelined per-cell GEMM of hc_cell_gemm.cuh, with output tiles of 16 x 16 up to
 // 128 x 128 (the smallest that holds L x R) staged through shared memory by cp.async and multiplied
 // with mma.sync m16n8k8 (sm_90; four m8n8k4 on sm_80).
-// Cell-minor: each warp computes a 16 x 16 block of one cell's O as 2 x 2 tiles of m8n8k4, with
-// fragments loaded straight from global memory, where neighbouring cells' entries are far apart.
+// Cell-minor: the cell-minor GEMM of the same header, which stages groups of neighbouring cells (whose
+// entries share memory sectors) through shared memory, with output tiles of 16 x 16 or 32 x 32.
 #include "kernels/cuda/hc_cell_gemm.cuh"
 #include "kernels/cuda/hc_cuda_common.cuh"
 #include "kernels/cuda/hc_cuda_context.cuh"
@@ -44,61 +44,14 @@ cudaError_t launch_cell_major(const hc_cuda_shape &s, const void *A, const void 
   return launch<Big, 128, 128, HC_TC_BK, HC_TC_STAGES, 1>(s, A, B, out, sum_into, stream);
 }
 
-constexpr int kWarps = 4;  // warps per block
-
-// D(8x8) += A(8x4, row-major) B(4x8, column-major) in FP64. Lane = 4 g + t holds A[g][t], B[t][g] and
-// D[g][2t], D[g][2t+1].
-__device__ __forceinline__ void dmma_8x8x4(double &d0, double &d1, double a, double b) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};\n"
-               : "+d"(d0), "+d"(d1)
-               : "d"(a), "d"(b));
-#else
-  __trap();  // never launched: supports() refuses devices and builds older than sm_80
-#endif
-}
-
-template <bool CellMinor>
-__global__ void __launch_bounds__(32 * kWarps)
-    contract_tensorcore(hc_cuda_shape s, const double *__restrict__ A, const double *__restrict__ B,
-                        double *__restrict__ out, int sum_into) {
-  const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
-  const int64_t tl = (s.L + 15) / 16, tr = (s.R + 15) / 16, nwork = s.C * tl * tr;
-  const int64_t warp = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5;
-  const int64_t warps = ((int64_t)gridDim.x * blockDim.x) >> 5;
-  for (int64_t w = warp; w < nwork; w += warps) {
-    const int64_t c = w / (tl * tr);
-    const int l0 = (int)((w % (tl * tr)) / tr) * 16, r0 = (int)(w % tr) * 16;
-    double acc[2][2][2] = {};
-    const int la[2] = {l0 + g, l0 + 8 + g}, rb[2] = {r0 + g, r0 + 8 + g};
-    for (int64_t k0 = 0; k0 < s.K; k0 += 4) {
-      const int64_t q = k0 + t;
-      double a[2], b[2];
-#pragma unroll
-      for (int i = 0; i < 2; i++) {
-        a[i] = q < s.K && la[i] < s.L ? A[hc_at<CellMinor>(c, la[i] * s.K + q, s.C, s.innerA)] : 0.0;
-        b[i] = q < s.K && rb[i] < s.R ? B[hc_at<CellMinor>(c, rb[i] * s.KB + q, s.C, s.innerB)] : 0.0;
-      }
-#pragma unroll
-      for (int i = 0; i < 2; i++) {
-#pragma unroll
-        for (int j = 0; j < 2; j++) dmma_8x8x4(acc[i][j][0], acc[i][j][1], a[i], b[j]);
-      }
-    }
-#pragma unroll
-    for (int i = 0; i < 2; i++) {
-#pragma unroll
-      for (int j = 0; j < 2; j++) {
-#pragma unroll
-        for (int h = 0; h < 2; h++) {
-          const int l = la[i], r = r0 + 8 * j + 2 * t + h;
-          if (l < s.L && r < s.R) {
-            hc_store(&out[hc_at<CellMinor>(c, (int64_t)l * s.R + r, s.C, s.innerO)], acc[i][j][h], sum_into);
-          }
-        }
-      }
-    }
-  }
+// Cell-minor: hc_cell_gemm.cuh's cell-minor GEMM (groups of 4 neighbouring cells, whose entries share memory
+// sectors), with output tiles of 16 x 16 (up to 16 rows) or 32 x 32, K-steps of 16, 3 deep, m16n8k8.
+cudaError_t launch_cell_minor(const hc_cuda_shape &s, const void *A, const void *B, void *out, int sum_into,
+                              cudaStream_t stream) {
+  using namespace hc_gemm;
+  const int n = s.L > s.R ? s.L : s.R;
+  if (n <= 16) return launch_minor<MathDmma<16, 16, 1, 1, 8>, 16, 16, 16, 3, 1>(s, A, B, out, sum_into, stream);
+  return launch_minor<MathDmma<32, 32, 2, 2, 8>, 32, 32, 16, 3, 1>(s, A, B, out, sum_into, stream);
 }
 
 }  // namespace
@@ -120,7 +73,8 @@ extern "C" int hc_supports_cuda_tensorcore(const hc_contract *k) {
   int &ptx = ctx->tensorcore_ptx;
   if (ptx < 0) {
     cudaFuncAttributes attr;
-    HC_CALL_CUDA(cudaFuncGetAttributes(&attr, contract_tensorcore<true>));
+    HC_CALL_CUDA(
+        cudaFuncGetAttributes(&attr, hc_gemm::cell_gemm_minor<hc_gemm::MathDmma<16, 16, 1, 1, 8>, 16, 16, 16, 3, 1>));
     ptx = attr.ptxVersion;
   }
   HC_CHECK(ptx >= 80, HC_ERR_UNSUPPORTED,
@@ -133,15 +87,8 @@ extern "C" int hc_supports_cuda_tensorcore(const hc_contract *k) {
 extern "C" int hc_contract_cuda_tensorcore(const hc_contract *k, const void *d_left, const void *d_right, void *d_out) {
   HC_CALL(hc_supports_cuda_tensorcore(k));
   const hc_cuda_shape s = hc_cuda_shape_of(k);
-  if (!s.cell_minor) {
-    HC_CALL_CUDA_LAUNCH(launch_cell_major(s, d_left, d_right, d_out, k->sum_into, hc_cuda_stream()), "tensorcore");
-    return HC_OK;
-  }
-  const int64_t nwork = s.C * ((s.L + 15) / 16) * ((s.R + 15) / 16);
-  const unsigned grid = hc_cuda_grid((nwork + kWarps - 1) / kWarps);
-  const double *A = static_cast<const double *>(d_left), *B = static_cast<const double *>(d_right);
-  double *out = static_cast<double *>(d_out);
-  contract_tensorcore<true><<<grid, 32 * kWarps, 0, hc_cuda_stream()>>>(s, A, B, out, k->sum_into);
-  HC_CALL_CUDA_LAUNCH(cudaGetLastError(), "tensorcore");
+  HC_CALL_CUDA_LAUNCH(s.cell_minor ? launch_cell_minor(s, d_left, d_right, d_out, k->sum_into, hc_cuda_stream())
+                                   : launch_cell_major(s, d_left, d_right, d_out, k->sum_into, hc_cuda_stream()),
+                      "tensorcore");
   return HC_OK;
 }

@@ -1,10 +1,15 @@
 // The `tile` algorithm. FieldField: per cell a small GEMM O(L x R) = A(L x K) B(R x K)^T, with the
-// flattened (p, i, j) as the contracted index, so Scalar, Vector and Tensor share one kernel. Cell-major
-// with L or R above 8: the pipelined per-cell GEMM of hc_cell_gemm.cuh (output tiles of 16 x 16 up to
-// 128 x 128, K-steps copied to shared memory by cp.async, FMA register blocks). Otherwise TILE x TILE
-// output tiles, one entry per thread, with K-tiles of kTK entries of both operands in shared memory.
-// DataField: per cell a GEMV out(L) = F(L x K) d(K), with kRows rows of F per block and K-tiles of the
-// data staged in shared memory and reused by every row. DataData has nothing to tile.
+// flattened (p, i, j) as the contracted index, so Scalar, Vector and Tensor share one kernel.
+//   Cell-major with L or R above 8: the pipelined per-cell GEMM of hc_cell_gemm.cuh (output tiles of 16 x 16
+//   up to 128 x 128, K-steps copied to shared memory by cp.async, FMA register blocks); with both at most 8,
+//   8 x 8 output tiles, one entry per thread, with K-tiles of kTK entries of both operands in shared memory.
+//   Cell-minor with L or R above 8: hc_cell_gemm.cuh's cell-minor GEMM (groups of cells that share memory
+//   sectors, 32 x 32 tiles); with both at most 8, one thread per cell holds the whole 8 x 8 output in
+//   registers and reads each entry of A and B once, a warp's loads being 32 neighbouring cells.
+// DataField: per cell a GEMV out(L) = F(L x K) d(K). Cell-major: kRows rows of F per block and K-tiles of
+// the data staged in shared memory and reused by every row. Cell-minor: one thread per cell and kMinorRows
+// rows, a warp's loads being 32 neighbouring cells; the data entry of each q is read once per kMinorRows rows.
+// DataData has nothing to tile.
 #include "kernels/cuda/hc_cell_gemm.cuh"
 #include "kernels/cuda/hc_cuda_common.cuh"
 #include "kernels/cuda/hc_cuda_variants.h"
@@ -28,10 +33,92 @@ cudaError_t launch_ff_gemm(const hc_cuda_shape &s, const void *A, const void *B,
   return launch<Big, 128, 128, 32, 3, 1>(s, A, B, out, sum_into, stream);
 }
 
-constexpr int kTK = 16;   // contracted entries per K-tile (FieldField)
-constexpr int kRows = 8;  // rows (warps) per block (DataField)
+// Cell-minor FieldField with L or R above 8: 32 x 32 output tiles, 3 K-steps deep; FMA blocks of 4 x 4 per
+// thread (64 threads per cell, 4 cells per block in double, 8 in float). K-steps of 8 in double, so that two
+// blocks fit an SM's shared memory, of 16 in float, whose registers allow one block.
+template <typename T>
+cudaError_t launch_ff_minor(const hc_cuda_shape &s, const void *A, const void *B, void *out, int sum_into,
+                            cudaStream_t stream) {
+  using namespace hc_gemm;
+  return launch_minor < MathFma<T, 32, 32, 8, 8>, 32, 32, sizeof(T) == 8 ? 8 : 16, 3,
+         1 > (s, A, B, out, sum_into, stream);
+}
 
-template <typename T, bool CellMinor, int TILE>
+constexpr int kTK = 16;        // contracted entries per K-tile (FieldField)
+constexpr int kRows = 8;       // rows (warps) per block (DataField)
+constexpr int kSmall = 8;      // cell-minor FieldField: the register kernel's L and R at most
+constexpr int kMinorRows = 8;  // cell-minor DataField: rows of F per thread
+constexpr int kMinorThreads = 128;
+
+// Cell-minor FieldField with L, R <= kSmall: thread c owns cell c's whole output, acc[l][r], and walks q
+// reading A[l][q] and B[r][q] once each (rows past L or R are zeros, never read). Neighbouring threads take
+// neighbouring cells, so every load and store of a warp is 32 consecutive entries.
+template <typename T>
+__global__ void __launch_bounds__(kMinorThreads)
+    contract_minor_ff_small(hc_cuda_shape s, const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ out,
+                            int sum_into) {
+  const int64_t C = s.C, KC = s.K * C;
+  for (int64_t c = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; c < C; c += (int64_t)gridDim.x * blockDim.x) {
+    T acc[kSmall][kSmall];
+#pragma unroll
+    for (int i = 0; i < kSmall; i++)
+#pragma unroll
+      for (int j = 0; j < kSmall; j++) acc[i][j] = T(0);
+    const T *a = A + c, *b = B + c;
+    for (int64_t q = 0; q < s.K; q++, a += C, b += C) {
+      T av[kSmall], bv[kSmall];
+#pragma unroll
+      for (int i = 0; i < kSmall; i++) av[i] = i < s.L ? __ldg(a + i * KC) : T(0);
+#pragma unroll
+      for (int j = 0; j < kSmall; j++) bv[j] = j < s.R ? __ldg(b + j * KC) : T(0);
+#pragma unroll
+      for (int i = 0; i < kSmall; i++)
+#pragma unroll
+        for (int j = 0; j < kSmall; j++) acc[i][j] = fma(av[i], bv[j], acc[i][j]);
+    }
+#pragma unroll
+    for (int i = 0; i < kSmall; i++)
+#pragma unroll
+      for (int j = 0; j < kSmall; j++)
+        if (i < s.L && j < s.R) hc_store(&out[((int64_t)i * s.R + j) * C + c], acc[i][j], sum_into);
+  }
+}
+
+// Cell-minor DataField: lane = cell of a run of 32, warp = a block of kMinorRows rows (the block's warps
+// stride through the row blocks). out[l][c] = sum_q A[l][q][c] d[qb][c], qb = q, or q % Dr for constant
+// data (a counter, not a division).
+template <typename T>
+__global__ void __launch_bounds__(kMinorThreads)
+    contract_minor_df(hc_cuda_shape s, const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ out,
+                      int sum_into) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+  const int nrb = (s.L + kMinorRows - 1) / kMinorRows;
+  const int64_t C = s.C, KC = s.K * C, groups = (C + 31) / 32;
+  for (int64_t grp = blockIdx.x; grp < groups; grp += gridDim.x) {
+    const int64_t c = grp * 32 + lane;
+    if (c >= C) continue;  // no barriers below
+    for (int rb = warp; rb < nrb; rb += warps) {
+      const int l0 = rb * kMinorRows;
+      T acc[kMinorRows];
+#pragma unroll
+      for (int i = 0; i < kMinorRows; i++) acc[i] = T(0);
+      const T *a = A + (int64_t)l0 * KC + c;
+      int64_t qb = 0;
+      for (int64_t q = 0; q < s.K; q++, a += C) {
+        const T d = __ldg(B + qb * C + c);
+        if (++qb == s.KB) qb = 0;
+#pragma unroll
+        for (int i = 0; i < kMinorRows; i++)
+          if (l0 + i < s.L) acc[i] = fma(__ldg(a + i * KC), d, acc[i]);
+      }
+#pragma unroll
+      for (int i = 0; i < kMinorRows; i++)
+        if (l0 + i < s.L) hc_store(&out[(int64_t)(l0 + i) * C + c], acc[i], sum_into);
+    }
+  }
+}
+
+template <typename T, int TILE>
 __global__ void __launch_bounds__(TILE *TILE)
     contract_tile_ff(hc_cuda_shape s, const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ out,
                      int sum_into) {
@@ -48,8 +135,8 @@ __global__ void __launch_bounds__(TILE *TILE)
         const int row = i / kTK, kk = i % kTK;
         const int64_t q = k0 + kk;
         const bool in_k = q < s.K;
-        As[row][kk] = in_k && l0 + row < s.L ? A[hc_at<CellMinor>(c, (l0 + row) * s.K + q, s.C, s.innerA)] : T(0);
-        Bs[row][kk] = in_k && r0 + row < s.R ? B[hc_at<CellMinor>(c, (r0 + row) * s.KB + q, s.C, s.innerB)] : T(0);
+        As[row][kk] = in_k && l0 + row < s.L ? A[hc_at<false>(c, (l0 + row) * s.K + q, s.C, s.innerA)] : T(0);
+        Bs[row][kk] = in_k && r0 + row < s.R ? B[hc_at<false>(c, (r0 + row) * s.KB + q, s.C, s.innerB)] : T(0);
       }
       __syncthreads();
 #pragma unroll
@@ -57,13 +144,13 @@ __global__ void __launch_bounds__(TILE *TILE)
       __syncthreads();
     }
     const int l = l0 + ty, r = r0 + tx;
-    if (l < s.L && r < s.R) hc_store(&out[hc_at<CellMinor>(c, (int64_t)l * s.R + r, s.C, s.innerO)], sum, sum_into);
+    if (l < s.L && r < s.R) hc_store(&out[hc_at<false>(c, (int64_t)l * s.R + r, s.C, s.innerO)], sum, sum_into);
   }
 }
 
-// DataField: warp ty of the block takes row l0 + ty of cell c; lane tx strides through q in K-tiles of
+// Cell-major DataField: warp ty of the block takes row l0 + ty of cell c; lane tx strides through q in K-tiles of
 // 32, with the K-tile of the data in shared memory.
-template <typename T, bool CellMinor>
+template <typename T>
 __global__ void __launch_bounds__(32 * kRows)
     contract_tile_df(hc_cuda_shape s, const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ out,
                      int sum_into) {
@@ -76,13 +163,13 @@ __global__ void __launch_bounds__(32 * kRows)
     T sum = 0;
     for (int64_t k0 = 0; k0 < s.K; k0 += 32) {
       const int64_t q = k0 + tx;
-      if (ty == 0) ds[tx] = q < s.K ? B[hc_at<CellMinor>(c, hc_qb(q, s.Dr, s.constant), s.C, s.innerB)] : T(0);
+      if (ty == 0) ds[tx] = q < s.K ? B[hc_at<false>(c, hc_qb(q, s.Dr, s.constant), s.C, s.innerB)] : T(0);
       __syncthreads();
-      if (l < s.L && q < s.K) sum += A[hc_at<CellMinor>(c, (int64_t)l * s.K + q, s.C, s.innerA)] * ds[tx];
+      if (l < s.L && q < s.K) sum += A[hc_at<false>(c, (int64_t)l * s.K + q, s.C, s.innerA)] * ds[tx];
       __syncthreads();
     }
     for (int off = 16; off > 0; off >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, off);
-    if (tx == 0 && l < s.L) hc_store(&out[hc_at<CellMinor>(c, l, s.C, s.innerO)], sum, sum_into);
+    if (tx == 0 && l < s.L) hc_store(&out[hc_at<false>(c, l, s.C, s.innerO)], sum, sum_into);
   }
 }
 
@@ -100,41 +187,44 @@ extern "C" int hc_contract_cuda_tile(const hc_contract *k, const void *d_left, c
   HC_CALL(hc_supports_cuda_tile(k));
   const hc_cuda_shape s = hc_cuda_shape_of(k);
   const cudaStream_t stream = hc_cuda_stream();
-  if (s.family == HC_FAMILY_DATAFIELD) {
-    const unsigned grid = hc_cuda_grid(s.C * ((s.L + kRows - 1) / kRows));
-    HC_CALL_CUDA_LAUNCH(hc_cuda_dispatch(k,
-                                         [&](auto t, auto cm) {
-                                           using T = decltype(t);
-                                           contract_tile_df<T, decltype(cm)::value>
-                                               <<<grid, dim3(32, kRows), 0, stream>>>(
-                                                   s, static_cast<const T *>(d_left), static_cast<const T *>(d_right),
-                                                   static_cast<T *>(d_out), k->sum_into);
-                                           return cudaGetLastError();
-                                         }),
-                        "tile (DataField)");
-    return HC_OK;
-  }
-  const bool small = s.L <= 8 && s.R <= 8;
-  if (!s.cell_minor && !small) {
-    HC_CALL_CUDA_LAUNCH(k->precision == HC_FLOAT
-                            ? launch_ff_gemm<float>(s, d_left, d_right, d_out, k->sum_into, stream)
-                            : launch_ff_gemm<double>(s, d_left, d_right, d_out, k->sum_into, stream),
+  const bool small = s.L <= kSmall && s.R <= kSmall, df = s.family == HC_FAMILY_DATAFIELD;
+  if (!df && !small) {
+    // the per-cell GEMMs of hc_cell_gemm.cuh
+    const bool f = k->precision == HC_FLOAT;
+    HC_CALL_CUDA_LAUNCH(s.cell_minor ? (f ? launch_ff_minor<float>(s, d_left, d_right, d_out, k->sum_into, stream)
+                                          : launch_ff_minor<double>(s, d_left, d_right, d_out, k->sum_into, stream))
+                                     : (f ? launch_ff_gemm<float>(s, d_left, d_right, d_out, k->sum_into, stream)
+                                          : launch_ff_gemm<double>(s, d_left, d_right, d_out, k->sum_into, stream)),
                         "tile (FieldField)");
     return HC_OK;
   }
-  // Output tiles of 8 x 8 when both field counts fit in one, else 16 x 16.
-  const int tile = small ? 8 : 16;
-  const unsigned grid = hc_cuda_grid(s.C * ((s.L + tile - 1) / tile) * ((s.R + tile - 1) / tile));
-  HC_CALL_CUDA_LAUNCH(hc_cuda_dispatch(k,
-                                       [&](auto t, auto cm) {
-                                         using T = decltype(t);
-                                         constexpr bool CM = decltype(cm)::value;
-                                         auto kernel = small ? contract_tile_ff<T, CM, 8> : contract_tile_ff<T, CM, 16>;
-                                         kernel<<<grid, dim3(tile, tile), 0, stream>>>(
-                                             s, static_cast<const T *>(d_left), static_cast<const T *>(d_right),
-                                             static_cast<T *>(d_out), k->sum_into);
-                                         return cudaGetLastError();
-                                       }),
-                      "tile (FieldField)");
+  // Cell-minor DataField: as many warps per block as row blocks, at most kMinorThreads / 32.
+  const int nrb = (s.L + kMinorRows - 1) / kMinorRows;
+  const int minor_warps = nrb < kMinorThreads / 32 ? nrb : kMinorThreads / 32;
+  HC_CALL_CUDA_LAUNCH(
+      hc_cuda_dispatch(k,
+                       [&](auto t, auto) {
+                         using T = decltype(t);
+                         const T *A = static_cast<const T *>(d_left), *B = static_cast<const T *>(d_right);
+                         T *out = static_cast<T *>(d_out);
+                         if (s.cell_minor && df) {
+                           contract_minor_df<T><<<hc_cuda_grid((s.C + 31) / 32), 32 * minor_warps, 0, stream>>>(
+                               s, A, B, out, k->sum_into);
+                         } else if (s.cell_minor) {
+                           contract_minor_ff_small<T>
+                               <<<hc_cuda_grid((s.C + kMinorThreads - 1) / kMinorThreads), kMinorThreads, 0, stream>>>(
+                                   s, A, B, out, k->sum_into);
+                         } else if (df) {
+                           contract_tile_df<T>
+                               <<<hc_cuda_grid(s.C * ((s.L + kRows - 1) / kRows)), dim3(32, kRows), 0, stream>>>(
+                                   s, A, B, out, k->sum_into);
+                         } else {
+                           // cell-major, L and R at most 8: one 8 x 8 output tile per cell
+                           contract_tile_ff<T, kSmall>
+                               <<<hc_cuda_grid(s.C), dim3(kSmall, kSmall), 0, stream>>>(s, A, B, out, k->sum_into);
+                         }
+                         return cudaGetLastError();
+                       }),
+      df ? "tile (DataField)" : "tile (FieldField)");
   return HC_OK;
 }

@@ -178,8 +178,10 @@ struct MathDmma {
     }
   }
 
-  // Stores (or adds) the tile at (l0, r0) of O (L x R, row-major); rows past L and columns past R are dropped.
-  __device__ __forceinline__ void store(double *O, int L, int R, int l0, int r0, int sum_into, int tid) const {
+  // Stores (or adds) the tile at (l0, r0) of O (L x R, row-major, entry e at O[e * ostride]); rows past L and
+  // columns past R are dropped.
+  __device__ __forceinline__ void store(double *O, int L, int R, int l0, int r0, int sum_into, int tid,
+                                        int64_t ostride = 1) const {
     const int warp = tid >> 5, lane = tid & 31, g = lane >> 2, t = lane & 3;
     const int wm = l0 + (warp / WARPS_N) * WM, wn = r0 + (warp % WARPS_N) * WN;
 #pragma unroll
@@ -189,7 +191,7 @@ struct MathDmma {
 #pragma unroll
         for (int h = 0; h < 4; h++) {
           const int l = wm + i * 16 + g + 8 * (h >> 1), r = wn + j * 8 + 2 * t + (h & 1);
-          if (l < L && r < R) hc_store(&O[(int64_t)l * R + r], acc[i][j][h], sum_into);
+          if (l < L && r < R) hc_store(&O[((int64_t)l * R + r) * ostride], acc[i][j][h], sum_into);
         }
   }
 };
@@ -238,14 +240,15 @@ struct MathFma {
     }
   }
 
-  __device__ __forceinline__ void store(Real *O, int L, int R, int l0, int r0, int sum_into, int tid) const {
+  __device__ __forceinline__ void store(Real *O, int L, int R, int l0, int r0, int sum_into, int tid,
+                                        int64_t ostride = 1) const {
     const int y = tid / TX, x = tid % TX;
 #pragma unroll
     for (int i = 0; i < MI; i++)
 #pragma unroll
       for (int j = 0; j < NJ; j++) {
         const int l = l0 + y + TY * i, r = r0 + x + TX * j;
-        if (l < L && r < R) hc_store(&O[(int64_t)l * R + r], acc[i][j], sum_into);
+        if (l < L && r < R) hc_store(&O[((int64_t)l * R + r) * ostride], acc[i][j], sum_into);
       }
   }
 };
@@ -367,6 +370,183 @@ cudaError_t launch(const hc_cuda_shape &s, const void *A, const void *B, void *o
   const unsigned grid = (unsigned)(ntiles < resident ? (ntiles > 0 ? ntiles : 1) : resident);
   kernel<<<grid, Math::kThreads, smem, stream>>>(s, static_cast<const T *>(A), static_cast<const T *>(B),
                                                  static_cast<T *>(out), sum_into);
+  return cudaGetLastError();
+}
+
+// Cell-minor. Entry q of cell c is at q * C + c, so a cell's matrices are spread C entries apart and only
+// neighbouring cells share a memory sector (32 bytes: 4 doubles or 8 floats). A block therefore owns a group
+// of G = 32 / sizeof(T) neighbouring cells and the same BM x BN output tile of each: every K-step copies the
+// G cells' rows into G slices of shared memory (the G entries of one row and q are one sector, copied by
+// neighbouring threads), and G thread groups of Math::kThreads multiply one slice each exactly as cell_gemm
+// does for one cell. Consecutive blocks take the tiles of one group, so the group's rows that several tiles
+// read are in L2 when the next tile asks. A finished tile goes through shared memory, cell fastest, so that
+// its stores to out[e * C + c] are whole sectors too.
+template <typename T>
+__host__ __device__ constexpr int minor_group() {
+  return 32 / (int)sizeof(T);
+}
+
+// Scalars of shared memory per cell slice of ROWS rows: 16 bytes of padding between slices, so that the
+// G cells' copies of one row and q fall in different banks, and every slice stays 16-byte aligned.
+template <typename T, int ROWS, int LD>
+__host__ __device__ constexpr int minor_slice() {
+  return ROWS * LD + 16 / (int)sizeof(T);
+}
+
+// Copies rows [row0, row0 + ROWS) of the (rows x K) matrices of the G cells of a group, one K-step of BK
+// entries at a time, into dst[G][SLICE] (row r, entry kq of cell g at dst[g * SLICE + r * LD + kq]); cells past
+// ncell, rows past `rows` and entries past K are zero-filled, never read. Thread tid always copies cell
+// g = tid % G, entry kq = tid / G % BK, rows rt + n * RSTEP (rt = tid / (G * BK), n < ROWS / RSTEP), so its
+// addresses are one pointer that a tile sets and each K-step moves on by BK * C, plus multiples of one stride:
+// no index arithmetic per entry.
+template <typename T, int G, int ROWS, int BK, int LD, int SLICE, int NT>
+struct minor_loader {
+  static constexpr int RSTEP = NT / (G * BK), N = ROWS / RSTEP;
+  static_assert(NT % (G * BK) == 0 && ROWS % RSTEP == 0, "the threads tile the K-step's rows evenly");
+  const T *src;     // the array (a valid address for zero-fills)
+  const T *p;       // entry (row0 + rt, k0 + kq) of cell c0 + g
+  int64_t stride;   // RSTEP rows
+  int64_t step;     // BK entries: BK * C
+  int64_t k;        // k0 + kq
+  int dst0, nrows;  // where row rt of the thread's cell goes; how many of its N rows exist
+  bool cell;        // its cell exists
+
+  __device__ __forceinline__ void tile(const T *array, int64_t c0, int ncell, int row0, int rows, int64_t K, int64_t C,
+                                       int tid) {
+    const int g = tid % G, kq = tid / G % BK, rt = tid / (G * BK);
+    src = array;
+    stride = (int64_t)RSTEP * K * C;
+    step = (int64_t)BK * C;
+    k = kq;
+    dst0 = g * SLICE + rt * LD + kq;
+    const int left = rows - row0 - rt;  // rows of this thread's sequence that exist: ceil(left / RSTEP)
+    nrows = left <= 0 ? 0 : (left + RSTEP - 1) / RSTEP;
+    cell = g < ncell;
+    p = array + ((int64_t)(row0 + rt) * K + kq) * C + c0 + g;
+  }
+
+  // The next K-step into dst (one stage's [G][SLICE]).
+  __device__ __forceinline__ void copy(T *dst, int64_t K) {
+    const bool in = cell && k < K;
+    const T *q = p;
+#pragma unroll
+    for (int n = 0; n < N; n++, q += stride) {
+      const bool full = in && n < nrows;
+      copy_async<sizeof(T)>(dst + dst0 + n * RSTEP * LD, full ? q : src, full);
+    }
+    p += step;
+    k += BK;
+  }
+};
+
+// Where one tile of a cell-minor block's sequence lies: its group's first cell and cell count, its first row
+// and column.
+struct minor_tile {
+  int64_t c0;
+  int ncell, l0, r0;
+  __device__ __forceinline__ minor_tile(const hc_cuda_shape &s, int64_t w, int BM, int BN, int G) {
+    const int64_t tl = (s.L + BM - 1) / BM, tr = (s.R + BN - 1) / BN, group = w / (tl * tr);
+    const int64_t lr = w - group * tl * tr;
+    l0 = (int)(lr / tr) * BM;
+    r0 = (int)(lr % tr) * BN;
+    c0 = group * G;
+    ncell = (int)(s.C - c0 < G ? s.C - c0 : G);
+  }
+};
+
+// The cell-minor kernel: cell_gemm's pipeline over the tiles of groups of G cells (see above).
+template <class Math, int BM, int BN, int BK, int STAGES, int MINB>
+__global__ void __launch_bounds__(Math::kThreads *minor_group<typename Math::T>(), MINB)
+    cell_gemm_minor(hc_cuda_shape s, const typename Math::T *__restrict__ A, const typename Math::T *__restrict__ B,
+                    typename Math::T *__restrict__ out, int sum_into) {
+  using T = typename Math::T;
+  constexpr int G = minor_group<T>(), LD = BK + Math::kPad, NT = Math::kThreads * G;
+  constexpr int SA = minor_slice<T, BM, LD>(), SB = minor_slice<T, BN, LD>();
+  static_assert(BK % Math::kStepK == 0, "K-steps hold whole mma or FMA steps");
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  T *As = reinterpret_cast<T *>(smem_raw);  // [STAGES][G][SA]
+  T *Bs = As + STAGES * G * SA;             // [STAGES][G][SB]
+  T *Os = Bs + STAGES * G * SB;             // [BM * BN][G]: a finished tile
+
+  const int tid = threadIdx.x, g = tid / Math::kThreads, mtid = tid - g * Math::kThreads;
+  const int64_t ntiles = (s.C + G - 1) / G * ((s.L + BM - 1) / BM) * ((s.R + BN - 1) / BN);
+  const int nk = (int)((s.K + BK - 1) / BK);
+  if ((int64_t)blockIdx.x >= ntiles) return;
+  const int64_t mine = (ntiles - 1 - blockIdx.x) / gridDim.x + 1;
+
+  int64_t ld_w = blockIdx.x, ld_left = mine * nk;
+  minor_loader<T, G, BM, BK, LD, SA, NT> la;
+  minor_loader<T, G, BN, BK, LD, SB, NT> lb;
+  auto ld_tile = [&]() {
+    const minor_tile t(s, ld_w, BM, BN, G);
+    la.tile(A, t.c0, t.ncell, t.l0, s.L, s.K, s.C, tid);
+    lb.tile(B, t.c0, t.ncell, t.r0, s.R, s.K, s.C, tid);
+  };
+  ld_tile();
+  int ld_k = 0, ld_stage = 0;
+  auto load = [&]() {
+    if (ld_left > 0) {
+      la.copy(As + ld_stage * G * SA, s.K);
+      lb.copy(Bs + ld_stage * G * SB, s.K);
+      ld_stage = ld_stage + 1 == STAGES ? 0 : ld_stage + 1;
+      if (--ld_left > 0 && ++ld_k == nk) {
+        ld_k = 0;
+        ld_w += gridDim.x;
+        ld_tile();
+      }
+    }
+    copy_commit();
+  };
+
+  Math math;
+  math.zero();
+#pragma unroll
+  for (int n = 0; n < STAGES - 1; n++) load();
+  int64_t w = blockIdx.x;
+  int k = 0, stage = 0;
+  for (int64_t n = 0; n < mine * nk; n++) {
+    copy_wait<STAGES - 2>();
+    __syncthreads();
+    load();
+    math.template step<BK, LD>(As + (stage * G + g) * SA, Bs + (stage * G + g) * SB, mtid);
+    stage = stage + 1 == STAGES ? 0 : stage + 1;
+    if (++k == nk) {
+      // every thread gets here at the same n: the barriers are uniform. The next write to Os is at least one
+      // loop-top barrier away.
+      math.store(Os + g, BM, BN, 0, 0, 0, mtid, G);
+      __syncthreads();
+      const minor_tile t(s, w, BM, BN, G);
+      for (int i = tid; i < BM * BN * G; i += NT) {
+        const int cg = i % G, e = i / G, l = t.l0 + e / BN, r = t.r0 + e % BN;
+        if (cg < t.ncell && l < s.L && r < s.R)
+          hc_store(&out[((int64_t)l * s.R + r) * s.C + t.c0 + cg], Os[i], sum_into);
+      }
+      math.zero();
+      k = 0;
+      w += gridDim.x;
+    }
+  }
+  copy_wait<0>();
+}
+
+// Launches cell_gemm_minor on a persistent grid, as launch does cell_gemm.
+template <class Math, int BM, int BN, int BK, int STAGES, int MINB>
+cudaError_t launch_minor(const hc_cuda_shape &s, const void *A, const void *B, void *out, int sum_into,
+                         cudaStream_t stream) {
+  using T = typename Math::T;
+  constexpr int G = minor_group<T>(), LD = BK + Math::kPad, threads = Math::kThreads * G;
+  constexpr size_t smem =
+      ((size_t)STAGES * G * (minor_slice<T, BM, LD>() + minor_slice<T, BN, LD>()) + (size_t)BM * BN * G) * sizeof(T);
+  auto kernel = cell_gemm_minor<Math, BM, BN, BK, STAGES, MINB>;
+  int blocks_per_sm = 0, sms = 0;
+  const cudaError_t err =
+      hc_cuda_occupancy_get(reinterpret_cast<const void *>(kernel), threads, smem, &blocks_per_sm, &sms);
+  if (err != cudaSuccess) return err;
+  const int64_t ntiles = (s.C + G - 1) / G * ((s.L + BM - 1) / BM) * ((s.R + BN - 1) / BN);
+  const int64_t resident = (int64_t)sms * blocks_per_sm;
+  const unsigned grid = (unsigned)(ntiles < resident ? (ntiles > 0 ? ntiles : 1) : resident);
+  kernel<<<grid, threads, smem, stream>>>(s, static_cast<const T *>(A), static_cast<const T *>(B),
+                                          static_cast<T *>(out), sum_into);
   return cudaGetLastError();
 }
 
