@@ -45,13 +45,21 @@ cudaError_t launch_cell_major(const hc_cuda_shape &s, const void *A, const void 
 }
 
 // Cell-minor: hc_cell_gemm.cuh's cell-minor GEMM (groups of 4 neighbouring cells, whose entries share memory
-// sectors), with output tiles of 16 x 16 (up to 16 rows) or 32 x 32, K-steps of 16, 3 deep, m16n8k8.
+// sectors), with output tiles of 16 x 16 (up to 16 rows) or 32 x 32, m16n8k8, K-steps of HC_TC_MINOR_BK
+// entries HC_TC_MINOR_STAGES deep (build-time tuning macros).
+#ifndef HC_TC_MINOR_BK
+#define HC_TC_MINOR_BK 16
+#endif
+#ifndef HC_TC_MINOR_STAGES
+#define HC_TC_MINOR_STAGES 3
+#endif
 cudaError_t launch_cell_minor(const hc_cuda_shape &s, const void *A, const void *B, void *out, int sum_into,
                               cudaStream_t stream) {
   using namespace hc_gemm;
+  constexpr int BK = HC_TC_MINOR_BK, ST = HC_TC_MINOR_STAGES;
   const int n = s.L > s.R ? s.L : s.R;
-  if (n <= 16) return launch_minor<MathDmma<16, 16, 1, 1, 8>, 16, 16, 16, 3, 1>(s, A, B, out, sum_into, stream);
-  return launch_minor<MathDmma<32, 32, 2, 2, 8>, 32, 32, 16, 3, 1>(s, A, B, out, sum_into, stream);
+  if (n <= 16) return launch_minor<MathDmma<16, 16, 1, 1, 8>, 16, 16, BK, ST, 1>(s, A, B, out, sum_into, stream);
+  return launch_minor<MathDmma<32, 32, 2, 2, 8>, 32, 32, BK, ST, 1>(s, A, B, out, sum_into, stream);
 }
 
 }  // namespace
@@ -73,8 +81,9 @@ extern "C" int hc_supports_cuda_tensorcore(const hc_contract *k) {
   int &ptx = ctx->tensorcore_ptx;
   if (ptx < 0) {
     cudaFuncAttributes attr;
-    HC_CALL_CUDA(
-        cudaFuncGetAttributes(&attr, hc_gemm::cell_gemm_minor<hc_gemm::MathDmma<16, 16, 1, 1, 8>, 16, 16, 16, 3, 1>));
+    HC_CALL_CUDA(cudaFuncGetAttributes(
+        &attr,
+        hc_gemm::cell_gemm_minor<hc_gemm::MathDmma<16, 16, 1, 1, 8>, 16, 16, HC_TC_MINOR_BK, HC_TC_MINOR_STAGES, 1>));
     ptx = attr.ptxVersion;
   }
   HC_CHECK(ptx >= 80, HC_ERR_UNSUPPORTED,

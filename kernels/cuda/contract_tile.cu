@@ -33,15 +33,43 @@ cudaError_t launch_ff_gemm(const hc_cuda_shape &s, const void *A, const void *B,
   return launch<Big, 128, 128, 32, 3, 1>(s, A, B, out, sum_into, stream);
 }
 
-// Cell-minor FieldField with L or R above 8: 32 x 32 output tiles, 3 K-steps deep; FMA blocks of 4 x 4 per
-// thread (64 threads per cell, 4 cells per block in double, 8 in float). K-steps of 8 in double, so that two
-// blocks fit an SM's shared memory, of 16 in float, whose registers allow one block.
+// Cell-minor FieldField with L or R above 8: 32 x 32 output tiles, FMA blocks of 32 / TY x 4 per thread (8 TY
+// threads per cell; 4 cells per block in double, 8 in float), K-steps of BK entries STAGES deep. Build-time
+// tuning macros per precision; the defaults were the fastest measured on an H100 (2026-11-23) among 3 or 4
+// stages, BK 8 or 16, TY 4, 8 or 16 and deeper pipelines at one block per SM (slower: the kernel is bound
+// by latency, and one block's barriers stall the whole SM).
+#ifndef HC_MINOR_TY_D
+#define HC_MINOR_TY_D 8
+#endif
+#ifndef HC_MINOR_BK_D
+#define HC_MINOR_BK_D 8
+#endif
+#ifndef HC_MINOR_STAGES_D
+#define HC_MINOR_STAGES_D 3
+#endif
+#ifndef HC_MINOR_MINB_D
+#define HC_MINOR_MINB_D 1
+#endif
+#ifndef HC_MINOR_TY_F
+#define HC_MINOR_TY_F 4
+#endif
+#ifndef HC_MINOR_BK_F
+#define HC_MINOR_BK_F 8
+#endif
+#ifndef HC_MINOR_STAGES_F
+#define HC_MINOR_STAGES_F 4
+#endif
 template <typename T>
 cudaError_t launch_ff_minor(const hc_cuda_shape &s, const void *A, const void *B, void *out, int sum_into,
                             cudaStream_t stream) {
   using namespace hc_gemm;
-  return launch_minor < MathFma<T, 32, 32, 8, 8>, 32, 32, sizeof(T) == 8 ? 8 : 16, 3,
-         1 > (s, A, B, out, sum_into, stream);
+  if constexpr (sizeof(T) == 8) {
+    return launch_minor<MathFma<T, 32, 32, HC_MINOR_TY_D, 8>, 32, 32, HC_MINOR_BK_D, HC_MINOR_STAGES_D,
+                        HC_MINOR_MINB_D>(s, A, B, out, sum_into, stream);
+  } else {
+    return launch_minor<MathFma<T, 32, 32, HC_MINOR_TY_F, 8>, 32, 32, HC_MINOR_BK_F, HC_MINOR_STAGES_F, 1>(
+        s, A, B, out, sum_into, stream);
+  }
 }
 
 constexpr int kTK = 16;        // contracted entries per K-tile (FieldField)
