@@ -275,6 +275,39 @@ struct tile_at {
   }
 };
 
+// The software pipeline of both kernels: `steps` K-steps (the block's tiles times nk), whose copies run
+// STAGES - 1 steps ahead of the arithmetic. copy(stage, more) issues the next K-step's copies into a stage and
+// moves its own cursor on (to the next tile after nk of them, when more steps remain); step(stage)
+// multiplies a stage; done() ends a tile after its nk-th step. Every thread runs the same steps, so the
+// barriers are uniform.
+template <int STAGES, typename Copy, typename Step, typename Done>
+__device__ __forceinline__ void pipeline(int64_t steps, Copy &&copy, Step &&step, int nk, Done &&done) {
+  int64_t ld_left = steps;
+  int ld_stage = 0;
+  auto load = [&]() {
+    if (ld_left > 0) {
+      copy(ld_stage, --ld_left > 0);
+      ld_stage = ld_stage + 1 == STAGES ? 0 : ld_stage + 1;
+    }
+    copy_commit();  // an empty group past the end keeps the wait counts uniform
+  };
+#pragma unroll
+  for (int n = 0; n < STAGES - 1; n++) load();
+  int k = 0, stage = 0;
+  for (int64_t n = 0; n < steps; n++) {
+    copy_wait<STAGES - 2>();
+    __syncthreads();  // this step is in shared memory for all; every thread is done with the previous stage
+    load();
+    step(stage);
+    stage = stage + 1 == STAGES ? 0 : stage + 1;
+    if (++k == nk) {
+      done();
+      k = 0;
+    }
+  }
+  copy_wait<0>();
+}
+
 // The kernel: Math over BM x BN tiles, K-steps of BK, STAGES deep, VEC scalars per copy. The loads run
 // STAGES - 1 steps ahead of the arithmetic; both walk the block's tiles with cursors, so that the index
 // arithmetic (divisions included) is paid once per tile, not once per K-step.
@@ -295,46 +328,32 @@ __global__ void __launch_bounds__(Math::kThreads, MINB)
   if ((int64_t)blockIdx.x >= ntiles) return;
   const int64_t mine = (ntiles - 1 - blockIdx.x) / gridDim.x + 1;
 
-  // The load cursor: the tile, K-step and stage that the next load fills; ld_left steps remain.
-  int64_t ld_w = blockIdx.x, ld_left = mine * nk;
+  // The load cursor: the tile and K-step that the next copy fills.
+  int64_t ld_w = blockIdx.x;
   tile_at<T> ld(s, ld_w, BM, BN, A, B, out);
-  int ld_k = 0, ld_stage = 0;
-  auto load = [&]() {
-    if (ld_left > 0) {
-      const int64_t k0 = (int64_t)ld_k * BK;
-      load_step<T, BM, BK, LD, VEC, NT>(As + ld_stage * BM * LD, ld.A, ld.l0, s.L, s.K, k0, tid);
-      load_step<T, BN, BK, LD, VEC, NT>(Bs + ld_stage * BN * LD, ld.B, ld.r0, s.R, s.K, k0, tid);
-      ld_stage = ld_stage + 1 == STAGES ? 0 : ld_stage + 1;
-      if (--ld_left > 0 && ++ld_k == nk) {
-        ld_k = 0;
-        ld_w += gridDim.x;
-        ld = tile_at<T>(s, ld_w, BM, BN, A, B, out);
-      }
+  int ld_k = 0;
+  auto copy = [&](int stage, bool more) {
+    const int64_t k0 = (int64_t)ld_k * BK;
+    load_step<T, BM, BK, LD, VEC, NT>(As + stage * BM * LD, ld.A, ld.l0, s.L, s.K, k0, tid);
+    load_step<T, BN, BK, LD, VEC, NT>(Bs + stage * BN * LD, ld.B, ld.r0, s.R, s.K, k0, tid);
+    if (more && ++ld_k == nk) {
+      ld_k = 0;
+      ld_w += gridDim.x;
+      ld = tile_at<T>(s, ld_w, BM, BN, A, B, out);
     }
-    copy_commit();  // an empty group past the end keeps the wait counts uniform
   };
-
   Math math;
   math.zero();
-#pragma unroll
-  for (int n = 0; n < STAGES - 1; n++) load();
   int64_t w = blockIdx.x;
-  int k = 0, stage = 0;
-  for (int64_t n = 0; n < mine * nk; n++) {
-    copy_wait<STAGES - 2>();
-    __syncthreads();  // this step is in shared memory for all; every thread is done with the previous stage
-    load();
-    math.template step<BK, LD>(As + stage * BM * LD, Bs + stage * BN * LD, tid);
-    stage = stage + 1 == STAGES ? 0 : stage + 1;
-    if (++k == nk) {
-      const tile_at<T> t(s, w, BM, BN, A, B, out);
-      math.store(t.O, s.L, s.R, t.l0, t.r0, sum_into, tid);
-      math.zero();
-      k = 0;
-      w += gridDim.x;
-    }
-  }
-  copy_wait<0>();
+  pipeline<STAGES>(
+      mine * nk, copy, [&](int stage) { math.template step<BK, LD>(As + stage * BM * LD, Bs + stage * BN * LD, tid); },
+      nk,
+      [&]() {
+        const tile_at<T> t(s, w, BM, BN, A, B, out);
+        math.store(t.O, s.L, s.R, t.l0, t.r0, sum_into, tid);
+        math.zero();
+        w += gridDim.x;
+      });
 }
 
 // Shared memory of one block of cell_gemm, in bytes.
@@ -482,7 +501,9 @@ __global__ void __launch_bounds__(Math::kThreads *minor_group<typename Math::T>(
   if ((int64_t)blockIdx.x >= ntiles) return;
   const int64_t mine = (ntiles - 1 - blockIdx.x) / gridDim.x + 1;
 
-  int64_t ld_w = blockIdx.x, ld_left = mine * nk;
+  // The load cursor: the tile and K-step that the next copy fills (the loaders hold the addresses).
+  int64_t ld_w = blockIdx.x;
+  int ld_k = 0;
   minor_loader<T, G, BM, BK, LD, SA, NT> la;
   minor_loader<T, G, BN, BK, LD, SB, NT> lb;
   auto ld_tile = [&]() {
@@ -491,54 +512,38 @@ __global__ void __launch_bounds__(Math::kThreads *minor_group<typename Math::T>(
     lb.tile(B, t.c0, t.ncell, t.r0, s.R, s.K, s.C, tid);
   };
   ld_tile();
-  int ld_k = 0, ld_stage = 0;
-  auto load = [&]() {
-    if (ld_left > 0) {
-      la.copy(As + ld_stage * G * SA, s.K);
-      lb.copy(Bs + ld_stage * G * SB, s.K);
-      ld_stage = ld_stage + 1 == STAGES ? 0 : ld_stage + 1;
-      if (--ld_left > 0 && ++ld_k == nk) {
-        ld_k = 0;
-        ld_w += gridDim.x;
-        ld_tile();
-      }
+  auto copy = [&](int stage, bool more) {
+    la.copy(As + stage * G * SA, s.K);
+    lb.copy(Bs + stage * G * SB, s.K);
+    if (more && ++ld_k == nk) {
+      ld_k = 0;
+      ld_w += gridDim.x;
+      ld_tile();
     }
-    copy_commit();
   };
-
   Math math;
   math.zero();
-#pragma unroll
-  for (int n = 0; n < STAGES - 1; n++) load();
   int64_t w = blockIdx.x;
-  int k = 0, stage = 0;
-  for (int64_t n = 0; n < mine * nk; n++) {
-    copy_wait<STAGES - 2>();
-    __syncthreads();
-    load();
-    math.template step<BK, LD>(As + (stage * G + g) * SA, Bs + (stage * G + g) * SB, mtid);
-    stage = stage + 1 == STAGES ? 0 : stage + 1;
-    if (++k == nk) {
-      const minor_tile t(s, w, BM, BN, G);
-      if constexpr (lanes) {
-        if (g < t.ncell) math.store(out + t.c0 + g, s.L, s.R, t.l0, t.r0, sum_into, mtid, s.C);
-      } else {
-        // every thread gets here at the same n: the barrier is uniform. The next write to Os is at least one
-        // loop-top barrier away.
-        math.store(Os + g, BM, BN, 0, 0, 0, mtid, G);
-        __syncthreads();
-        for (int i = tid; i < BM * BN * G; i += NT) {
-          const int cg = i % G, e = i / G, l = t.l0 + e / BN, r = t.r0 + e % BN;
-          if (cg < t.ncell && l < s.L && r < s.R)
-            hc_store(&out[((int64_t)l * s.R + r) * s.C + t.c0 + cg], Os[i], sum_into);
+  pipeline<STAGES>(
+      mine * nk, copy,
+      [&](int stage) { math.template step<BK, LD>(As + (stage * G + g) * SA, Bs + (stage * G + g) * SB, mtid); }, nk,
+      [&]() {
+        const minor_tile t(s, w, BM, BN, G);
+        if constexpr (lanes) {
+          if (g < t.ncell) math.store(out + t.c0 + g, s.L, s.R, t.l0, t.r0, sum_into, mtid, s.C);
+        } else {
+          // the next write to Os is at least one loop-top barrier away
+          math.store(Os + g, BM, BN, 0, 0, 0, mtid, G);
+          __syncthreads();
+          for (int i = tid; i < BM * BN * G; i += NT) {
+            const int cg = i % G, e = i / G, l = t.l0 + e / BN, r = t.r0 + e % BN;
+            if (cg < t.ncell && l < s.L && r < s.R)
+              hc_store(&out[((int64_t)l * s.R + r) * s.C + t.c0 + cg], Os[i], sum_into);
+          }
         }
-      }
-      math.zero();
-      k = 0;
-      w += gridDim.x;
-    }
-  }
-  copy_wait<0>();
+        math.zero();
+        w += gridDim.x;
+      });
 }
 
 // Launches cell_gemm_minor on a persistent grid, as launch does cell_gemm.
