@@ -53,13 +53,20 @@ cudaError_t launch_cell_major(const hc_cuda_shape &s, const void *A, const void 
 #ifndef HC_TC_MINOR_STAGES
 #define HC_TC_MINOR_STAGES 3
 #endif
+#ifndef HC_TC_MINOR_WM
+#define HC_TC_MINOR_WM 2
+#endif
+#ifndef HC_TC_MINOR_WN
+#define HC_TC_MINOR_WN 2
+#endif
 cudaError_t launch_cell_minor(const hc_cuda_shape &s, const void *A, const void *B, void *out, int sum_into,
                               cudaStream_t stream) {
   using namespace hc_gemm;
   constexpr int BK = HC_TC_MINOR_BK, ST = HC_TC_MINOR_STAGES;
   const int n = s.L > s.R ? s.L : s.R;
   if (n <= 16) return launch_minor<MathDmma<16, 16, 1, 1, 8>, 16, 16, BK, ST, 1>(s, A, B, out, sum_into, stream);
-  return launch_minor<MathDmma<32, 32, 2, 2, 8>, 32, 32, BK, ST, 1>(s, A, B, out, sum_into, stream);
+  return launch_minor<MathDmma<32, 32, HC_TC_MINOR_WM, HC_TC_MINOR_WN, 8>, 32, 32, BK, ST, 1>(s, A, B, out, sum_into,
+                                                                                              stream);
 }
 
 }  // namespace
