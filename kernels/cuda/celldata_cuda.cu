@@ -46,6 +46,7 @@ void basis_release(hc_cuda_context *ctx) {
   cudaFree(cb->d_phi);
   cudaFree(cb->d_grad);
   cudaFree(cb->d_bad);
+  cudaFreeHost(cb->h_bad);
   *cb = hc_cuda_basis();
 }
 
@@ -67,6 +68,8 @@ int basis_get(hc_cuda_context *ctx, const hc_basis *b) {
   HC_CALL_GOTO(upload(ctx->stream, &cb->d_phi, b->phi, L * P), fail);
   HC_CALL_GOTO(upload(ctx->stream, &cb->d_grad, b->grad, 3 * L * P), fail);
   HC_CALL_CUDA_GOTO(cudaMalloc(&cb->d_bad, sizeof(*cb->d_bad)), fail);
+  HC_CALL_CUDA_GOTO(cudaMallocHost(&cb->h_bad, sizeof(*cb->h_bad)), fail);
+  HC_CALL_CUDA_GOTO(cudaMemsetAsync(cb->d_bad, 0xff, sizeof(*cb->d_bad), ctx->stream), fail);
   cb->p = b->p;
   cb->q = b->q;
   return HC_OK;
@@ -529,11 +532,14 @@ extern "C" int hc_celldata_fill_cuda(const hc_celldata_desc *desc, hc_kernel ker
     a.phi = cb->d_phi;
     a.grad = cb->d_grad;
     a.bad = cb->d_bad;
-    HC_CALL_CUDA(cudaMemsetAsync(cb->d_bad, 0xff, sizeof(*cb->d_bad), stream));
+    // d_bad holds kNoBadCell between calls (set when the tables are uploaded, and again after a call that
+    // found a bad cell), so a call costs one launch, one 8-byte copy into pinned memory and one wait.
     HC_CALL_CUDA_LAUNCH(launch_kernel(kernel, a, desc->geometry_nodes, desc->precision, desc->layout, d_left, d_right),
                         "cell data");
-    HC_CALL_CUDA(cudaMemcpyAsync(&h_bad, cb->d_bad, sizeof(h_bad), cudaMemcpyDeviceToHost, stream));
+    HC_CALL_CUDA(cudaMemcpyAsync(cb->h_bad, cb->d_bad, sizeof(h_bad), cudaMemcpyDeviceToHost, stream));
     HC_CALL_CUDA(cudaStreamSynchronize(stream));
+    h_bad = *cb->h_bad;
+    if (h_bad != kNoBadCell) HC_CALL_CUDA(cudaMemsetAsync(cb->d_bad, 0xff, sizeof(*cb->d_bad), stream));
   }
   if (h_bad == kNoBadCell) return HC_OK;
   const int64_t c = (int64_t)h_bad;

@@ -30,6 +30,7 @@ void context_destroy(hc_cuda_context *ctx) {
   cudaFree(ctx->basis.d_phi);
   cudaFree(ctx->basis.d_grad);
   cudaFree(ctx->basis.d_bad);
+  cudaFreeHost(ctx->basis.h_bad);
   for (cudaEvent_t e : ctx->timer) {
     if (e) cudaEventDestroy(e);
   }

@@ -32,7 +32,8 @@ struct hc_cuda_basis {
   double *d_qwts = nullptr;             // [P]
   double *d_phi = nullptr;              // [L][P]
   double *d_grad = nullptr;             // [L][P][3]
-  unsigned long long *d_bad = nullptr;  // lowest bad cell
+  unsigned long long *d_bad = nullptr;  // lowest bad cell; no cell (all ones) between calls
+  unsigned long long *h_bad = nullptr;  // pinned host memory that d_bad is read back into
 };
 
 // One cell GEMM kernel's launch setup on the device (hc_cell_gemm.cuh): its shared-memory opt-in done, and how
