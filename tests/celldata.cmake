@@ -17,10 +17,16 @@ foreach(backend ${HC_TEST_BACKENDS})
   endif()
 endforeach()
 
-# The fused assembly of the openmp backend against the serial cell data contracted by the serial reference.
-if(HC_HAVE_OPENMP)
+# The fused assembly of the openmp and cuda backends against the serial cell data contracted by the serial
+# reference (cuda: skipped without a GPU).
+if(HC_HAVE_OPENMP OR HC_HAVE_CUDA)
   hc_add_test_executable(test_fused SOURCES test_fused.c LIBS hc_kernels m)
+endif()
+if(HC_HAVE_OPENMP)
   hc_add_test(fused_openmp COMMAND test_fused openmp LABELS unit TIMEOUT 120)
+endif()
+if(HC_HAVE_CUDA)
+  hc_add_test(fused_cuda COMMAND test_fused cuda LABELS unit GPU TIMEOUT 120)
 endif()
 
 # The exact accumulator of the deterministic sums against exact references.

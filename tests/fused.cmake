@@ -1,7 +1,7 @@
 # The proxy run with run.assembly: fused (README.md, section Fused assembly) on the openmp backend: every check
 # passes in both precisions and layouts and at orders 1 to 4; the global results equal the materialized run's and
-# do not depend on the rank count (1e-12); a mesh file of triquadratic cells; --dump writes the outputs only; and
-# the backends without the fused operation refuse it before any work, exit 2.
+# do not depend on the rank count (1e-12); a mesh file of triquadratic cells; --dump writes the outputs only; the
+# serial reference refuses it before any work, exit 2; and the same on the cuda backend where a GPU is present.
 if(HC_HAVE_OPENMP)
   set(HC_FUSED ${HC_EXE} ${HC_SMALL} --set run.backend=openmp --set run.assembly=fused)
   foreach(prec float double)
@@ -70,11 +70,60 @@ if(HC_HAVE_OPENMP)
               --set output.dir=${HC_APP_DIR}/fused_dump --set output.results=fused_dump.yaml LABELS app)
 endif()
 
-# The serial reference stays materialized; cuda has no fused operation yet: both refused before any work.
+# The serial reference stays materialized: refused before any work.
 hc_add_test(app_fused_serial COMMAND ${HC_EXPECT} 2
             "--set run.assembly=fused: fused mode is not yet on backend serial \\(the materialized reference" --
             ${HC_EXE} ${HC_SMALL} --set run.backend=serial --set run.assembly=fused LABELS app)
+
+# On the GPU (skipped without one): every check passes in both precisions and layouts and at orders 1 to 4 (a
+# triquadratic-free box; the unit test fused_cuda covers 27-node cells); the results equal the materialized GPU
+# run's to 1e-12, and do not depend on the rank count.
 if(HC_HAVE_CUDA)
-  hc_add_test(app_fused_cuda COMMAND ${HC_EXPECT} 2 "--set run.assembly=fused: fused mode is not yet on backend cuda"
-              -- ${HC_EXE} ${HC_SMALL} --set run.backend=cuda --set run.assembly=fused LABELS app GPU)
+  set(HC_NO_GPU "no usable CUDA device")
+  set(HC_FUSED_CUDA ${HC_EXE} ${HC_SMALL} --set run.backend=cuda --set run.assembly=fused)
+  foreach(prec float double)
+    foreach(layout cell-major cell-minor)
+      hc_add_test(app_fused_cuda_${prec}_${layout} COMMAND ${HC_EXPECT} 0 "device_vs_host +ok" --skip-if 3
+                  ${HC_NO_GPU} -- ${HC_FUSED_CUDA} --set run.precision=${prec} --set run.layout=${layout}
+                  --set output.results=fused_cuda_${prec}_${layout}.yaml LABELS app GPU)
+    endforeach()
+  endforeach()
+  foreach(combo 1:double:cell-minor 2:float:cell-major 3:double:cell-major 4:float:cell-minor 4:double:cell-major)
+    string(REPLACE ":" ";" combo ${combo})
+    list(GET combo 0 p)
+    list(GET combo 1 prec)
+    list(GET combo 2 layout)
+    hc_add_test(app_fused_cuda_order${p}_${prec}_${layout} COMMAND ${HC_EXPECT} 0 "exactness +ok" --skip-if 3
+                ${HC_NO_GPU} -- ${HC_FUSED_CUDA} --set mesh.order=${p} --set run.precision=${prec}
+                --set run.layout=${layout} --set output.results=fused_cuda_order${p}_${prec}_${layout}.yaml
+                LABELS app GPU)
+  endforeach()
+  set(files "")
+  foreach(mode materialized fused)
+    hc_add_test(app_fused_cuda_same_${mode} COMMAND ${HC_EXPECT} 0 "${mode} assembly" --file
+                ${HC_APP_DIR}/fused_cuda_same_${mode}.yaml --skip-if 3 ${HC_NO_GPU} -- ${HC_EXE} ${HC_SMALL}
+                --set run.backend=cuda --set run.assembly=${mode} --set mesh.order=3 --set run.layout=cell-minor
+                --set output.results=fused_cuda_same_${mode}.yaml LABELS app GPU)
+    set_tests_properties(app_fused_cuda_same_${mode} PROPERTIES FIXTURES_SETUP fused_cuda_same)
+    list(APPEND files ${HC_APP_DIR}/fused_cuda_same_${mode}.yaml)
+  endforeach()
+  hc_add_test(app_fused_cuda_same COMMAND ${HC_EXPECT} 0 "the same" --skip-if 3 ${HC_NO_GPU} --
+              sh ${CMAKE_CURRENT_SOURCE_DIR}/gpu_probe_then.sh $<TARGET_FILE:hexcontract> ${HC_APP_DIR} --
+              $<TARGET_FILE:compare_results> 1e-12 ${files} LABELS app GPU)
+  set_tests_properties(app_fused_cuda_same PROPERTIES FIXTURES_REQUIRED fused_cuda_same)
+  set(files ${HC_APP_DIR}/partition_np1.yaml)
+  foreach(np 1 3)
+    hc_add_test(app_fused_cuda_partition_np${np} COMMAND ${HC_EXPECT} 0 "fused assembly" --file
+                ${HC_APP_DIR}/fused_cuda_partition_np${np}.yaml --skip-if 3 ${HC_NO_GPU} -- ${HC_MPIRUN} ${np}
+                ${HC_EXE} --set run.backend=cuda --set run.assembly=fused --set mesh.cells=7,6,5 --set run.steps=2
+                --set output.dir=${HC_APP_DIR} --set output.results=fused_cuda_partition_np${np}.yaml
+                LABELS app mpi GPU TIMEOUT 120)
+    set_tests_properties(app_fused_cuda_partition_np${np} PROPERTIES FIXTURES_SETUP fused_cuda_partition)
+    list(APPEND files ${HC_APP_DIR}/fused_cuda_partition_np${np}.yaml)
+  endforeach()
+  hc_add_test(app_fused_cuda_partition_independence COMMAND ${HC_EXPECT} 0 "the same" --skip-if 3 ${HC_NO_GPU} --
+              sh ${CMAKE_CURRENT_SOURCE_DIR}/gpu_probe_then.sh $<TARGET_FILE:hexcontract> ${HC_APP_DIR} --
+              $<TARGET_FILE:compare_results> 1e-12 ${files} LABELS app mpi GPU)
+  set_tests_properties(app_fused_cuda_partition_independence PROPERTIES FIXTURES_REQUIRED
+                                                                        "fused_cuda_partition;partition")
 endif()

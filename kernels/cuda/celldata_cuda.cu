@@ -507,9 +507,225 @@ cudaError_t launch_kernel(hc_kernel kernel, const celldata_args &a, int nodes, h
   }
 }
 
-}  // namespace
+// ---- The fused assembly (hc_backend.fused, README section "Fused assembly") ----
+//
+// One block per cell (a grid-stride loop over the cells), the cell's points in chunks of PC: (1) the cell's
+// moved geometry nodes into shared memory; per chunk (2) every point's record, as the cell-data kernels
+// compute it, (3) the chunk's part of the cell's left matrix (Lf rows) and right matrix (Rf rows) of PC Dk
+// entries each, formed as the cell data forms them and rounded to the array precision, and (4) every thread
+// adds its outputs' dot products over the chunk. The outputs (Lf x Rf: 1 for DataData, L for DataField, L x L
+// for FieldField) are spread over the block: NACC per thread when there are more outputs than threads; when
+// there are fewer, S threads split the contracted index of each output and their sums meet through shared
+// memory. FieldFieldTensor sums over i first, as the OpenMP fused kernel does: left (p, j) = sum_i kappa_ij
+// d_i phi_l w|J| (in double, rounded once), right (p, j) = d_j phi_r, Dk = 3. The big arrays are never stored.
 
-extern "C" int hc_celldata_fill_cuda(const hc_celldata_desc *desc, hc_kernel kernel, void *d_left, void *d_right) {
+constexpr int kFusedThreads = 256;
+constexpr size_t kFusedSmemBytes = 96 * 1024;  // shared memory per block at most: two blocks per SM
+
+// How a cell's contraction is laid out (set on the host, fused_shape_of).
+struct fused_shape {
+  int Lf, Rf, Dk;  // left rows, right rows, entries per point and row
+  int PC, LDK;     // points per chunk; row stride of the chunk matrices, PC Dk made odd (no bank conflicts)
+  int nout, S;     // outputs per cell; threads per output (1 when there are more outputs than threads)
+};
+
+// Entries of row `row` at point p of the cell's left (Left) or right matrix into dst[0 .. Dk).
+template <hc_kernel Kernel, bool Left, typename T, typename Rec>
+__device__ __forceinline__ void fused_entries(const celldata_args &a, int row, int64_t p, const Rec &rec, T *dst) {
+  constexpr hc_family fam = (hc_family)(Kernel / 3);
+  if constexpr (Kernel == HC_FIELDFIELD_TENSOR) {
+    double sum[3] = {0.0, 0.0, 0.0};
+    field_entries<Kernel>(a, row * a.P + p, rec, [&](int ij, double lv, double rv) {
+      if constexpr (Left) {
+        sum[ij % 3] += lv;  // ij = 3 i + j, i outer: the sum over i in the order the OpenMP kernel takes
+      } else if (ij < 3) {
+        dst[ij] = (T)rv;  // d_j phi_r, the same for every i
+      }
+    });
+    if constexpr (Left) {
+      for (int j = 0; j < 3; j++) dst[j] = (T)sum[j];
+    }
+  } else if constexpr (fam == HC_FAMILY_FIELDFIELD || (Left && fam == HC_FAMILY_DATAFIELD)) {
+    field_entries<Kernel>(a, row * a.P + p, rec, [&](int ij, double lv, double rv) { dst[ij] = (T)(Left ? lv : rv); });
+  } else {
+    point_entries<Kernel>(rec, [&](int ij, double lv, double rv) { dst[ij] = (T)(Left ? lv : rv); });
+  }
+}
+
+template <hc_kernel Kernel, typename T, int NV, int NACC>
+__global__ void __launch_bounds__(kFusedThreads, NACC > 16 ? 1 : 2)  // 64 outputs per thread need the registers
+    fused_cells(celldata_args a, fused_shape f, bool cell_minor, int sum_into, T *__restrict__ out) {
+  constexpr int R = record_size<Kernel>();
+  extern __shared__ double fused_smem[];
+  const int64_t C = a.C, P = a.P;
+  double *s_x = fused_smem;                                 // [NV][3]
+  double *s_floor = s_x + NV * 3;                           // [1] when NV = 27
+  double *s_rec = s_floor + floor_doubles<NV>();            // [R][PC]
+  T *Ls = reinterpret_cast<T *>(s_rec + (size_t)R * f.PC);  // [Lf][LDK]
+  T *Rs = Ls + (size_t)f.Lf * f.LDK;                        // [Rf][LDK]
+  T *red = Rs + (size_t)f.Rf * f.LDK;                       // [kFusedThreads]
+  const int tid = threadIdx.x, nt = blockDim.x;
+  const int slice = f.S > 1 ? tid / f.nout : 0, o0 = f.S > 1 ? tid % f.nout : tid;
+  const bool active = slice < f.S;
+  for (int64_t c = blockIdx.x; c < C; c += gridDim.x) {
+    move_nodes<NV>(a, c, 1, s_x);
+    __syncthreads();
+    if constexpr (NV == 27) {
+      node_floors<NV>(1, s_x, s_floor);
+      __syncthreads();
+    }
+    T acc[NACC];
+#pragma unroll
+    for (int n = 0; n < NACC; n++) acc[n] = T(0);
+    for (int64_t p0 = 0; p0 < P; p0 += f.PC) {
+      const int pc = (int)(P - p0 < f.PC ? P - p0 : f.PC);
+      for (int pp = tid; pp < pc; pp += nt) {
+        double v[R];
+        point_record<Kernel, NV>(a, reinterpret_cast<const double(*)[3]>(s_x), s_floor, c, p0 + pp, v);
+#pragma unroll
+        for (int k = 0; k < R; k++) s_rec[k * f.PC + pp] = v[k];
+      }
+      __syncthreads();
+      for (int it = tid; it < (f.Lf + f.Rf) * pc; it += nt) {
+        const int row = it / pc, pp = it - row * pc;
+        const shared_record rec{s_rec + pp, f.PC};
+        if (row < f.Lf) {
+          fused_entries<Kernel, true>(a, row, p0 + pp, rec, Ls + row * f.LDK + pp * f.Dk);
+        } else {
+          fused_entries<Kernel, false>(a, row - f.Lf, p0 + pp, rec, Rs + (row - f.Lf) * f.LDK + pp * f.Dk);
+        }
+      }
+      __syncthreads();
+      const int kn = pc * f.Dk;
+      if (active) {
+#pragma unroll
+        for (int n = 0; n < NACC; n++) {
+          const int o = o0 + n * nt;
+          if (o < f.nout) {
+            const T *lrow = Ls + (o / f.Rf) * f.LDK, *rrow = Rs + (o % f.Rf) * f.LDK;
+            T sum = acc[n];
+            for (int k = slice; k < kn; k += f.S) sum += lrow[k] * rrow[k];
+            acc[n] = sum;
+          }
+        }
+      }
+      __syncthreads();  // the next chunk overwrites the records and the matrices
+    }
+    auto store = [&](int o, T v) { hc_store(&out[cell_minor ? (int64_t)o * C + c : c * f.nout + o], v, sum_into); };
+    if (f.S > 1) {
+      red[tid] = active ? acc[0] : T(0);
+      __syncthreads();
+      if (tid < f.nout) {
+        T sum = T(0);
+        for (int j = 0; j < f.S; j++) sum += red[tid + j * f.nout];
+        store(tid, sum);
+      }
+    } else {
+#pragma unroll
+      for (int n = 0; n < NACC; n++) {
+        const int o = o0 + n * nt;
+        if (o < f.nout) store(o, acc[n]);
+      }
+    }
+  }
+}
+
+// Shared memory of fused_cells for PC points per chunk.
+template <hc_kernel Kernel, int NV>
+size_t fused_smem_bytes(const fused_shape &f, size_t scalar) {
+  return sizeof(double) * (NV * 3 + floor_doubles<NV>() + (size_t)record_size<Kernel>() * f.PC) +
+         scalar * ((size_t)(f.Lf + f.Rf) * f.LDK + kFusedThreads);
+}
+
+template <hc_kernel Kernel, int NV>
+fused_shape fused_shape_of(const celldata_args &a, size_t scalar) {
+  constexpr hc_family fam = (hc_family)(Kernel / 3);
+  fused_shape f;
+  f.Lf = fam == HC_FAMILY_DATADATA ? 1 : a.L;
+  f.Rf = fam == HC_FAMILY_FIELDFIELD ? a.L : 1;
+  f.Dk = Kernel == HC_FIELDFIELD_TENSOR ? 3 : entries_per_point<Kernel>();
+  f.nout = f.Lf * f.Rf;
+  f.S = f.nout < kFusedThreads ? kFusedThreads / f.nout : 1;
+  // the most points whose records and matrices fit kFusedSmemBytes, at least one
+  f.PC = 1;
+  f.LDK = f.Dk | 1;
+  for (int pc = (int)a.P; pc > 1; pc--) {
+    fused_shape g = f;
+    g.PC = pc;
+    g.LDK = (pc * f.Dk) | 1;
+    if (fused_smem_bytes<Kernel, NV>(g, scalar) <= kFusedSmemBytes) {
+      f = g;
+      break;
+    }
+  }
+  return f;
+}
+
+template <hc_kernel Kernel, typename T, int NV, int NACC>
+cudaError_t fused_launch_acc(const celldata_args &a, const fused_shape &f, bool minor, int sum_into, void *d_out) {
+  const size_t smem = fused_smem_bytes<Kernel, NV>(f, sizeof(T));
+  auto kernel = fused_cells<Kernel, T, NV, NACC>;
+  if (smem > 48 * 1024) {
+    const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    if (err != cudaSuccess) return err;
+  }
+  kernel<<<hc_cuda_grid(a.C), kFusedThreads, smem, hc_cuda_stream()>>>(a, f, minor, sum_into, static_cast<T *>(d_out));
+  return cudaGetLastError();
+}
+
+// FieldField's element matrices take NACC outputs per thread, the smallest of 1, 4, 16, 64 that holds them.
+template <hc_kernel Kernel, typename T, int NV>
+cudaError_t fused_launch(const celldata_args &a, bool minor, int sum_into, void *d_out) {
+  const fused_shape f = fused_shape_of<Kernel, NV>(a, sizeof(T));
+  const int per = (f.nout + kFusedThreads - 1) / kFusedThreads;
+  if constexpr ((hc_family)(Kernel / 3) == HC_FAMILY_FIELDFIELD) {
+    if (per > 16) return fused_launch_acc<Kernel, T, NV, 64>(a, f, minor, sum_into, d_out);
+    if (per > 4) return fused_launch_acc<Kernel, T, NV, 16>(a, f, minor, sum_into, d_out);
+    if (per > 1) return fused_launch_acc<Kernel, T, NV, 4>(a, f, minor, sum_into, d_out);
+  }
+  return fused_launch_acc<Kernel, T, NV, 1>(a, f, minor, sum_into, d_out);
+}
+
+template <hc_kernel Kernel>
+cudaError_t fused_kernel(const celldata_args &a, int nodes, const hc_contract *k, void *d_out) {
+  const bool minor = k->layout == HC_LAYOUT_CELL_MINOR, f32 = k->precision == HC_FLOAT;
+  if (nodes == 27) {
+    return f32 ? fused_launch<Kernel, float, 27>(a, minor, k->sum_into, d_out)
+               : fused_launch<Kernel, double, 27>(a, minor, k->sum_into, d_out);
+  }
+  return f32 ? fused_launch<Kernel, float, 8>(a, minor, k->sum_into, d_out)
+             : fused_launch<Kernel, double, 8>(a, minor, k->sum_into, d_out);
+}
+
+cudaError_t fused_any(const celldata_args &a, int nodes, const hc_contract *k, void *d_out) {
+  switch (k->kernel) {
+    case HC_DATADATA_SCALAR:
+      return fused_kernel<HC_DATADATA_SCALAR>(a, nodes, k, d_out);
+    case HC_DATADATA_VECTOR:
+      return fused_kernel<HC_DATADATA_VECTOR>(a, nodes, k, d_out);
+    case HC_DATADATA_TENSOR:
+      return fused_kernel<HC_DATADATA_TENSOR>(a, nodes, k, d_out);
+    case HC_DATAFIELD_SCALAR:
+      return fused_kernel<HC_DATAFIELD_SCALAR>(a, nodes, k, d_out);
+    case HC_DATAFIELD_VECTOR:
+      return fused_kernel<HC_DATAFIELD_VECTOR>(a, nodes, k, d_out);
+    case HC_DATAFIELD_TENSOR:
+      return fused_kernel<HC_DATAFIELD_TENSOR>(a, nodes, k, d_out);
+    case HC_FIELDFIELD_SCALAR:
+      return fused_kernel<HC_FIELDFIELD_SCALAR>(a, nodes, k, d_out);
+    case HC_FIELDFIELD_VECTOR:
+      return fused_kernel<HC_FIELDFIELD_VECTOR>(a, nodes, k, d_out);
+    default:
+      return fused_kernel<HC_FIELDFIELD_TENSOR>(a, nodes, k, d_out);
+  }
+}
+
+// What both entry points share: the context's basis tables for desc's basis, the kernel's arguments, a launch,
+// and the bad-cell flag read back (d_bad holds "none" between calls: set when the tables are uploaded, and
+// again after a call that found a bad cell), so that a call costs one launch, one 8-byte copy into pinned
+// memory and one wait. launch(a) starts the kernel on the context's stream.
+template <typename Launch>
+int celldata_call(const hc_celldata_desc *desc, const char *what, Launch &&launch) {
   hc_cuda_context *ctx = nullptr;
   HC_CALL(hc_cuda_context_get(&ctx));  // no usable device: HC_ERR_RESOURCE
   const hc_basis *b = desc->basis;
@@ -532,10 +748,7 @@ extern "C" int hc_celldata_fill_cuda(const hc_celldata_desc *desc, hc_kernel ker
     a.phi = cb->d_phi;
     a.grad = cb->d_grad;
     a.bad = cb->d_bad;
-    // d_bad holds kNoBadCell between calls (set when the tables are uploaded, and again after a call that
-    // found a bad cell), so a call costs one launch, one 8-byte copy into pinned memory and one wait.
-    HC_CALL_CUDA_LAUNCH(launch_kernel(kernel, a, desc->geometry_nodes, desc->precision, desc->layout, d_left, d_right),
-                        "cell data");
+    HC_CALL_CUDA_LAUNCH(launch(a), what);
     HC_CALL_CUDA(cudaMemcpyAsync(cb->h_bad, cb->d_bad, sizeof(h_bad), cudaMemcpyDeviceToHost, stream));
     HC_CALL_CUDA(cudaStreamSynchronize(stream));
     h_bad = *cb->h_bad;
@@ -548,4 +761,25 @@ extern "C" int hc_celldata_fill_cuda(const hc_celldata_desc *desc, hc_kernel ker
   HC_CALL_CUDA(cudaMemcpyAsync(h_X0c, desc->X0 + 3 * n * c, sizeof(double) * 3 * n, cudaMemcpyDeviceToHost, stream));
   HC_CALL_CUDA(cudaStreamSynchronize(stream));
   return hc_celldata_cell_error(desc, c, h_X0c);
+}
+
+}  // namespace
+
+extern "C" int hc_celldata_fill_cuda(const hc_celldata_desc *desc, hc_kernel kernel, void *d_left, void *d_right) {
+  return celldata_call(desc, "cell data", [&](const celldata_args &a) {
+    return launch_kernel(kernel, a, desc->geometry_nodes, desc->precision, desc->layout, d_left, d_right);
+  });
+}
+
+extern "C" int hc_fused_cuda(const hc_celldata_desc *desc, const hc_contract *k, void *d_out) {
+  HC_CHECK(k->C == desc->C, HC_ERR_INPUT, "fused assembly: the contraction has %lld cells, the cell data %lld",
+           (long long)k->C, (long long)desc->C);
+  HC_CHECK(hc_kernel_family(k->kernel) != HC_FAMILY_FIELDFIELD ||
+               (int64_t)desc->basis->L * desc->basis->L <= 64 * (int64_t)kFusedThreads,
+           HC_ERR_UNSUPPORTED,
+           "fused assembly on cuda: %s with %d fields per cell has more than %d entries per element "
+           "matrix",
+           hc_kernel_name(k->kernel), desc->basis->L, 64 * kFusedThreads);
+  return celldata_call(desc, "fused assembly",
+                       [&](const celldata_args &a) { return fused_any(a, desc->geometry_nodes, k, d_out); });
 }

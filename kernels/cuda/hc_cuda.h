@@ -29,6 +29,8 @@ int hc_stream_synchronize_cuda(void);
    desc->X0 (device memory; desc validated). Runs on the backend's stream and synchronises it; uploads
    the basis tables once per basis. An inverted or degenerate cell is HC_ERR_INPUT naming the lowest one. */
 int hc_celldata_fill_cuda(const struct hc_celldata_desc *desc, hc_kernel kernel, void *d_left, void *d_right);
+/* The fused assembly (hc_backend.fused): k's output from desc's geometry nodes, without the input arrays. */
+int hc_fused_cuda(const struct hc_celldata_desc *desc, const hc_contract *k, void *d_out);
 
 /* Devices: how many this process sees (none: HC_ERR_RESOURCE), choosing one (before any other call of
    the backend), its name "model (device n, PCI dddd:bb:dd.f, UUID GPU-...)" and its free and total
