@@ -2,6 +2,21 @@
 # passes in both precisions and layouts and at orders 1 to 4; the global results equal the materialized run's and
 # do not depend on the rank count (1e-12); a mesh file of triquadratic cells; --dump writes the outputs only; the
 # serial reference refuses it before any work, exit 2; and the same on the cuda backend where a GPU is present.
+# Orders 1 to 4 in fused mode, each in another precision and layout, every check passing: tests app_NAME_order*,
+# results NAME_order*.yaml; RUN the run's command line, SKIP expect.sh's skip options.
+function(hc_fused_order_tests name)
+  cmake_parse_arguments(F "" "" "RUN;SKIP;LABELS" ${ARGN})
+  foreach(combo 1:double:cell-minor 2:float:cell-major 3:double:cell-major 4:float:cell-minor 4:double:cell-major)
+    string(REPLACE ":" ";" combo ${combo})
+    list(GET combo 0 p)
+    list(GET combo 1 prec)
+    list(GET combo 2 layout)
+    hc_add_test(app_${name}_order${p}_${prec}_${layout} COMMAND ${HC_EXPECT} 0 "exactness +ok" ${F_SKIP} --
+                ${F_RUN} --set mesh.order=${p} --set run.precision=${prec} --set run.layout=${layout}
+                --set output.results=${name}_order${p}_${prec}_${layout}.yaml LABELS ${F_LABELS})
+  endforeach()
+endfunction()
+
 if(HC_HAVE_OPENMP)
   set(HC_FUSED ${HC_EXE} ${HC_SMALL} --set run.backend=openmp --set run.assembly=fused)
   foreach(prec float double)
@@ -12,16 +27,7 @@ if(HC_HAVE_OPENMP)
                   --set output.results=fused_${prec}_${layout}.yaml LABELS app)
     endforeach()
   endforeach()
-  # Orders 1 to 4, each in another precision and layout.
-  foreach(combo 1:double:cell-minor 2:float:cell-major 3:double:cell-major 4:float:cell-minor 4:double:cell-major)
-    string(REPLACE ":" ";" combo ${combo})
-    list(GET combo 0 p)
-    list(GET combo 1 prec)
-    list(GET combo 2 layout)
-    hc_add_test(app_fused_order${p}_${prec}_${layout} COMMAND ${HC_EXPECT} 0 "exactness +ok" --
-                ${HC_FUSED} --set mesh.order=${p} --set run.precision=${prec} --set run.layout=${layout}
-                --set output.results=fused_order${p}_${prec}_${layout}.yaml LABELS app)
-  endforeach()
+  hc_fused_order_tests(fused RUN ${HC_FUSED} LABELS app)
 
   # Fused against materialized, and fused on 1 to 4 ranks: the materialized 1-rank run of app_partition_np1 and the
   # fused runs, to 1e-12 (double); the same in cell-minor order 3 against a materialized run of its own.
@@ -88,16 +94,7 @@ if(HC_HAVE_CUDA)
                   --set output.results=fused_cuda_${prec}_${layout}.yaml LABELS app GPU)
     endforeach()
   endforeach()
-  foreach(combo 1:double:cell-minor 2:float:cell-major 3:double:cell-major 4:float:cell-minor 4:double:cell-major)
-    string(REPLACE ":" ";" combo ${combo})
-    list(GET combo 0 p)
-    list(GET combo 1 prec)
-    list(GET combo 2 layout)
-    hc_add_test(app_fused_cuda_order${p}_${prec}_${layout} COMMAND ${HC_EXPECT} 0 "exactness +ok" --skip-if 3
-                ${HC_NO_GPU} -- ${HC_FUSED_CUDA} --set mesh.order=${p} --set run.precision=${prec}
-                --set run.layout=${layout} --set output.results=fused_cuda_order${p}_${prec}_${layout}.yaml
-                LABELS app GPU)
-  endforeach()
+  hc_fused_order_tests(fused_cuda RUN ${HC_FUSED_CUDA} SKIP --skip-if 3 ${HC_NO_GPU} LABELS app GPU)
   set(files "")
   foreach(mode materialized fused)
     hc_add_test(app_fused_cuda_same_${mode} COMMAND ${HC_EXPECT} 0 "${mode} assembly" --file

@@ -12,6 +12,8 @@
 
 #include <cmocka.h>
 
+#include "tests/hc_test_device.h"
+
 #include "kernels/hc_kernels.h"
 #include "kernels/hc_transfer.h"
 #include "tests/hc_test_reference.h"
@@ -209,14 +211,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s\n", hc_error_message());
     return 1;
   }
-  if (backend->is_device) {
-    void *probe = NULL;
-    if (backend->mem_alloc(64, &probe) != HC_OK) {
-      printf("skipped: backend %s has no usable device here: %s\n", name, hc_error_message());
-      return 77;
-    }
-    backend->mem_free(probe);
-  }
+  if (hc_test_no_device(backend, name)) return 77;
   struct CMUnitTest tests[HC_NUM_KERNELS + 3];
   static char names[HC_NUM_KERNELS][64];
   size_t n = 0;

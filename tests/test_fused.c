@@ -15,6 +15,8 @@
 
 #include <cmocka.h>
 
+#include "tests/hc_test_device.h"
+
 #include "kernels/hc_celldata.h"
 
 static const char *backend_name = "openmp";
@@ -244,14 +246,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "test_fused: %s\n", hc_error_message());
     return 1;
   }
-  if (backend->is_device) {
-    void *probe = NULL;
-    if (backend->mem_alloc(64, &probe) != HC_OK) {
-      printf("skipped: backend %s has no usable device here: %s\n", backend_name, hc_error_message());
-      return 77;
-    }
-    backend->mem_free(probe);
-  }
+  if (hc_test_no_device(backend, backend_name)) return 77;
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_agreement),
       cmocka_unit_test(test_sum_into),
