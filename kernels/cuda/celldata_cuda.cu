@@ -520,6 +520,9 @@ cudaError_t launch_kernel(hc_kernel kernel, const celldata_args &a, int nodes, h
 // d_i phi_l w|J| (in double, rounded once), right (p, j) = d_j phi_r, Dk = 3. The big arrays are never stored.
 
 constexpr int kFusedThreads = 256;
+// Threads per block where a cell's points and outputs fit 64 (order 1): four times the cells in flight per SM,
+// as a block is mostly idle while its few points' records are computed.
+constexpr int kFusedSmallThreads = 64;
 constexpr size_t kFusedSmemBytes = 96 * 1024;  // shared memory per block at most: two blocks per SM
 
 // How a cell's contraction is laid out (set on the host, fused_shape_of).
@@ -527,6 +530,7 @@ struct fused_shape {
   int Lf, Rf, Dk;  // left rows, right rows, entries per point and row
   int PC, LDK;     // points per chunk; row stride of the chunk matrices, PC Dk made odd (no bank conflicts)
   int nout, S;     // outputs per cell; threads per output (1 when there are more outputs than threads)
+  int nt;          // threads per block
 };
 
 // Entries of row `row` at point p of the cell's left (Left) or right matrix into dst[0 .. Dk).
@@ -552,8 +556,10 @@ __device__ __forceinline__ void fused_entries(const celldata_args &a, int row, i
   }
 }
 
-template <hc_kernel Kernel, typename T, int NV, int NACC>
-__global__ void __launch_bounds__(kFusedThreads, NACC > 16 ? 1 : 2)  // 64 outputs per thread need the registers
+// NT threads per block (kFusedThreads, or kFusedSmallThreads with NACC = 1); 64 outputs per thread need the
+// registers of a whole SM's worth of one block.
+template <hc_kernel Kernel, typename T, int NV, int NACC, int NT>
+__global__ void __launch_bounds__(NT, NT == kFusedThreads ? (NACC > 16 ? 1 : 2) : 8)
     fused_cells(celldata_args a, fused_shape f, bool cell_minor, int sum_into, T *__restrict__ out) {
   constexpr int R = record_size<Kernel>();
   extern __shared__ double fused_smem[];
@@ -563,7 +569,7 @@ __global__ void __launch_bounds__(kFusedThreads, NACC > 16 ? 1 : 2)  // 64 outpu
   double *s_rec = s_floor + floor_doubles<NV>();            // [R][PC]
   T *Ls = reinterpret_cast<T *>(s_rec + (size_t)R * f.PC);  // [Lf][LDK]
   T *Rs = Ls + (size_t)f.Lf * f.LDK;                        // [Rf][LDK]
-  T *red = Rs + (size_t)f.Rf * f.LDK;                       // [kFusedThreads]
+  T *red = Rs + (size_t)f.Rf * f.LDK;                       // [NT]
   const int tid = threadIdx.x, nt = blockDim.x;
   const int slice = f.S > 1 ? tid / f.nout : 0, o0 = f.S > 1 ? tid % f.nout : tid;
   const bool active = slice < f.S;
@@ -634,7 +640,7 @@ __global__ void __launch_bounds__(kFusedThreads, NACC > 16 ? 1 : 2)  // 64 outpu
 template <hc_kernel Kernel, int NV>
 size_t fused_smem_bytes(const fused_shape &f, size_t scalar) {
   return sizeof(double) * (NV * 3 + floor_doubles<NV>() + (size_t)record_size<Kernel>() * f.PC) +
-         scalar * ((size_t)(f.Lf + f.Rf) * f.LDK + kFusedThreads);
+         scalar * ((size_t)(f.Lf + f.Rf) * f.LDK + f.nt);
 }
 
 template <hc_kernel Kernel, int NV>
@@ -645,7 +651,8 @@ fused_shape fused_shape_of(const celldata_args &a, size_t scalar) {
   f.Rf = fam == HC_FAMILY_FIELDFIELD ? a.L : 1;
   f.Dk = Kernel == HC_FIELDFIELD_TENSOR ? 3 : entries_per_point<Kernel>();
   f.nout = f.Lf * f.Rf;
-  f.S = f.nout < kFusedThreads ? kFusedThreads / f.nout : 1;
+  f.nt = a.P <= kFusedSmallThreads && f.nout <= kFusedSmallThreads ? kFusedSmallThreads : kFusedThreads;
+  f.S = f.nout < f.nt ? f.nt / f.nout : 1;
   // the most points whose records and matrices fit kFusedSmemBytes, at least one
   f.PC = 1;
   f.LDK = f.Dk | 1;
@@ -661,15 +668,15 @@ fused_shape fused_shape_of(const celldata_args &a, size_t scalar) {
   return f;
 }
 
-template <hc_kernel Kernel, typename T, int NV, int NACC>
+template <hc_kernel Kernel, typename T, int NV, int NACC, int NT = kFusedThreads>
 cudaError_t fused_launch_acc(const celldata_args &a, const fused_shape &f, bool minor, int sum_into, void *d_out) {
   const size_t smem = fused_smem_bytes<Kernel, NV>(f, sizeof(T));
-  auto kernel = fused_cells<Kernel, T, NV, NACC>;
+  auto kernel = fused_cells<Kernel, T, NV, NACC, NT>;
   if (smem > 48 * 1024) {
     const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     if (err != cudaSuccess) return err;
   }
-  kernel<<<hc_cuda_grid(a.C), kFusedThreads, smem, hc_cuda_stream()>>>(a, f, minor, sum_into, static_cast<T *>(d_out));
+  kernel<<<hc_cuda_grid(a.C), NT, smem, hc_cuda_stream()>>>(a, f, minor, sum_into, static_cast<T *>(d_out));
   return cudaGetLastError();
 }
 
@@ -677,6 +684,8 @@ cudaError_t fused_launch_acc(const celldata_args &a, const fused_shape &f, bool 
 template <hc_kernel Kernel, typename T, int NV>
 cudaError_t fused_launch(const celldata_args &a, bool minor, int sum_into, void *d_out) {
   const fused_shape f = fused_shape_of<Kernel, NV>(a, sizeof(T));
+  if (f.nt == kFusedSmallThreads)
+    return fused_launch_acc<Kernel, T, NV, 1, kFusedSmallThreads>(a, f, minor, sum_into, d_out);
   const int per = (f.nout + kFusedThreads - 1) / kFusedThreads;
   if constexpr ((hc_family)(Kernel / 3) == HC_FAMILY_FIELDFIELD) {
     if (per > 16) return fused_launch_acc<Kernel, T, NV, 64>(a, f, minor, sum_into, d_out);
