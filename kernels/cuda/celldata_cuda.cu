@@ -20,6 +20,7 @@
 #include <climits>
 #include <cstdint>
 #include <mutex>
+#include <type_traits>
 
 #include "kernels/cuda/hc_cuda_common.cuh"
 #include "kernels/cuda/hc_cuda_context.cuh"
@@ -483,28 +484,36 @@ cudaError_t launch(const celldata_args &a, int nodes, hc_precision precision, hc
                      : launch_nodes<Kernel, 8>(a, precision, minor, d_left, d_right);
 }
 
-cudaError_t launch_kernel(hc_kernel kernel, const celldata_args &a, int nodes, hc_precision precision, hc_layout layout,
-                          void *d_left, void *d_right) {
+// Calls f(std::integral_constant<hc_kernel, K>{}) for the kernel K named at run time: the one switch over the
+// nine kernels that turns a run-time name into a template argument (the cell data and the fused assembly).
+template <typename F>
+cudaError_t with_kernel(hc_kernel kernel, F &&f) {
   switch (kernel) {
     case HC_DATADATA_SCALAR:
-      return launch<HC_DATADATA_SCALAR>(a, nodes, precision, layout, d_left, d_right);
+      return f(std::integral_constant<hc_kernel, HC_DATADATA_SCALAR>{});
     case HC_DATADATA_VECTOR:
-      return launch<HC_DATADATA_VECTOR>(a, nodes, precision, layout, d_left, d_right);
+      return f(std::integral_constant<hc_kernel, HC_DATADATA_VECTOR>{});
     case HC_DATADATA_TENSOR:
-      return launch<HC_DATADATA_TENSOR>(a, nodes, precision, layout, d_left, d_right);
+      return f(std::integral_constant<hc_kernel, HC_DATADATA_TENSOR>{});
     case HC_DATAFIELD_SCALAR:
-      return launch<HC_DATAFIELD_SCALAR>(a, nodes, precision, layout, d_left, d_right);
+      return f(std::integral_constant<hc_kernel, HC_DATAFIELD_SCALAR>{});
     case HC_DATAFIELD_VECTOR:
-      return launch<HC_DATAFIELD_VECTOR>(a, nodes, precision, layout, d_left, d_right);
+      return f(std::integral_constant<hc_kernel, HC_DATAFIELD_VECTOR>{});
     case HC_DATAFIELD_TENSOR:
-      return launch<HC_DATAFIELD_TENSOR>(a, nodes, precision, layout, d_left, d_right);
+      return f(std::integral_constant<hc_kernel, HC_DATAFIELD_TENSOR>{});
     case HC_FIELDFIELD_SCALAR:
-      return launch<HC_FIELDFIELD_SCALAR>(a, nodes, precision, layout, d_left, d_right);
+      return f(std::integral_constant<hc_kernel, HC_FIELDFIELD_SCALAR>{});
     case HC_FIELDFIELD_VECTOR:
-      return launch<HC_FIELDFIELD_VECTOR>(a, nodes, precision, layout, d_left, d_right);
+      return f(std::integral_constant<hc_kernel, HC_FIELDFIELD_VECTOR>{});
     default:
-      return launch<HC_FIELDFIELD_TENSOR>(a, nodes, precision, layout, d_left, d_right);
+      return f(std::integral_constant<hc_kernel, HC_FIELDFIELD_TENSOR>{});
   }
+}
+
+cudaError_t launch_kernel(hc_kernel kernel, const celldata_args &a, int nodes, hc_precision precision, hc_layout layout,
+                          void *d_left, void *d_right) {
+  return with_kernel(kernel,
+                     [&](auto k) { return launch<decltype(k)::value>(a, nodes, precision, layout, d_left, d_right); });
 }
 
 // ---- The fused assembly (hc_backend.fused, README section "Fused assembly") ----
@@ -707,26 +716,7 @@ cudaError_t fused_kernel(const celldata_args &a, int nodes, const hc_contract *k
 }
 
 cudaError_t fused_any(const celldata_args &a, int nodes, const hc_contract *k, void *d_out) {
-  switch (k->kernel) {
-    case HC_DATADATA_SCALAR:
-      return fused_kernel<HC_DATADATA_SCALAR>(a, nodes, k, d_out);
-    case HC_DATADATA_VECTOR:
-      return fused_kernel<HC_DATADATA_VECTOR>(a, nodes, k, d_out);
-    case HC_DATADATA_TENSOR:
-      return fused_kernel<HC_DATADATA_TENSOR>(a, nodes, k, d_out);
-    case HC_DATAFIELD_SCALAR:
-      return fused_kernel<HC_DATAFIELD_SCALAR>(a, nodes, k, d_out);
-    case HC_DATAFIELD_VECTOR:
-      return fused_kernel<HC_DATAFIELD_VECTOR>(a, nodes, k, d_out);
-    case HC_DATAFIELD_TENSOR:
-      return fused_kernel<HC_DATAFIELD_TENSOR>(a, nodes, k, d_out);
-    case HC_FIELDFIELD_SCALAR:
-      return fused_kernel<HC_FIELDFIELD_SCALAR>(a, nodes, k, d_out);
-    case HC_FIELDFIELD_VECTOR:
-      return fused_kernel<HC_FIELDFIELD_VECTOR>(a, nodes, k, d_out);
-    default:
-      return fused_kernel<HC_FIELDFIELD_TENSOR>(a, nodes, k, d_out);
-  }
+  return with_kernel(k->kernel, [&](auto kk) { return fused_kernel<decltype(kk)::value>(a, nodes, k, d_out); });
 }
 
 // What both entry points share: the context's basis tables for desc's basis, the kernel's arguments, a launch,

@@ -373,8 +373,25 @@ inline bool smem_fits(size_t bytes) {
   return bytes <= props->sharedMemPerBlockOptin;
 }
 
-// Launches cell_gemm on a persistent grid of as many blocks as fit on the device at once (at most one per
-// tile); the copy width is 16 bytes when every row of A and B starts 16-byte aligned, else one scalar.
+// Launches kernel on a persistent grid: as many blocks of `threads` threads and `smem` bytes as fit on the
+// device at once, at most one per tile (ntiles), each looping over the tiles (the occupancy is looked up once
+// per kernel in the backend's context, which also sets the shared-memory opt-in).
+template <typename T, typename Kernel>
+cudaError_t launch_persistent(Kernel kernel, int threads, size_t smem, int64_t ntiles, const hc_cuda_shape &s,
+                              const void *A, const void *B, void *out, int sum_into, cudaStream_t stream) {
+  int blocks_per_sm = 0, sms = 0;
+  const cudaError_t err =
+      hc_cuda_occupancy_get(reinterpret_cast<const void *>(kernel), threads, smem, &blocks_per_sm, &sms);
+  if (err != cudaSuccess) return err;
+  const int64_t resident = (int64_t)sms * blocks_per_sm;
+  const unsigned grid = (unsigned)(ntiles < resident ? (ntiles > 0 ? ntiles : 1) : resident);
+  kernel<<<grid, threads, smem, stream>>>(s, static_cast<const T *>(A), static_cast<const T *>(B),
+                                          static_cast<T *>(out), sum_into);
+  return cudaGetLastError();
+}
+
+// Launches cell_gemm on a persistent grid; the copy width is 16 bytes when every row of A and B starts 16-byte
+// aligned, else one scalar.
 template <class Math, int BM, int BN, int BK, int STAGES, int MINB>
 cudaError_t launch(const hc_cuda_shape &s, const void *A, const void *B, void *out, int sum_into, cudaStream_t stream) {
   using T = typename Math::T;
@@ -383,17 +400,8 @@ cudaError_t launch(const hc_cuda_shape &s, const void *A, const void *B, void *o
   const bool wide =
       s.K % V16 == 0 && (reinterpret_cast<uintptr_t>(A) % 16) == 0 && (reinterpret_cast<uintptr_t>(B) % 16) == 0;
   auto kernel = wide ? cell_gemm<Math, BM, BN, BK, STAGES, V16, MINB> : cell_gemm<Math, BM, BN, BK, STAGES, 1, MINB>;
-  // One-time setup per kernel in the backend's context: the shared-memory opt-in and the blocks that fit per SM.
-  int blocks_per_sm = 0, sms = 0;
-  const cudaError_t err =
-      hc_cuda_occupancy_get(reinterpret_cast<const void *>(kernel), Math::kThreads, smem, &blocks_per_sm, &sms);
-  if (err != cudaSuccess) return err;
   const int64_t ntiles = s.C * ((s.L + BM - 1) / BM) * ((s.R + BN - 1) / BN);
-  const int64_t resident = (int64_t)sms * blocks_per_sm;
-  const unsigned grid = (unsigned)(ntiles < resident ? (ntiles > 0 ? ntiles : 1) : resident);
-  kernel<<<grid, Math::kThreads, smem, stream>>>(s, static_cast<const T *>(A), static_cast<const T *>(B),
-                                                 static_cast<T *>(out), sum_into);
-  return cudaGetLastError();
+  return launch_persistent<T>(kernel, Math::kThreads, smem, ntiles, s, A, B, out, sum_into, stream);
 }
 
 // Cell-minor. Entry q of cell c is at q * C + c, so a cell's matrices are spread C entries apart and only
@@ -555,17 +563,9 @@ cudaError_t launch_minor(const hc_cuda_shape &s, const void *A, const void *B, v
   constexpr size_t smem = ((size_t)STAGES * G * (minor_slice<T, BM, LD>() + minor_slice<T, BN, LD>()) +
                            (Math::kLaneCells ? 0 : (size_t)BM * BN * G)) *
                           sizeof(T);
-  auto kernel = cell_gemm_minor<Math, BM, BN, BK, STAGES, MINB>;
-  int blocks_per_sm = 0, sms = 0;
-  const cudaError_t err =
-      hc_cuda_occupancy_get(reinterpret_cast<const void *>(kernel), threads, smem, &blocks_per_sm, &sms);
-  if (err != cudaSuccess) return err;
   const int64_t ntiles = (s.C + G - 1) / G * ((s.L + BM - 1) / BM) * ((s.R + BN - 1) / BN);
-  const int64_t resident = (int64_t)sms * blocks_per_sm;
-  const unsigned grid = (unsigned)(ntiles < resident ? (ntiles > 0 ? ntiles : 1) : resident);
-  kernel<<<grid, threads, smem, stream>>>(s, static_cast<const T *>(A), static_cast<const T *>(B),
-                                          static_cast<T *>(out), sum_into);
-  return cudaGetLastError();
+  return launch_persistent<T>(cell_gemm_minor<Math, BM, BN, BK, STAGES, MINB>, threads, smem, ntiles, s, A, B, out,
+                              sum_into, stream);
 }
 
 }  // namespace hc_gemm

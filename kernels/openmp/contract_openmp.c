@@ -40,6 +40,19 @@
 #else
 #define HC_PREFETCH(p) ((void)(p))
 #endif
+/* Cell-major DataField: how far ahead of the entries being read the loop asks for the lines it will read next
+   (0: leave it to the hardware prefetchers). One core of a server processor keeps few misses in flight for one
+   thread's loads, so a stream read by one thread runs below the core's copy rate unless its lines are asked
+   for well ahead (README section "hexcontract bench" has the measurements; DataData gained nothing). */
+#ifndef HC_OMP_AHEAD_BYTES
+#define HC_OMP_AHEAD_BYTES 2048
+#endif
+/* Asks for the lines of [p + HC_OMP_AHEAD_BYTES, p + HC_OMP_AHEAD_BYTES + bytes). */
+static inline void hc_prefetch_ahead(const void *p, int64_t bytes) {
+  if (HC_OMP_AHEAD_BYTES == 0) return;
+  const char *q = (const char *)p + HC_OMP_AHEAD_BYTES;
+  for (int64_t off = 0; off < bytes; off += 64) HC_PREFETCH(q + off);
+}
 /* Cells per block of a cell-minor DataData or DataField loop: at most max, and at most an even share of the
    cells per thread (a multiple of 16, at least 16), so that a small C still spreads over every thread. */
 static inline int64_t hc_minor_block_openmp(int64_t C, int64_t max) {

@@ -80,8 +80,10 @@ static void HC_FN(hc_datafield_openmp)(const hc_contract *k, const HC_REAL *rest
 #pragma omp parallel for schedule(static)
     for (int64_t c = 0; c < C; c++) {
       const HC_REAL *d = data + c * Kd;
+      hc_prefetch_ahead(d, Kd * (int64_t)sizeof(HC_REAL));
       for (int64_t l = 0; l < L; l++) {
         const HC_REAL *f = fields + (c * L + l) * K;
+        hc_prefetch_ahead(f, K * (int64_t)sizeof(HC_REAL));
         HC_REAL sum = 0;
         if (constant) {
           /* sum_e d[e] * (sum_p f[p, e]): the data is the same at every point. */
