@@ -12,12 +12,20 @@
 /* Cells per block in the cell-minor DataData loop: rows of 32 KiB (double), which the hardware prefetchers
    follow across pages; the accumulators, one row, stay in L1. Measured on one core of the CI-class VM
    (DataData Vector and Tensor, double, 0.2 GB): 11-12 GB/s with 1,024 cells, 12-15 with 2,048, 13-16 with
-   4,096, no better with 8,192. */
+   4,096, no better with 8,192. The loop takes four rows at a time (eight streams in flight, the accumulators
+   read and written once per four rows): 51-64% -> 82-108% of the copy roofline there (2026-11-23). */
 #define HC_OMP_CB_DD 4096
-/* Cells per block and entries of K per chunk in the cell-minor DataField loop: each field row read is 4 KiB
-   (double), and the chunk of data rows, HC_OMP_KB_DF x HC_OMP_CB_DF scalars, stays in L2 for all L fields. */
-#define HC_OMP_CB_DF 512
-#define HC_OMP_KB_DF 64
+/* Cells per block and entries of K per chunk in the cell-minor DataField loop: each field row read is 8 KiB
+   (double), and the chunk of data rows, HC_OMP_KB_DF x HC_OMP_CB_DF scalars (256 KiB), stays in L2 for all L
+   fields. On one core of the CI-class VM, double, with four rows at a time: 512 x 64 33-55% of the copy
+   roofline, 1,024 x 32 60-84% (2,048 x 32 and 4,096 x 16 no better; the (125,216) Tensor case, about 100
+   cells at 0.2 GB, stays near 40%). */
+#ifndef HC_OMP_CB_DF
+#define HC_OMP_CB_DF 1024
+#endif
+#ifndef HC_OMP_KB_DF
+#define HC_OMP_KB_DF 32
+#endif
 /* Cell-minor FieldField: the packed left and right fields of a block of cells take at most this many bytes
    per thread (about half an L2), a block holds at most HC_OMP_FF_NB cells, and a chunk of K at least
    HC_OMP_FF_KQ_MIN entries. */
