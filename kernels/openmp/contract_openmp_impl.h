@@ -44,6 +44,22 @@ static void HC_FN(hc_datadata_openmp)(const hc_contract *k, const HC_REAL *restr
                                       HC_REAL *restrict out) {
   const int64_t C = k->C, K = hc_contract_K(k);
   const int sum_into = k->sum_into;
+  if (k->layout == HC_LAYOUT_CELL_MAJOR && K * (int64_t)sizeof(HC_REAL) <= 32) {
+    /* At most 32 bytes per cell: a vector reduction per cell costs more than its bytes; eight cells at a time,
+       vectorised over the cells, each summing its K entries in order (one core of the CI-class VM, float, P = 8:
+       24-37% -> 61-67% of the copy roofline; for double at P = 8 the reduction per cell is the faster). */
+#pragma omp parallel for schedule(static)
+    for (int64_t c0 = 0; c0 < C; c0 += 8) {
+      const int64_t nc = C - c0 < 8 ? C - c0 : 8;
+      HC_REAL sum[8] = {0};
+      for (int64_t q = 0; q < K; q++) {
+#pragma omp simd
+        for (int64_t c = 0; c < nc; c++) sum[c] += left[(c0 + c) * K + q] * right[(c0 + c) * K + q];
+      }
+      for (int64_t c = 0; c < nc; c++) out[c0 + c] = sum_into ? out[c0 + c] + sum[c] : sum[c];
+    }
+    return;
+  }
   if (k->layout == HC_LAYOUT_CELL_MAJOR) {
 #pragma omp parallel for schedule(static)
     for (int64_t c = 0; c < C; c++) {
