@@ -29,6 +29,25 @@ static inline void HC_FN(hc_row_fma_openmp)(int64_t n, const HC_REAL *restrict a
   }
 }
 
+/* acc[c] += a[c] b0[c] + a[C + c] b1[c] + a[2C + c] b2[c] + a[3C + c] b3[c] for c < n: four rows of a cell-minor
+   block at once (a: four rows C apart), eight sequential streams in flight and the accumulators read and
+   written once per four rows. */
+static inline void HC_FN(hc_row4_fma_openmp)(int64_t n, const HC_REAL *restrict a, int64_t C,
+                                             const HC_REAL *restrict b0, const HC_REAL *restrict b1,
+                                             const HC_REAL *restrict b2, const HC_REAL *restrict b3,
+                                             HC_REAL *restrict acc) {
+#pragma omp simd
+  for (int64_t c = 0; c < n; c++)
+    acc[c] += (a[c] * b0[c] + a[C + c] * b1[c]) + (a[2 * C + c] * b2[c] + a[3 * C + c] * b3[c]);
+}
+
+/* Cell-minor DataField: the row of the data for entry q of K at the block of cells from c0 (with constant data,
+   entry q % Dr of the one point). */
+static inline const HC_REAL *HC_FN(hc_df_data_row)(const HC_REAL *data, int64_t q, int constant, int64_t Dr, int64_t C,
+                                                   int64_t c0) {
+  return data + (constant ? q % Dr : q) * C + c0;
+}
+
 /* o[c] = acc[c] for c < n, or o[c] += acc[c] when add: a row of a cell-minor block written out. */
 static inline void HC_FN(hc_row_store_openmp)(int64_t n, HC_REAL *restrict o, const HC_REAL *restrict acc, int add) {
   if (add) {
@@ -80,13 +99,10 @@ static void HC_FN(hc_datadata_openmp)(const hc_contract *k, const HC_REAL *restr
 #pragma omp simd
     for (int64_t c = 0; c < nc; c++) acc[c] = 0;
     int64_t q = 0;
-    /* Four rows at a time: eight sequential streams in flight, the accumulators read and written once per four
-       rows; then the rows left one at a time. */
+    /* Four rows at a time, then the rows left one at a time. */
     for (; q + 4 <= K; q += 4) {
-      const HC_REAL *a = left + q * C + c0, *b = right + q * C + c0;
-#pragma omp simd
-      for (int64_t c = 0; c < nc; c++)
-        acc[c] += (a[c] * b[c] + a[C + c] * b[C + c]) + (a[2 * C + c] * b[2 * C + c] + a[3 * C + c] * b[3 * C + c]);
+      const HC_REAL *b = right + q * C + c0;
+      HC_FN(hc_row4_fma_openmp)(nc, left + q * C + c0, C, b, b + C, b + 2 * C, b + 3 * C, acc);
     }
     for (; q < K; q++) {
       const HC_REAL *a = left + q * C + c0, *b = right + q * C + c0;
@@ -141,20 +157,15 @@ static void HC_FN(hc_datafield_openmp)(const hc_contract *k, const HC_REAL *rest
 #pragma omp simd
         for (int64_t c = 0; c < nc; c++) acc[c] = 0;
         int64_t q = q0;
-        /* Four rows at a time, as in DataData: eight streams in flight, the accumulators touched once per four. */
+        /* Four rows at a time, as in DataData, then the rows left one at a time. */
         for (; q + 4 <= q1; q += 4) {
-          const HC_REAL *f = fields + (l * K + q) * C + c0;
-          const HC_REAL *d0 = data + (constant ? q % Dr : q) * C + c0,
-                        *d1 = data + (constant ? (q + 1) % Dr : q + 1) * C + c0;
-          const HC_REAL *d2 = data + (constant ? (q + 2) % Dr : q + 2) * C + c0,
-                        *d3 = data + (constant ? (q + 3) % Dr : q + 3) * C + c0;
-#pragma omp simd
-          for (int64_t c = 0; c < nc; c++)
-            acc[c] += (f[c] * d0[c] + f[C + c] * d1[c]) + (f[2 * C + c] * d2[c] + f[3 * C + c] * d3[c]);
+          const HC_REAL *d[4];
+          for (int i = 0; i < 4; i++) d[i] = HC_FN(hc_df_data_row)(data, q + i, constant, Dr, C, c0);
+          HC_FN(hc_row4_fma_openmp)(nc, fields + (l * K + q) * C + c0, C, d[0], d[1], d[2], d[3], acc);
         }
         for (; q < q1; q++) {
           const HC_REAL *f = fields + (l * K + q) * C + c0;
-          const HC_REAL *d = data + (constant ? q % Dr : q) * C + c0;
+          const HC_REAL *d = HC_FN(hc_df_data_row)(data, q, constant, Dr, C, c0);
           /* Fetched ahead: the next field row (that of the next field after the chunk's last), and the next
              data row while the first field reads the chunk's data. */
           const HC_REAL *pf = q + 1 < q1 ? f + C : l + 1 < L ? fields + ((l + 1) * K + q0) * C + c0 : NULL;
