@@ -22,6 +22,7 @@
 #include <mutex>
 #include <type_traits>
 
+#include "kernels/cuda/hc_cell_gemm.cuh"
 #include "kernels/cuda/hc_cuda_common.cuh"
 #include "kernels/cuda/hc_cuda_context.cuh"
 #include "kernels/cuda/hc_fastdiv.h"
@@ -527,17 +528,33 @@ cudaError_t launch_kernel(hc_kernel kernel, const celldata_args &a, int nodes, h
 // there are fewer, S threads split the contracted index of each output and their sums meet through shared
 // memory. FieldFieldTensor sums over i first, as the OpenMP fused kernel does: left (p, j) = sum_i kappa_ij
 // d_i phi_l w|J| (in double, rounded once), right (p, j) = d_j phi_r, Dk = 3. The big arrays are never stored.
+// FieldField with 16 or more fields (orders 2 to 4) takes step (4) as a GEMM of the chunk's matrices instead
+// (Math, hc_cell_gemm.cuh): the FP64 tensor cores (mma.sync) in double, register blocks of FMAs with 16-byte
+// shared-memory reads in float, over the element matrix padded to a BM x BM tile (rows past L are never
+// stored; the chunk's entries past PC Dk are zeroed up to a whole mma or vector step).
 
 constexpr int kFusedThreads = 256;
 // Threads per block where a cell's points and outputs fit 64 (order 1): four times the cells in flight per SM,
 // as a block is mostly idle while its few points' records are computed.
 constexpr int kFusedSmallThreads = 64;
 constexpr size_t kFusedSmemBytes = 96 * 1024;  // shared memory per block at most: two blocks per SM
+// With the 128 x 128 tile (order 4) one block fills an SM's registers: it may take most of the shared memory,
+// so that the chunks hold more points.
+constexpr size_t kFusedSmemBytesBig = 160 * 1024;  // within sm_80's 163 KB per block
+
+// The GEMM of a FieldField element matrix of BM x BM (padded) for kFusedThreads threads.
+template <typename T, int BM>
+using fused_math = std::conditional_t<std::is_same_v<T, double>, hc_gemm::MathDmma<BM, BM, 2, 4, 8>,
+                                      hc_gemm::MathFma<float, BM, BM, 16, 16>>;
 
 // How a cell's contraction is laid out (set on the host, fused_shape_of).
 struct fused_shape {
   int Lf, Rf, Dk;  // left rows, right rows, entries per point and row
-  int PC, LDK;     // points per chunk; row stride of the chunk matrices, PC Dk made odd (no bank conflicts)
+  int PC, LDK;     // points per chunk; row stride of the chunk matrices: PC Dk made odd (no bank conflicts), or
+                   // with a GEMM (BM > 0) rounded up to 8 plus 4 (conflict-free mma and 16-byte reads)
+  int BM;          // FieldField's padded element matrix with a GEMM (Math), else 0
+  int LM, RM;      // rows of the left and right chunk matrices in shared memory: Lf and Rf, or BM
+  int KQ;          // the GEMM's step: the chunk's entries are zeroed past PC Dk up to a multiple of KQ (1: none)
   int nout, S;     // outputs per cell; threads per output (1 when there are more outputs than threads)
   int nt;          // threads per block
 };
@@ -565,23 +582,45 @@ __device__ __forceinline__ void fused_entries(const celldata_args &a, int row, i
   }
 }
 
+// Doubles of shared memory before the chunk matrices (the geometry nodes, the floor, the records), made even
+// so that the matrices start on 16 bytes.
+template <hc_kernel Kernel, int NV>
+__host__ __device__ constexpr size_t fused_matrix_offset(int PC) {
+  return (NV * 3 + floor_doubles<NV>() + (size_t)record_size<Kernel>() * PC + 1) / 2 * 2;
+}
+
+// Blocks per SM that the registers must allow: one with 64 accumulators per thread (the 128 x 128 tile).
+template <int NACC, class Math>
+constexpr int fused_min_blocks() {
+  if constexpr (std::is_void_v<Math>) {
+    return NACC > 16 ? 1 : 2;
+  } else {
+    return sizeof(Math::acc) / sizeof(typename Math::T) >= 64 ? 1 : 2;
+  }
+}
+
 // NT threads per block (kFusedThreads, or kFusedSmallThreads with NACC = 1); 64 outputs per thread need the
-// registers of a whole SM's worth of one block.
-template <hc_kernel Kernel, typename T, int NV, int NACC, int NT>
-__global__ void __launch_bounds__(NT, NT == kFusedThreads ? (NACC > 16 ? 1 : 2) : 8)
+// registers of a whole SM's worth of one block. Math: void (dot products, NACC outputs per thread) or the
+// GEMM of FieldField's element matrix (f.BM rows).
+template <hc_kernel Kernel, typename T, int NV, int NACC, int NT, class Math = void>
+__global__ void __launch_bounds__(NT, NT == kFusedThreads ? fused_min_blocks<NACC, Math>() : 8)
     fused_cells(celldata_args a, fused_shape f, bool cell_minor, int sum_into, T *__restrict__ out) {
   constexpr int R = record_size<Kernel>();
+  constexpr bool kGemm = !std::is_void_v<Math>;
   extern __shared__ double fused_smem[];
   const int64_t C = a.C, P = a.P;
-  double *s_x = fused_smem;                                 // [NV][3]
-  double *s_floor = s_x + NV * 3;                           // [1] when NV = 27
-  double *s_rec = s_floor + floor_doubles<NV>();            // [R][PC]
-  T *Ls = reinterpret_cast<T *>(s_rec + (size_t)R * f.PC);  // [Lf][LDK]
-  T *Rs = Ls + (size_t)f.Lf * f.LDK;                        // [Rf][LDK]
-  T *red = Rs + (size_t)f.Rf * f.LDK;                       // [NT]
+  double *s_x = fused_smem;                                                           // [NV][3]
+  double *s_floor = s_x + NV * 3;                                                     // [1] when NV = 27
+  double *s_rec = s_floor + floor_doubles<NV>();                                      // [R][PC]
+  T *Ls = reinterpret_cast<T *>(fused_smem + fused_matrix_offset<Kernel, NV>(f.PC));  // [LM][LDK]
+  T *Rs = Ls + (size_t)f.LM * f.LDK;                                                  // [RM][LDK]
+  T *red = Rs + (size_t)f.RM * f.LDK;                                                 // [NT]
   const int tid = threadIdx.x, nt = blockDim.x;
   const int slice = f.S > 1 ? tid / f.nout : 0, o0 = f.S > 1 ? tid % f.nout : tid;
   const bool active = slice < f.S;
+  // The padding rows of the GEMM's matrices, never formed: zero, so that every product is of finite numbers.
+  for (int it = tid; it < (f.LM - f.Lf) * f.LDK; it += nt) Ls[(size_t)f.Lf * f.LDK + it] = T(0);
+  for (int it = tid; it < (f.RM - f.Rf) * f.LDK; it += nt) Rs[(size_t)f.Rf * f.LDK + it] = T(0);
   for (int64_t c = blockIdx.x; c < C; c += gridDim.x) {
     move_nodes<NV>(a, c, 1, s_x);
     __syncthreads();
@@ -592,6 +631,8 @@ __global__ void __launch_bounds__(NT, NT == kFusedThreads ? (NACC > 16 ? 1 : 2) 
     T acc[NACC];
 #pragma unroll
     for (int n = 0; n < NACC; n++) acc[n] = T(0);
+    std::conditional_t<kGemm, Math, int> math{};
+    if constexpr (kGemm) math.zero();
     for (int64_t p0 = 0; p0 < P; p0 += f.PC) {
       const int pc = (int)(P - p0 < f.PC ? P - p0 : f.PC);
       for (int pp = tid; pp < pc; pp += nt) {
@@ -610,9 +651,19 @@ __global__ void __launch_bounds__(NT, NT == kFusedThreads ? (NACC > 16 ? 1 : 2) 
           fused_entries<Kernel, false>(a, row - f.Lf, p0 + pp, rec, Rs + (row - f.Lf) * f.LDK + pp * f.Dk);
         }
       }
+      const int kn = pc * f.Dk, knq = (kn + f.KQ - 1) / f.KQ * f.KQ;
+      if constexpr (kGemm) {
+        // the entries past kn up to the GEMM's next step: zero in both matrices
+        const int padw = knq - kn;
+        for (int it = tid; it < (f.Lf + f.Rf) * padw; it += nt) {
+          const int row = it / padw, k = kn + it % padw;
+          (row < f.Lf ? Ls + row * f.LDK : Rs + (row - f.Lf) * f.LDK)[k] = T(0);
+        }
+      }
       __syncthreads();
-      const int kn = pc * f.Dk;
-      if (active) {
+      if constexpr (kGemm) {
+        math.steps(Ls, Rs, f.LDK, knq, tid);
+      } else if (active) {
 #pragma unroll
         for (int n = 0; n < NACC; n++) {
           const int o = o0 + n * nt;
@@ -627,7 +678,9 @@ __global__ void __launch_bounds__(NT, NT == kFusedThreads ? (NACC > 16 ? 1 : 2) 
       __syncthreads();  // the next chunk overwrites the records and the matrices
     }
     auto store = [&](int o, T v) { hc_store(&out[cell_minor ? (int64_t)o * C + c : c * f.nout + o], v, sum_into); };
-    if (f.S > 1) {
+    if constexpr (kGemm) {
+      math.store(out + (cell_minor ? c : c * f.nout), f.Lf, f.Rf, 0, 0, sum_into, tid, cell_minor ? C : 1);
+    } else if (f.S > 1) {
       red[tid] = active ? acc[0] : T(0);
       __syncthreads();
       if (tid < f.nout) {
@@ -648,8 +701,13 @@ __global__ void __launch_bounds__(NT, NT == kFusedThreads ? (NACC > 16 ? 1 : 2) 
 // Shared memory of fused_cells for PC points per chunk.
 template <hc_kernel Kernel, int NV>
 size_t fused_smem_bytes(const fused_shape &f, size_t scalar) {
-  return sizeof(double) * (NV * 3 + floor_doubles<NV>() + (size_t)record_size<Kernel>() * f.PC) +
-         scalar * ((size_t)(f.Lf + f.Rf) * f.LDK + f.nt);
+  return sizeof(double) * fused_matrix_offset<Kernel, NV>(f.PC) + scalar * ((size_t)(f.LM + f.RM) * f.LDK + f.nt);
+}
+
+// The padded element matrix of FieldField's GEMM for L fields (orders 2 to 4), or 0 for the dot products.
+inline int fused_gemm_rows(hc_family fam, int L) {
+  if (fam != HC_FAMILY_FIELDFIELD || L < 16) return 0;
+  return L <= 32 ? 32 : L <= 64 ? 64 : 128;
 }
 
 template <hc_kernel Kernel, int NV>
@@ -662,14 +720,20 @@ fused_shape fused_shape_of(const celldata_args &a, size_t scalar) {
   f.nout = f.Lf * f.Rf;
   f.nt = a.P <= kFusedSmallThreads && f.nout <= kFusedSmallThreads ? kFusedSmallThreads : kFusedThreads;
   f.S = f.nout < f.nt ? f.nt / f.nout : 1;
-  // the most points whose records and matrices fit kFusedSmemBytes, at least one
+  f.BM = fused_gemm_rows(fam, a.L);
+  f.LM = f.BM ? f.BM : f.Lf;
+  f.RM = f.BM ? f.BM : f.Rf;
+  f.KQ = !f.BM ? 1 : scalar == sizeof(double) ? 8 : 4;
+  auto stride = [&](int pc) { return f.BM ? (pc * f.Dk + 7) / 8 * 8 + 4 : (pc * f.Dk) | 1; };
+  const size_t cap = f.BM >= 128 ? kFusedSmemBytesBig : kFusedSmemBytes;
+  // the most points whose records and matrices fit the cap, at least one
   f.PC = 1;
-  f.LDK = f.Dk | 1;
+  f.LDK = stride(1);
   for (int pc = (int)a.P; pc > 1; pc--) {
     fused_shape g = f;
     g.PC = pc;
-    g.LDK = (pc * f.Dk) | 1;
-    if (fused_smem_bytes<Kernel, NV>(g, scalar) <= kFusedSmemBytes) {
+    g.LDK = stride(pc);
+    if (fused_smem_bytes<Kernel, NV>(g, scalar) <= cap) {
       f = g;
       break;
     }
@@ -677,10 +741,10 @@ fused_shape fused_shape_of(const celldata_args &a, size_t scalar) {
   return f;
 }
 
-template <hc_kernel Kernel, typename T, int NV, int NACC, int NT = kFusedThreads>
+template <hc_kernel Kernel, typename T, int NV, int NACC, int NT = kFusedThreads, class Math = void>
 cudaError_t fused_launch_acc(const celldata_args &a, const fused_shape &f, bool minor, int sum_into, void *d_out) {
   const size_t smem = fused_smem_bytes<Kernel, NV>(f, sizeof(T));
-  auto kernel = fused_cells<Kernel, T, NV, NACC, NT>;
+  auto kernel = fused_cells<Kernel, T, NV, NACC, NT, Math>;
   if (smem > 48 * 1024) {
     const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     if (err != cudaSuccess) return err;
@@ -697,6 +761,12 @@ cudaError_t fused_launch(const celldata_args &a, bool minor, int sum_into, void 
     return fused_launch_acc<Kernel, T, NV, 1, kFusedSmallThreads>(a, f, minor, sum_into, d_out);
   const int per = (f.nout + kFusedThreads - 1) / kFusedThreads;
   if constexpr ((hc_family)(Kernel / 3) == HC_FAMILY_FIELDFIELD) {
+    if (f.BM == 32)
+      return fused_launch_acc<Kernel, T, NV, 1, kFusedThreads, fused_math<T, 32>>(a, f, minor, sum_into, d_out);
+    if (f.BM == 64)
+      return fused_launch_acc<Kernel, T, NV, 1, kFusedThreads, fused_math<T, 64>>(a, f, minor, sum_into, d_out);
+    if (f.BM == 128)
+      return fused_launch_acc<Kernel, T, NV, 1, kFusedThreads, fused_math<T, 128>>(a, f, minor, sum_into, d_out);
     if (per > 16) return fused_launch_acc<Kernel, T, NV, 64>(a, f, minor, sum_into, d_out);
     if (per > 4) return fused_launch_acc<Kernel, T, NV, 16>(a, f, minor, sum_into, d_out);
     if (per > 1) return fused_launch_acc<Kernel, T, NV, 4>(a, f, minor, sum_into, d_out);

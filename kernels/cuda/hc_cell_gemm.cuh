@@ -144,39 +144,47 @@ struct MathDmma {
 #endif
   }
 
-  // One K-step of BK entries: As[BM][LD], Bs[BN][LD] in shared memory.
-  template <int BK, int LD>
-  __device__ __forceinline__ void step(const double *As, const double *Bs, int tid) {
+  // The mma steps of entries kk .. kk + kStepK - 1 of As[BM][ld], Bs[BN][ld] in shared memory.
+  __device__ __forceinline__ void kstep(const double *As, const double *Bs, int ld, int kk, int tid) {
     const int warp = tid >> 5, lane = tid & 31, g = lane >> 2, t = lane & 3;
     const int wm = (warp / WARPS_N) * WM, wn = (warp % WARPS_N) * WN;
-#pragma unroll(kKkUnroll)
-    for (int kk = 0; kk < BK; kk += kStepK) {
-      double b[NT][kStepK / 4];
+    double b[NT][kStepK / 4];
 #pragma unroll
-      for (int j = 0; j < NT; j++) {
-        const double *p = Bs + (wn + j * 8 + g) * LD + kk + t;
+    for (int j = 0; j < NT; j++) {
+      const double *p = Bs + (wn + j * 8 + g) * ld + kk + t;
 #pragma unroll
-        for (int e = 0; e < kStepK / 4; e++) b[j][e] = p[4 * e];
+      for (int e = 0; e < kStepK / 4; e++) b[j][e] = p[4 * e];
+    }
+#pragma unroll
+    for (int i = 0; i < MT; i++) {
+      const double *p = As + (wm + i * 16 + g) * ld + kk + t;
+      double a[2 * (kStepK / 4)];
+#pragma unroll
+      for (int e = 0; e < kStepK / 4; e++) {
+        a[2 * e] = p[4 * e];
+        a[2 * e + 1] = p[8 * ld + 4 * e];
       }
 #pragma unroll
-      for (int i = 0; i < MT; i++) {
-        const double *p = As + (wm + i * 16 + g) * LD + kk + t;
-        double a[2 * (kStepK / 4)];
-#pragma unroll
-        for (int e = 0; e < kStepK / 4; e++) {
-          a[2 * e] = p[4 * e];
-          a[2 * e + 1] = p[8 * LD + 4 * e];
-        }
-#pragma unroll
-        for (int j = 0; j < NT; j++) {
-          if constexpr (kStepK == 16) {
-            mma16(acc[i][j], a, b[j]);
-          } else {
-            mma(acc[i][j], a, b[j]);
-          }
+      for (int j = 0; j < NT; j++) {
+        if constexpr (kStepK == 16) {
+          mma16(acc[i][j], a, b[j]);
+        } else {
+          mma(acc[i][j], a, b[j]);
         }
       }
     }
+  }
+
+  // One K-step of BK entries: As[BM][LD], Bs[BN][LD] in shared memory.
+  template <int BK, int LD>
+  __device__ __forceinline__ void step(const double *As, const double *Bs, int tid) {
+#pragma unroll(kKkUnroll)
+    for (int kk = 0; kk < BK; kk += kStepK) kstep(As, Bs, LD, kk, tid);
+  }
+
+  // The first nk entries (a multiple of kStepK) of As[BM][ld], Bs[BN][ld], both known only at run time.
+  __device__ __forceinline__ void steps(const double *As, const double *Bs, int ld, int nk, int tid) {
+    for (int kk = 0; kk < nk; kk += kStepK) kstep(As, Bs, ld, kk, tid);
   }
 
   // Stores (or adds) the tile at (l0, r0) of O (L x R, row-major, entry e at O[e * ostride]); rows past L and
@@ -225,23 +233,31 @@ struct MathFma {
     Real v[V];
   };
 
+  // The FMAs of entries kk .. kk + V - 1 of As[BM][ld], Bs[BN][ld] in shared memory.
+  __device__ __forceinline__ void kstep(const Real *As, const Real *Bs, int ld, int kk, int tid) {
+    const int y = tid / TX, x = tid % TX;
+    vec b[NJ];
+#pragma unroll
+    for (int j = 0; j < NJ; j++) b[j] = *reinterpret_cast<const vec *>(Bs + (x + TX * j) * ld + kk);
+#pragma unroll
+    for (int i = 0; i < MI; i++) {
+      const vec a = *reinterpret_cast<const vec *>(As + (y + TY * i) * ld + kk);
+#pragma unroll
+      for (int j = 0; j < NJ; j++)
+#pragma unroll
+        for (int e = 0; e < V; e++) acc[i][j] = fma(a.v[e], b[j].v[e], acc[i][j]);
+    }
+  }
+
   template <int BK, int LD>
   __device__ __forceinline__ void step(const Real *As, const Real *Bs, int tid) {
-    const int y = tid / TX, x = tid % TX;
 #pragma unroll(kKkUnroll)
-    for (int kk = 0; kk < BK; kk += V) {
-      vec b[NJ];
-#pragma unroll
-      for (int j = 0; j < NJ; j++) b[j] = *reinterpret_cast<const vec *>(Bs + (x + TX * j) * LD + kk);
-#pragma unroll
-      for (int i = 0; i < MI; i++) {
-        const vec a = *reinterpret_cast<const vec *>(As + (y + TY * i) * LD + kk);
-#pragma unroll
-        for (int j = 0; j < NJ; j++)
-#pragma unroll
-          for (int e = 0; e < V; e++) acc[i][j] = fma(a.v[e], b[j].v[e], acc[i][j]);
-      }
-    }
+    for (int kk = 0; kk < BK; kk += V) kstep(As, Bs, LD, kk, tid);
+  }
+
+  // The first nk entries (a multiple of V) of As[BM][ld], Bs[BN][ld], both known only at run time.
+  __device__ __forceinline__ void steps(const Real *As, const Real *Bs, int ld, int nk, int tid) {
+    for (int kk = 0; kk < nk; kk += V) kstep(As, Bs, ld, kk, tid);
   }
 
   __device__ __forceinline__ void store(Real *O, int L, int R, int l0, int r0, int sum_into, int tid,
