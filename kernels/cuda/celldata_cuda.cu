@@ -698,6 +698,86 @@ __global__ void __launch_bounds__(NT, NT == kFusedThreads ? fused_min_blocks<NAC
   }
 }
 
+// DataData and DataField, whose entries are each used once: NCB cells per block (as many as give every thread a
+// point), one thread per (cell, point) computing its record, as the cell data does. DataData: the thread
+// sums its point's products of the rounded left and right entries, and one thread per cell adds the points'
+// sums in order. DataField: the thread keeps its record and its point's right entries (rounded) in shared
+// memory; then one thread per (cell, field) forms that field's left entries point by point and sums their
+// products with the right ones. No left array and no chunking: used where the records of NCB >= 1 cells
+// with all their points fit kFusedSmemBytes (fused_points_cells), else fused_cells.
+template <hc_kernel Kernel, typename T, int NV>
+__global__ void __launch_bounds__(kFusedThreads, 2)
+    fused_points(celldata_args a, int ncb, bool cell_minor, int sum_into, T *__restrict__ out) {
+  constexpr bool kField = (hc_family)(Kernel / 3) == HC_FAMILY_DATAFIELD;
+  constexpr int R = record_size<Kernel>(), Dij = entries_per_point<Kernel>();
+  extern __shared__ double fused_smem[];
+  const int64_t C = a.C;
+  const int P = a.P, L = a.L, nout = kField ? L : 1, items = ncb * P, tid = threadIdx.x, nt = blockDim.x;
+  double *s_x = fused_smem;                                                    // [ncb][NV][3]
+  double *s_floor = s_x + (size_t)ncb * NV * 3;                                // [ncb] when NV = 27
+  double *s_rec = s_floor + (size_t)ncb * floor_doubles<NV>();                 // DataField: [R][items]
+  T *s_val = reinterpret_cast<T *>(s_rec + (kField ? (size_t)R * items : 0));  // [items][Dij] or [items]
+  for (int64_t c0 = (int64_t)blockIdx.x * ncb; c0 < C; c0 += (int64_t)gridDim.x * ncb) {
+    const int ncell = (int)(C - c0 < ncb ? C - c0 : ncb);
+    move_nodes<NV>(a, c0, ncell, s_x);
+    __syncthreads();
+    if constexpr (NV == 27) {
+      node_floors<NV>(ncell, s_x, s_floor);
+      __syncthreads();
+    }
+    for (int it = tid; it < ncell * P; it += nt) {
+      const int cl = it / P, p = it - cl * P;
+      register_record<R> rec;
+      point_record<Kernel, NV>(a, reinterpret_cast<const double(*)[3]>(s_x + cl * NV * 3), s_floor + cl, c0 + cl, p,
+                               rec.v);
+      if constexpr (kField) {
+#pragma unroll
+        for (int k = 0; k < R; k++) s_rec[k * items + it] = rec.v[k];
+        point_entries<Kernel>(rec, [&](int ij, double, double rv) { s_val[it * Dij + ij] = (T)rv; });
+      } else {
+        T sum = T(0);
+        point_entries<Kernel>(rec, [&](int, double lv, double rv) { sum += (T)lv * (T)rv; });
+        s_val[it] = sum;
+      }
+    }
+    __syncthreads();
+    for (int it = tid; it < ncell * nout; it += nt) {
+      const int cl = it / nout, o = it - cl * nout;
+      T sum = T(0);
+      for (int p = 0; p < P; p++) {
+        const int ip = cl * P + p;
+        if constexpr (kField) {
+          field_entries<Kernel>(a, (int64_t)o * P + p, shared_record{s_rec + ip, items},
+                                [&](int ij, double lv, double) { sum += (T)lv * s_val[ip * Dij + ij]; });
+        } else {
+          sum += s_val[ip];
+        }
+      }
+      const int64_t c = c0 + cl;
+      hc_store(&out[cell_minor ? (int64_t)o * C + c : c * nout + o], sum, sum_into);
+    }
+    __syncthreads();  // the next cells overwrite the nodes, records and entries
+  }
+}
+
+// Shared memory of fused_points for ncb cells of P points.
+template <hc_kernel Kernel, int NV>
+size_t fused_points_smem(int ncb, int P, size_t scalar) {
+  constexpr bool kField = (hc_family)(Kernel / 3) == HC_FAMILY_DATAFIELD;
+  const size_t items = (size_t)ncb * P;
+  return sizeof(double) *
+             ((size_t)ncb * (NV * 3 + floor_doubles<NV>()) + (kField ? record_size<Kernel>() * items : 0)) +
+         scalar * items * (kField ? entries_per_point<Kernel>() : 1);
+}
+
+// Cells per block of fused_points: enough that every thread has a point; 0 where one cell does not fit.
+template <hc_kernel Kernel, int NV>
+int fused_points_cells(const celldata_args &a, size_t scalar) {
+  int ncb = a.P < kFusedThreads ? kFusedThreads / a.P : 1;
+  while (ncb > 0 && fused_points_smem<Kernel, NV>(ncb, a.P, scalar) > kFusedSmemBytes) ncb--;
+  return ncb;
+}
+
 // Shared memory of fused_cells for PC points per chunk.
 template <hc_kernel Kernel, int NV>
 size_t fused_smem_bytes(const fused_shape &f, size_t scalar) {
@@ -756,6 +836,20 @@ cudaError_t fused_launch_acc(const celldata_args &a, const fused_shape &f, bool 
 // FieldField's element matrices take NACC outputs per thread, the smallest of 1, 4, 16, 64 that holds them.
 template <hc_kernel Kernel, typename T, int NV>
 cudaError_t fused_launch(const celldata_args &a, bool minor, int sum_into, void *d_out) {
+  if constexpr ((hc_family)(Kernel / 3) != HC_FAMILY_FIELDFIELD) {
+    const int ncb = fused_points_cells<Kernel, NV>(a, sizeof(T));
+    if (ncb > 0) {
+      const size_t smem = fused_points_smem<Kernel, NV>(ncb, (int)a.P, sizeof(T));
+      auto kernel = fused_points<Kernel, T, NV>;
+      if (smem > 48 * 1024) {
+        const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+        if (err != cudaSuccess) return err;
+      }
+      kernel<<<hc_cuda_grid((a.C + ncb - 1) / ncb), kFusedThreads, smem, hc_cuda_stream()>>>(a, ncb, minor, sum_into,
+                                                                                             static_cast<T *>(d_out));
+      return cudaGetLastError();
+    }
+  }
   const fused_shape f = fused_shape_of<Kernel, NV>(a, sizeof(T));
   if (f.nt == kFusedSmallThreads)
     return fused_launch_acc<Kernel, T, NV, 1, kFusedSmallThreads>(a, f, minor, sum_into, d_out);
