@@ -1,7 +1,9 @@
 // Assembly on the GPU: element outputs gathered and scattered into nodal vectors with atomic adds
 // (kernels/README.md, section Assembly: DataField outputs summed into a nodal vector, FieldField outputs applied
 // element by element, y = sum_c P_c^T A_c P_c u). One thread per (cell, row); in the cell-minor layout neighbouring
-// threads take neighbouring cells, so the element reads coalesce. Also the gather
+// threads take neighbouring cells, so the element reads coalesce; in the cell-major one a block first copies a
+// few cells' element matrices (contiguous) and u at their nodes into shared memory with coalesced reads, where
+// small enough (assemble_apply_staged). Also the gather
 // and scatter of shared nodes for the halo exchange, and w = a x + y for the nodal interpolant of a step.
 #include <cuda_runtime.h>
 
@@ -61,6 +63,46 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+// Cell-major, G cells at a time: the cells' element matrices, one contiguous run, copied into shared memory
+// (row stride LD, odd, so that the threads' rows fall in distinct banks) and u at their nodes; then one thread
+// per (cell, row) sums its row as assemble_apply does, in the same order.
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+    assemble_apply_staged(int64_t C, int L, int G, const T *__restrict__ A, const int32_t *__restrict__ nodes,
+                          const double *__restrict__ u, double *y) {
+  extern __shared__ double apply_smem[];
+  const int LD = L | 1;
+  const int64_t LL = (int64_t)L * L;
+  double *us = apply_smem;                                    // [G][L]
+  T *As = reinterpret_cast<T *>(apply_smem + (size_t)G * L);  // [G][L][LD]
+  for (int64_t c0 = (int64_t)blockIdx.x * G; c0 < C; c0 += (int64_t)gridDim.x * G) {
+    const int g = (int)(C - c0 < G ? C - c0 : G);
+    const T *src = A + c0 * LL;
+    for (int64_t i = threadIdx.x; i < g * LL; i += blockDim.x) As[i / L * LD + i % L] = src[i];
+    for (int i = threadIdx.x; i < g * L; i += blockDim.x) us[i] = u[nodes[c0 * L + i]];
+    __syncthreads();
+    for (int i = threadIdx.x; i < g * L; i += blockDim.x) {
+      const T *row = As + (int64_t)i * LD;
+      const double *uc = us + i / L * L;
+      double s = 0;
+      for (int r = 0; r < L; r++) s += (double)row[r] * uc[r];
+      atomicAdd(&y[nodes[c0 * L + i]], s);
+    }
+    __syncthreads();  // the next cells overwrite the matrices
+  }
+}
+
+// Shared memory of assemble_apply_staged at most: two blocks per SM.
+constexpr size_t kApplySmemBytes = 96 * 1024;
+
+// Cells per block of assemble_apply_staged (at most one per L threads, as many as fit kApplySmemBytes).
+template <typename T>
+int apply_cells(int L) {
+  const size_t per_cell = (size_t)L * sizeof(double) + (size_t)L * (L | 1) * sizeof(T);
+  const size_t by_smem = kApplySmemBytes / per_cell, by_threads = L < kThreads ? kThreads / L : 1;
+  return (int)(by_smem < by_threads ? by_smem : by_threads);
+}
+
 template <typename T>
 cudaError_t launch_vector(const hc_contract *k, const void *d_out, const int32_t *d_nodes, double *d_y) {
   const unsigned grid = hc_cuda_grid((k->C * k->L + kThreads - 1) / kThreads);
@@ -78,7 +120,18 @@ cudaError_t launch_apply(const hc_contract *k, const void *d_A, const int32_t *d
                          double *d_y) {
   const unsigned grid = hc_cuda_grid((k->C * k->L + kThreads - 1) / kThreads);
   const T *A = static_cast<const T *>(d_A);
-  if (k->layout == HC_LAYOUT_CELL_MINOR) {
+  const int G = apply_cells<T>(k->L);
+  if (k->layout == HC_LAYOUT_CELL_MAJOR && G >= 2) {
+    // fewer than two cells per block would leave most threads idle: the plain kernel below then
+    const size_t smem = (size_t)G * k->L * (sizeof(double) + (size_t)(k->L | 1) * sizeof(T));
+    if (smem > 48 * 1024) {
+      const cudaError_t err =
+          cudaFuncSetAttribute(assemble_apply_staged<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+      if (err != cudaSuccess) return err;
+    }
+    assemble_apply_staged<T>
+        <<<hc_cuda_grid((k->C + G - 1) / G), kThreads, smem, hc_cuda_stream()>>>(k->C, k->L, G, A, d_nodes, d_u, d_y);
+  } else if (k->layout == HC_LAYOUT_CELL_MINOR) {
     assemble_apply<T, true><<<grid, kThreads, 0, hc_cuda_stream()>>>(k->C, k->L, A, d_nodes, d_u, d_y);
   } else {
     assemble_apply<T, false><<<grid, kThreads, 0, hc_cuda_stream()>>>(k->C, k->L, A, d_nodes, d_u, d_y);

@@ -519,19 +519,23 @@ cudaError_t launch_kernel(hc_kernel kernel, const celldata_args &a, int nodes, h
 
 // ---- The fused assembly (hc_backend.fused, README section "Fused assembly") ----
 //
-// One block per cell (a grid-stride loop over the cells), the cell's points in chunks of PC: (1) the cell's
-// moved geometry nodes into shared memory; per chunk (2) every point's record, as the cell-data kernels
-// compute it, (3) the chunk's part of the cell's left matrix (Lf rows) and right matrix (Rf rows) of PC Dk
-// entries each, formed as the cell data forms them and rounded to the array precision, and (4) every thread
-// adds its outputs' dot products over the chunk. The outputs (Lf x Rf: 1 for DataData, L for DataField, L x L
-// for FieldField) are spread over the block: NACC per thread when there are more outputs than threads; when
-// there are fewer, S threads split the contracted index of each output and their sums meet through shared
-// memory. FieldFieldTensor sums over i first, as the OpenMP fused kernel does: left (p, j) = sum_i kappa_ij
-// d_i phi_l w|J| (in double, rounded once), right (p, j) = d_j phi_r, Dk = 3. The big arrays are never stored.
-// FieldField with 16 or more fields (orders 2 to 4) takes step (4) as a GEMM of the chunk's matrices instead
-// (Math, hc_cell_gemm.cuh): the FP64 tensor cores (mma.sync) in double, register blocks of FMAs with 16-byte
-// shared-memory reads in float, over the element matrix padded to a BM x BM tile (rows past L are never
-// stored; the chunk's entries past PC Dk are zeroed up to a whole mma or vector step).
+// DataData and DataField (fused_points): NCB cells per block, one thread per (cell, point) computing its record;
+// each entry is used once, so none is stored but DataField's right ones (described at the kernel).
+//
+// FieldField (fused_cells): a block takes NCB cells at a time (a grid-stride loop over groups of cells), their
+// points in chunks of PC: (1) the cells' moved geometry nodes into shared memory; (2) every point's record, as
+// the cell-data kernels compute it, one thread per (cell, point): the whole group's at once when every point
+// fits one chunk (NCB > 1), else per chunk of the one cell; then per cell and chunk (3) the chunk's part of the
+// cell's left matrix (Lf rows) and right matrix (Rf rows) of PC Dk entries each, formed as the cell data forms
+// them and rounded to the array precision, and (4) the chunk's contribution to the L x L outputs. With 16 or
+// more fields (orders 2 to 4) step (4) is a GEMM of the chunk's matrices (Math, hc_cell_gemm.cuh): the FP64
+// tensor cores (mma.sync) in double, register blocks of FMAs with 16-byte shared-memory reads in float, over
+// the element matrix padded to a BM x BM tile (rows past L are never stored; the chunk's entries past PC Dk
+// are zeroed up to a whole mma or vector step). With fewer (order 1) each thread sums one output's dot
+// product, or S threads split one and meet through shared memory. FieldFieldTensor sums over i first, as the
+// OpenMP fused kernel does: left (p, j) = sum_i kappa_ij d_i phi_l w|J| (in double, rounded once), right
+// (p, j) = d_j phi_r, Dk = 3. The big arrays are never stored. (fused_cells also takes DataData and DataField
+// where fused_points' shared memory cannot hold one cell's records, at quadratures above the default.)
 
 constexpr int kFusedThreads = 256;
 // Threads per block where a cell's points and outputs fit 64 (order 1): four times the cells in flight per SM,
@@ -555,6 +559,8 @@ struct fused_shape {
   int BM;          // FieldField's padded element matrix with a GEMM (Math), else 0
   int LM, RM;      // rows of the left and right chunk matrices in shared memory: Lf and Rf, or BM
   int KQ;          // the GEMM's step: the chunk's entries are zeroed past PC Dk up to a multiple of KQ (1: none)
+  int NCB;         // cells per block: > 1 only with all points in one chunk (PC = P), the cells' records computed
+                   // together (one thread per (cell, point)) before each cell's matrices and contraction
   int nout, S;     // outputs per cell; threads per output (1 when there are more outputs than threads)
   int nt;          // threads per block
 };
@@ -582,117 +588,114 @@ __device__ __forceinline__ void fused_entries(const celldata_args &a, int row, i
   }
 }
 
-// Doubles of shared memory before the chunk matrices (the geometry nodes, the floor, the records), made even
-// so that the matrices start on 16 bytes.
+// Doubles of shared memory before the chunk matrices (the NCB cells' geometry nodes and floors, their records),
+// made even so that the matrices start on 16 bytes.
 template <hc_kernel Kernel, int NV>
-__host__ __device__ constexpr size_t fused_matrix_offset(int PC) {
-  return (NV * 3 + floor_doubles<NV>() + (size_t)record_size<Kernel>() * PC + 1) / 2 * 2;
+__host__ __device__ constexpr size_t fused_matrix_offset(int NCB, int PC) {
+  return ((size_t)NCB * (NV * 3 + floor_doubles<NV>() + (size_t)record_size<Kernel>() * PC) + 1) / 2 * 2;
 }
 
 // Blocks per SM that the registers must allow: one with 64 accumulators per thread (the 128 x 128 tile).
-template <int NACC, class Math>
+template <class Math>
 constexpr int fused_min_blocks() {
   if constexpr (std::is_void_v<Math>) {
-    return NACC > 16 ? 1 : 2;
+    return 2;
   } else {
     return sizeof(Math::acc) / sizeof(typename Math::T) >= 64 ? 1 : 2;
   }
 }
 
-// NT threads per block (kFusedThreads, or kFusedSmallThreads with NACC = 1); 64 outputs per thread need the
-// registers of a whole SM's worth of one block. Math: void (dot products, NACC outputs per thread) or the
-// GEMM of FieldField's element matrix (f.BM rows).
-template <hc_kernel Kernel, typename T, int NV, int NACC, int NT, class Math = void>
-__global__ void __launch_bounds__(NT, NT == kFusedThreads ? fused_min_blocks<NACC, Math>() : 8)
+// NT threads per block (kFusedThreads, or kFusedSmallThreads). Math: void (dot products: one output per
+// thread, or S threads per output) or the GEMM of FieldField's element matrix (f.BM rows).
+template <hc_kernel Kernel, typename T, int NV, int NT, class Math = void>
+__global__ void __launch_bounds__(NT, NT == kFusedThreads ? fused_min_blocks<Math>() : 8)
     fused_cells(celldata_args a, fused_shape f, bool cell_minor, int sum_into, T *__restrict__ out) {
   constexpr int R = record_size<Kernel>();
   constexpr bool kGemm = !std::is_void_v<Math>;
   extern __shared__ double fused_smem[];
   const int64_t C = a.C, P = a.P;
-  double *s_x = fused_smem;                                                           // [NV][3]
-  double *s_floor = s_x + NV * 3;                                                     // [1] when NV = 27
-  double *s_rec = s_floor + floor_doubles<NV>();                                      // [R][PC]
-  T *Ls = reinterpret_cast<T *>(fused_smem + fused_matrix_offset<Kernel, NV>(f.PC));  // [LM][LDK]
-  T *Rs = Ls + (size_t)f.LM * f.LDK;                                                  // [RM][LDK]
-  T *red = Rs + (size_t)f.RM * f.LDK;                                                 // [NT]
+  const int ncb = f.NCB, rstride = ncb * f.PC;   // record k of (cell cl, point pp) at s_rec[k rstride + cl PC + pp]
+  double *s_x = fused_smem;                      // [NCB][NV][3]
+  double *s_floor = s_x + (size_t)ncb * NV * 3;  // [NCB] when NV = 27
+  double *s_rec = s_floor + (size_t)ncb * floor_doubles<NV>();                             // [R][NCB][PC]
+  T *Ls = reinterpret_cast<T *>(fused_smem + fused_matrix_offset<Kernel, NV>(ncb, f.PC));  // [LM][LDK]
+  T *Rs = Ls + (size_t)f.LM * f.LDK;                                                       // [RM][LDK]
+  T *red = Rs + (size_t)f.RM * f.LDK;                                                      // [NT]
   const int tid = threadIdx.x, nt = blockDim.x;
   const int slice = f.S > 1 ? tid / f.nout : 0, o0 = f.S > 1 ? tid % f.nout : tid;
   const bool active = slice < f.S;
   // The padding rows of the GEMM's matrices, never formed: zero, so that every product is of finite numbers.
   for (int it = tid; it < (f.LM - f.Lf) * f.LDK; it += nt) Ls[(size_t)f.Lf * f.LDK + it] = T(0);
   for (int it = tid; it < (f.RM - f.Rf) * f.LDK; it += nt) Rs[(size_t)f.Rf * f.LDK + it] = T(0);
-  for (int64_t c = blockIdx.x; c < C; c += gridDim.x) {
-    move_nodes<NV>(a, c, 1, s_x);
+  // The records of points p0 .. p0 + pc - 1 of cells c0 + cl, cl < ncell, one thread per (cell, point).
+  auto records = [&](int64_t c0, int ncell, int64_t p0, int pc) {
+    for (int it = tid; it < ncell * pc; it += nt) {
+      const int cl = it / pc, pp = it - cl * pc;
+      double v[R];
+      point_record<Kernel, NV>(a, reinterpret_cast<const double(*)[3]>(s_x + cl * NV * 3), s_floor + cl, c0 + cl,
+                               p0 + pp, v);
+#pragma unroll
+      for (int k = 0; k < R; k++) s_rec[k * rstride + cl * f.PC + pp] = v[k];
+    }
+    __syncthreads();
+  };
+  for (int64_t c0 = (int64_t)blockIdx.x * ncb; c0 < C; c0 += (int64_t)gridDim.x * ncb) {
+    const int ncell = (int)(C - c0 < ncb ? C - c0 : ncb);
+    move_nodes<NV>(a, c0, ncell, s_x);
     __syncthreads();
     if constexpr (NV == 27) {
-      node_floors<NV>(1, s_x, s_floor);
+      node_floors<NV>(ncell, s_x, s_floor);
       __syncthreads();
     }
-    T acc[NACC];
-#pragma unroll
-    for (int n = 0; n < NACC; n++) acc[n] = T(0);
-    std::conditional_t<kGemm, Math, int> math{};
-    if constexpr (kGemm) math.zero();
-    for (int64_t p0 = 0; p0 < P; p0 += f.PC) {
-      const int pc = (int)(P - p0 < f.PC ? P - p0 : f.PC);
-      for (int pp = tid; pp < pc; pp += nt) {
-        double v[R];
-        point_record<Kernel, NV>(a, reinterpret_cast<const double(*)[3]>(s_x), s_floor, c, p0 + pp, v);
-#pragma unroll
-        for (int k = 0; k < R; k++) s_rec[k * f.PC + pp] = v[k];
-      }
-      __syncthreads();
-      for (int it = tid; it < (f.Lf + f.Rf) * pc; it += nt) {
-        const int row = it / pc, pp = it - row * pc;
-        const shared_record rec{s_rec + pp, f.PC};
-        if (row < f.Lf) {
-          fused_entries<Kernel, true>(a, row, p0 + pp, rec, Ls + row * f.LDK + pp * f.Dk);
-        } else {
-          fused_entries<Kernel, false>(a, row - f.Lf, p0 + pp, rec, Rs + (row - f.Lf) * f.LDK + pp * f.Dk);
-        }
-      }
-      const int kn = pc * f.Dk, knq = (kn + f.KQ - 1) / f.KQ * f.KQ;
-      if constexpr (kGemm) {
-        // the entries past kn up to the GEMM's next step: zero in both matrices
-        const int padw = knq - kn;
-        for (int it = tid; it < (f.Lf + f.Rf) * padw; it += nt) {
-          const int row = it / padw, k = kn + it % padw;
-          (row < f.Lf ? Ls + row * f.LDK : Rs + (row - f.Lf) * f.LDK)[k] = T(0);
-        }
-      }
-      __syncthreads();
-      if constexpr (kGemm) {
-        math.steps(Ls, Rs, f.LDK, knq, tid);
-      } else if (active) {
-#pragma unroll
-        for (int n = 0; n < NACC; n++) {
-          const int o = o0 + n * nt;
-          if (o < f.nout) {
-            const T *lrow = Ls + (o / f.Rf) * f.LDK, *rrow = Rs + (o % f.Rf) * f.LDK;
-            T sum = acc[n];
-            for (int k = slice; k < kn; k += f.S) sum += lrow[k] * rrow[k];
-            acc[n] = sum;
+    if (ncb > 1) records(c0, ncell, 0, (int)P);  // every point of every cell in one chunk
+    for (int cl = 0; cl < ncell; cl++) {
+      const int64_t c = c0 + cl;
+      T acc = T(0);  // output o0, or slice's part of it
+      std::conditional_t<kGemm, Math, int> math{};
+      if constexpr (kGemm) math.zero();
+      for (int64_t p0 = 0; p0 < P; p0 += f.PC) {
+        const int pc = (int)(P - p0 < f.PC ? P - p0 : f.PC);
+        if (ncb == 1) records(c, 1, p0, pc);
+        for (int it = tid; it < (f.Lf + f.Rf) * pc; it += nt) {
+          const int row = it / pc, pp = it - row * pc;
+          const shared_record rec{s_rec + cl * f.PC + pp, rstride};
+          if (row < f.Lf) {
+            fused_entries<Kernel, true>(a, row, p0 + pp, rec, Ls + row * f.LDK + pp * f.Dk);
+          } else {
+            fused_entries<Kernel, false>(a, row - f.Lf, p0 + pp, rec, Rs + (row - f.Lf) * f.LDK + pp * f.Dk);
           }
         }
+        const int kn = pc * f.Dk, knq = (kn + f.KQ - 1) / f.KQ * f.KQ;
+        if constexpr (kGemm) {
+          // the entries past kn up to the GEMM's next step: zero in both matrices
+          const int padw = knq - kn;
+          for (int it = tid; it < (f.Lf + f.Rf) * padw; it += nt) {
+            const int row = it / padw, k = kn + it % padw;
+            (row < f.Lf ? Ls + row * f.LDK : Rs + (row - f.Lf) * f.LDK)[k] = T(0);
+          }
+        }
+        __syncthreads();
+        if constexpr (kGemm) {
+          math.steps(Ls, Rs, f.LDK, knq, tid);
+        } else if (active && o0 < f.nout) {
+          const T *lrow = Ls + (o0 / f.Rf) * f.LDK, *rrow = Rs + (o0 % f.Rf) * f.LDK;
+          for (int k = slice; k < kn; k += f.S) acc += lrow[k] * rrow[k];
+        }
+        __syncthreads();  // the next chunk or cell overwrites the matrices (and with NCB = 1 the records)
       }
-      __syncthreads();  // the next chunk overwrites the records and the matrices
-    }
-    auto store = [&](int o, T v) { hc_store(&out[cell_minor ? (int64_t)o * C + c : c * f.nout + o], v, sum_into); };
-    if constexpr (kGemm) {
-      math.store(out + (cell_minor ? c : c * f.nout), f.Lf, f.Rf, 0, 0, sum_into, tid, cell_minor ? C : 1);
-    } else if (f.S > 1) {
-      red[tid] = active ? acc[0] : T(0);
-      __syncthreads();
-      if (tid < f.nout) {
-        T sum = T(0);
-        for (int j = 0; j < f.S; j++) sum += red[tid + j * f.nout];
-        store(tid, sum);
-      }
-    } else {
-#pragma unroll
-      for (int n = 0; n < NACC; n++) {
-        const int o = o0 + n * nt;
-        if (o < f.nout) store(o, acc[n]);
+      auto store = [&](int o, T v) { hc_store(&out[cell_minor ? (int64_t)o * C + c : c * f.nout + o], v, sum_into); };
+      if constexpr (kGemm) {
+        math.store(out + (cell_minor ? c : c * f.nout), f.Lf, f.Rf, 0, 0, sum_into, tid, cell_minor ? C : 1);
+      } else if (f.S > 1) {
+        red[tid] = active ? acc : T(0);
+        __syncthreads();
+        if (tid < f.nout) {
+          T sum = T(0);
+          for (int j = 0; j < f.S; j++) sum += red[tid + j * f.nout];
+          store(tid, sum);
+        }
+      } else if (o0 < f.nout) {
+        store(o0, acc);
       }
     }
   }
@@ -781,8 +784,12 @@ int fused_points_cells(const celldata_args &a, size_t scalar) {
 // Shared memory of fused_cells for PC points per chunk.
 template <hc_kernel Kernel, int NV>
 size_t fused_smem_bytes(const fused_shape &f, size_t scalar) {
-  return sizeof(double) * fused_matrix_offset<Kernel, NV>(f.PC) + scalar * ((size_t)(f.LM + f.RM) * f.LDK + f.nt);
+  return sizeof(double) * fused_matrix_offset<Kernel, NV>(f.NCB, f.PC) +
+         scalar * ((size_t)(f.LM + f.RM) * f.LDK + f.nt);
 }
+
+// The most fields per cell of FieldField's GEMM (the 128 x 128 tile).
+constexpr int kFusedMaxFields = 128;
 
 // The padded element matrix of FieldField's GEMM for L fields (orders 2 to 4), or 0 for the dot products.
 inline int fused_gemm_rows(hc_family fam, int L) {
@@ -807,6 +814,7 @@ fused_shape fused_shape_of(const celldata_args &a, size_t scalar) {
   auto stride = [&](int pc) { return f.BM ? (pc * f.Dk + 7) / 8 * 8 + 4 : (pc * f.Dk) | 1; };
   const size_t cap = f.BM >= 128 ? kFusedSmemBytesBig : kFusedSmemBytes;
   // the most points whose records and matrices fit the cap, at least one
+  f.NCB = 1;
   f.PC = 1;
   f.LDK = stride(1);
   for (int pc = (int)a.P; pc > 1; pc--) {
@@ -818,22 +826,35 @@ fused_shape fused_shape_of(const celldata_args &a, size_t scalar) {
       break;
     }
   }
+  // with every point in one chunk, as many cells per block as give each thread a point and fit the cap
+  if (f.PC == a.P) {
+    for (int ncb = f.nt / (int)a.P; ncb > 1; ncb--) {
+      fused_shape g = f;
+      g.NCB = ncb;
+      if (fused_smem_bytes<Kernel, NV>(g, scalar) <= cap) {
+        f = g;
+        break;
+      }
+    }
+  }
   return f;
 }
 
-template <hc_kernel Kernel, typename T, int NV, int NACC, int NT = kFusedThreads, class Math = void>
+template <hc_kernel Kernel, typename T, int NV, int NT = kFusedThreads, class Math = void>
 cudaError_t fused_launch_acc(const celldata_args &a, const fused_shape &f, bool minor, int sum_into, void *d_out) {
   const size_t smem = fused_smem_bytes<Kernel, NV>(f, sizeof(T));
-  auto kernel = fused_cells<Kernel, T, NV, NACC, NT, Math>;
+  auto kernel = fused_cells<Kernel, T, NV, NT, Math>;
   if (smem > 48 * 1024) {
     const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     if (err != cudaSuccess) return err;
   }
-  kernel<<<hc_cuda_grid(a.C), NT, smem, hc_cuda_stream()>>>(a, f, minor, sum_into, static_cast<T *>(d_out));
+  kernel<<<hc_cuda_grid((a.C + f.NCB - 1) / f.NCB), NT, smem, hc_cuda_stream()>>>(a, f, minor, sum_into,
+                                                                                  static_cast<T *>(d_out));
   return cudaGetLastError();
 }
 
-// FieldField's element matrices take NACC outputs per thread, the smallest of 1, 4, 16, 64 that holds them.
+// DataData and DataField through fused_points where a cell fits it; FieldField's element matrices of 16 or more
+// fields through the GEMM (fused_math), smaller ones through the dot products, one output per thread.
 template <hc_kernel Kernel, typename T, int NV>
 cudaError_t fused_launch(const celldata_args &a, bool minor, int sum_into, void *d_out) {
   if constexpr ((hc_family)(Kernel / 3) != HC_FAMILY_FIELDFIELD) {
@@ -852,20 +873,16 @@ cudaError_t fused_launch(const celldata_args &a, bool minor, int sum_into, void 
   }
   const fused_shape f = fused_shape_of<Kernel, NV>(a, sizeof(T));
   if (f.nt == kFusedSmallThreads)
-    return fused_launch_acc<Kernel, T, NV, 1, kFusedSmallThreads>(a, f, minor, sum_into, d_out);
-  const int per = (f.nout + kFusedThreads - 1) / kFusedThreads;
+    return fused_launch_acc<Kernel, T, NV, kFusedSmallThreads>(a, f, minor, sum_into, d_out);
   if constexpr ((hc_family)(Kernel / 3) == HC_FAMILY_FIELDFIELD) {
     if (f.BM == 32)
-      return fused_launch_acc<Kernel, T, NV, 1, kFusedThreads, fused_math<T, 32>>(a, f, minor, sum_into, d_out);
+      return fused_launch_acc<Kernel, T, NV, kFusedThreads, fused_math<T, 32>>(a, f, minor, sum_into, d_out);
     if (f.BM == 64)
-      return fused_launch_acc<Kernel, T, NV, 1, kFusedThreads, fused_math<T, 64>>(a, f, minor, sum_into, d_out);
+      return fused_launch_acc<Kernel, T, NV, kFusedThreads, fused_math<T, 64>>(a, f, minor, sum_into, d_out);
     if (f.BM == 128)
-      return fused_launch_acc<Kernel, T, NV, 1, kFusedThreads, fused_math<T, 128>>(a, f, minor, sum_into, d_out);
-    if (per > 16) return fused_launch_acc<Kernel, T, NV, 64>(a, f, minor, sum_into, d_out);
-    if (per > 4) return fused_launch_acc<Kernel, T, NV, 16>(a, f, minor, sum_into, d_out);
-    if (per > 1) return fused_launch_acc<Kernel, T, NV, 4>(a, f, minor, sum_into, d_out);
+      return fused_launch_acc<Kernel, T, NV, kFusedThreads, fused_math<T, 128>>(a, f, minor, sum_into, d_out);
   }
-  return fused_launch_acc<Kernel, T, NV, 1>(a, f, minor, sum_into, d_out);
+  return fused_launch_acc<Kernel, T, NV>(a, f, minor, sum_into, d_out);
 }
 
 template <hc_kernel Kernel>
@@ -937,12 +954,9 @@ extern "C" int hc_celldata_fill_cuda(const hc_celldata_desc *desc, hc_kernel ker
 extern "C" int hc_fused_cuda(const hc_celldata_desc *desc, const hc_contract *k, void *d_out) {
   HC_CHECK(k->C == desc->C, HC_ERR_INPUT, "fused assembly: the contraction has %lld cells, the cell data %lld",
            (long long)k->C, (long long)desc->C);
-  HC_CHECK(hc_kernel_family(k->kernel) != HC_FAMILY_FIELDFIELD ||
-               (int64_t)desc->basis->L * desc->basis->L <= 64 * (int64_t)kFusedThreads,
-           HC_ERR_UNSUPPORTED,
-           "fused assembly on cuda: %s with %d fields per cell has more than %d entries per element "
-           "matrix",
-           hc_kernel_name(k->kernel), desc->basis->L, 64 * kFusedThreads);
+  HC_CHECK(hc_kernel_family(k->kernel) != HC_FAMILY_FIELDFIELD || desc->basis->L <= kFusedMaxFields, HC_ERR_UNSUPPORTED,
+           "fused assembly on cuda: %s with %d fields per cell: its element matrix GEMM takes %d at most",
+           hc_kernel_name(k->kernel), desc->basis->L, kFusedMaxFields);
   return celldata_call(desc, "fused assembly",
                        [&](const celldata_args &a) { return fused_any(a, desc->geometry_nodes, k, d_out); });
 }
