@@ -605,6 +605,26 @@ constexpr int fused_min_blocks() {
   }
 }
 
+// FieldField's entries of field `row` at point p: its left row into ldst and its right row into rdst, both
+// from one evaluation of the field's physical gradient (the same values fused_entries forms one side at a time).
+template <hc_kernel Kernel, typename T, typename Rec>
+__device__ __forceinline__ void fused_entries_both(const celldata_args &a, int row, int64_t p, const Rec &rec, T *ldst,
+                                                   T *rdst) {
+  if constexpr (Kernel == HC_FIELDFIELD_TENSOR) {
+    double sum[3] = {0.0, 0.0, 0.0};
+    field_entries<Kernel>(a, row * a.P + p, rec, [&](int ij, double lv, double rv) {
+      sum[ij % 3] += lv;  // as fused_entries<Kernel, true>
+      if (ij < 3) rdst[ij] = (T)rv;
+    });
+    for (int j = 0; j < 3; j++) ldst[j] = (T)sum[j];
+  } else {
+    field_entries<Kernel>(a, row * a.P + p, rec, [&](int ij, double lv, double rv) {
+      ldst[ij] = (T)lv;
+      rdst[ij] = (T)rv;
+    });
+  }
+}
+
 // NT threads per block (kFusedThreads, or kFusedSmallThreads). Math: void (dot products: one output per
 // thread, or S threads per output) or the GEMM of FieldField's element matrix (f.BM rows).
 template <hc_kernel Kernel, typename T, int NV, int NT, class Math = void>
@@ -656,13 +676,22 @@ __global__ void __launch_bounds__(NT, NT == kFusedThreads ? fused_min_blocks<Mat
       for (int64_t p0 = 0; p0 < P; p0 += f.PC) {
         const int pc = (int)(P - p0 < f.PC ? P - p0 : f.PC);
         if (ncb == 1) records(c, 1, p0, pc);
-        for (int it = tid; it < (f.Lf + f.Rf) * pc; it += nt) {
-          const int row = it / pc, pp = it - row * pc;
-          const shared_record rec{s_rec + cl * f.PC + pp, rstride};
-          if (row < f.Lf) {
-            fused_entries<Kernel, true>(a, row, p0 + pp, rec, Ls + row * f.LDK + pp * f.Dk);
-          } else {
-            fused_entries<Kernel, false>(a, row - f.Lf, p0 + pp, rec, Rs + (row - f.Lf) * f.LDK + pp * f.Dk);
+        if constexpr ((hc_family)(Kernel / 3) == HC_FAMILY_FIELDFIELD) {
+          // a field's left and right rows from one gradient (Lf = Rf = L)
+          for (int it = tid; it < f.Lf * pc; it += nt) {
+            const int row = it / pc, pp = it - row * pc;
+            fused_entries_both<Kernel>(a, row, p0 + pp, shared_record{s_rec + cl * f.PC + pp, rstride},
+                                       Ls + row * f.LDK + pp * f.Dk, Rs + row * f.LDK + pp * f.Dk);
+          }
+        } else {
+          for (int it = tid; it < (f.Lf + f.Rf) * pc; it += nt) {
+            const int row = it / pc, pp = it - row * pc;
+            const shared_record rec{s_rec + cl * f.PC + pp, rstride};
+            if (row < f.Lf) {
+              fused_entries<Kernel, true>(a, row, p0 + pp, rec, Ls + row * f.LDK + pp * f.Dk);
+            } else {
+              fused_entries<Kernel, false>(a, row - f.Lf, p0 + pp, rec, Rs + (row - f.Lf) * f.LDK + pp * f.Dk);
+            }
           }
         }
         const int kn = pc * f.Dk, knq = (kn + f.KQ - 1) / f.KQ * f.KQ;
