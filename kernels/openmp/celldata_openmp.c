@@ -5,12 +5,14 @@
    and writes the runs out with streaming stores (kernels/openmp/hc_stream.h). This file is compiled
    without contraction of multiplies and adds into FMAs, so that both layouts give the same numbers.
    The fused assembly (fused_openmp_impl.h) forms the same entries one cell at a time in a thread's
-   scratch and contracts them there, so that no input array is stored. */
+   scratch and contracts them there (with the contractions' packed GEMM, gemm_openmp_impl.h, or their dot
+   products, dots_openmp_impl.h), so that no input array is stored. */
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kernels/hc_celldata.h"
+#include "kernels/openmp/hc_omp_gemm.h"
 #include "kernels/openmp/hc_stream.h"
 
 /* Cell-minor: cells and points per block. A row of a block (one entry of HC_OMP_CD_CB cells) is 512
@@ -127,6 +129,8 @@ static inline double hc_cd_left(int rank, double phi, double grad_i, double kapp
 #define HC_TEMPLATE "kernels/openmp/celldata_openmp_impl.h"
 #include "kernels/hc_instantiate.h"
 #define HC_TEMPLATE "kernels/openmp/dots_openmp_impl.h"
+#include "kernels/hc_instantiate.h"
+#define HC_TEMPLATE "kernels/openmp/gemm_openmp_impl.h"
 #include "kernels/hc_instantiate.h"
 #define HC_TEMPLATE "kernels/openmp/fused_openmp_impl.h"
 #include "kernels/hc_instantiate.h"

@@ -8,6 +8,7 @@
 #include "kernels/hc_assembly.h"
 #include "kernels/hc_celldata.h"
 #include "kernels/openmp/bench_openmp.h"
+#include "kernels/openmp/hc_omp_gemm.h"
 
 /* Cells per block in the cell-minor DataData loop: rows of 32 KiB (double), which the hardware prefetchers
    follow across pages; the accumulators, one row, stay in L1. Measured on one core of the CI-class VM
@@ -34,13 +35,6 @@
 #define HC_OMP_FF_KQ_MIN     64
 /* Bytes of a row of a cell-minor FieldField block at least (a multiple of the micro-tile's two vectors). */
 #define HC_OMP_FF_ROW_MIN 512
-/* a * b + c, fused into one FMA instruction where the target has one (the build's ISO C mode does not
-   contract a * b + c by itself), else the plain expression. */
-#if defined(FP_FAST_FMA) && defined(FP_FAST_FMAF)
-#define HC_FMA(a, b, c) _Generic((c), float : fmaf, default : fma)(a, b, c)
-#else
-#define HC_FMA(a, b, c) ((a) * (b) + (c))
-#endif
 /* Hints the cache line at p into the caches (x86 prefetch instructions never fault), where the compiler has
    a way to say so. */
 #if defined(__GNUC__)
@@ -68,23 +62,6 @@ static inline int64_t hc_minor_block_openmp(int64_t C, int64_t max) {
   const int64_t share = ((C + threads - 1) / threads + 15) / 16 * 16;
   return share < 16 ? 16 : share < max ? share : max;
 }
-/* Register tile of the cell-major FieldField micro-kernel: HC_OMP_MR left fields x HC_OMP_NR right fields
-   (two 64-byte vectors of the precision that includes it). */
-#ifndef HC_OMP_MR
-#if defined(__AVX512F__)
-/* 32 vector registers: 8 x 2 accumulators, each broadcast of A serving two FMAs and each B vector eight.
-   One core of the CI-class VM (Zen 4), cell-major FieldField, (27,27) to (125,216): 12-21 -> 15-37 GFLOP/s
-   in double and 24-41 -> 27-63 in float over 4 rows (6 rows: the same within the spread), 2026-11-23. */
-#define HC_OMP_MR 8
-#else
-#define HC_OMP_MR 4
-#endif
-#endif
-#define HC_OMP_NR (128 / (int)sizeof(HC_REAL))
-/* Rows of K in a packed panel of B^T: HC_OMP_KB x R scalars stay in L2. */
-#define HC_OMP_KB 256
-/* Left fields from which a cell-major FieldField cell is computed as a packed GEMM; fewer take dot products. */
-#define HC_OMP_FF_GEMM_L 16
 /* Register tile of the cell-minor FieldField micro-kernel: HC_OMP_FF_MR left x HC_OMP_FF_NR right fields,
    each over two 64-byte vectors of cells (24 vector accumulators). */
 #define HC_OMP_FF_MR 3
@@ -120,12 +97,12 @@ static int64_t hc_ff_work_openmp(const hc_contract *k) {
     hc_ff_minor_blocking_openmp(k, &nb, &kq);
     return (((int64_t)k->L + k->R) * kq + (int64_t)k->L * k->R) * nb;
   }
-  const int64_t K = hc_contract_K(k), kb = K < HC_OMP_KB ? K : HC_OMP_KB;
-  const int64_t nr = 128 / (int64_t)hc_precision_size(k->precision); /* HC_OMP_NR of k's precision */
-  return kb * (((int64_t)k->R + nr - 1) / nr * nr);
+  return hc_ff_panel_openmp(hc_contract_K(k), k->R, (int64_t)hc_precision_size(k->precision));
 }
 
 #define HC_TEMPLATE "kernels/openmp/dots_openmp_impl.h"
+#include "kernels/hc_instantiate.h"
+#define HC_TEMPLATE "kernels/openmp/gemm_openmp_impl.h"
 #include "kernels/hc_instantiate.h"
 #define HC_TEMPLATE "kernels/openmp/contract_openmp_impl.h"
 #include "kernels/hc_instantiate.h"

@@ -25,11 +25,12 @@ static void HC_FN(hc_fused_ff_tensor_field)(int64_t f, const hc_basis *b, const 
 /* Cells [c0, c1) of kernel k: each cell's left (lb: [Lf][K]) and right (rb: [Rf][K]) entries, the same numbers
    the cell data writes cell-major (FieldFieldTensor's summed over i first, K = 3 P), formed in the thread's scratch
    from the point values pts ([P]) and contracted at once into out (k's layout, overwritten or, with k->sum_into, added
-   to; ob: [Lf][Rf], a cell-minor cell's outputs before they are spread). Returns the lowest inverted or degenerate
-   cell, or -1. */
+   to; ob: [Lf][Rf], a cell-minor cell's outputs before they are spread), FieldField of HC_OMP_FF_GEMM_L or more
+   fields with the materialized contraction's packed GEMM (bt: its panel, hc_ff_panel_openmp scalars), the rest with
+   dot products. Returns the lowest inverted or degenerate cell, or -1. */
 static int64_t HC_FN(hc_fused_cells)(const hc_cd_shape *shape, const hc_contract *k, int64_t c0, int64_t c1,
                                      hc_cd_point *pts, HC_REAL *restrict lb, HC_REAL *restrict rb, HC_REAL *restrict ob,
-                                     HC_REAL *restrict out) {
+                                     HC_REAL *restrict bt, HC_REAL *restrict out) {
   const hc_celldata_desc *desc = shape->desc;
   const hc_basis *b = desc->basis;
   const hc_kernel kernel = k->kernel;
@@ -69,10 +70,19 @@ static int64_t HC_FN(hc_fused_cells)(const hc_cd_shape *shape, const hc_contract
         for (int ij = 0; ij < Dij; ij++) rb[p * Dij + ij] = (HC_REAL)pts[p].dr[ij];
     /* out[c, l, r] = sum_q left[l][q] right[r][q]: cell-major straight into the cell's outputs, cell-minor through
        ob and then to every C-th entry */
+    const int gemm = ff && Lf >= HC_OMP_FF_GEMM_L;
     if (k->layout == HC_LAYOUT_CELL_MAJOR) {
-      HC_FN(hc_ff_cell_dots_openmp)(lb, rb, out + c * Lf * Rf, Lf, Rf, K, add);
+      if (gemm) {
+        HC_FN(hc_ff_cell_openmp)(lb, rb, out + c * Lf * Rf, Lf, Rf, K, add, bt);
+      } else {
+        HC_FN(hc_ff_cell_dots_openmp)(lb, rb, out + c * Lf * Rf, Lf, Rf, K, add);
+      }
     } else {
-      HC_FN(hc_ff_cell_dots_openmp)(lb, rb, ob, Lf, Rf, K, 0);
+      if (gemm) {
+        HC_FN(hc_ff_cell_openmp)(lb, rb, ob, Lf, Rf, K, 0, bt);
+      } else {
+        HC_FN(hc_ff_cell_dots_openmp)(lb, rb, ob, Lf, Rf, K, 0);
+      }
       for (int64_t lr = 0; lr < Lf * Rf; lr++) {
         HC_REAL *o = out + lr * C + c;
         *o = add ? *o + ob[lr] : ob[lr];
@@ -96,12 +106,13 @@ static int64_t HC_FN(hc_fused_openmp)(const hc_cd_shape *shape, const hc_contrac
     const int64_t nt = omp_get_num_threads(), t = omp_get_thread_num();
     const int64_t c0 = C * t / nt, c1 = C * (t + 1) / nt;
     hc_cd_point *pts = malloc(sizeof(*pts) * (size_t)P);
-    HC_REAL *lb = malloc(sizeof(*lb) * (size_t)(2 * L * K + L * L));
+    const int64_t panel = hc_ff_panel_openmp(K, L, (int64_t)sizeof(HC_REAL));
+    HC_REAL *lb = malloc(sizeof(*lb) * (size_t)(2 * L * K + L * L + panel));
     int64_t b = -1;
     if (!pts || !lb) {
       fail = 1;
     } else if (c0 < c1) {
-      b = HC_FN(hc_fused_cells)(shape, k, c0, c1, pts, lb, lb + L * K, lb + 2 * L * K, out);
+      b = HC_FN(hc_fused_cells)(shape, k, c0, c1, pts, lb, lb + L * K, lb + 2 * L * K, lb + 2 * L * K + L * L, out);
     }
     free(pts);
     free(lb);

@@ -1,0 +1,84 @@
+/* The OpenMP backend's packed GEMM of one cell-major FieldField cell, for one precision: included once per
+   precision (with HC_REAL and HC_FN(name)) by contract_openmp.c and by celldata_openmp.c, whose fused assembly
+   multiplies each cell's entries with it. The tile sizes are kernels/openmp/hc_omp_gemm.h's. */
+
+/* Scalars in one 64-byte vector: the SIMD length asked for in the register-blocked loops. */
+#define HC_OMP_GEMM_W (64 / sizeof(HC_REAL))
+
+/* The right fields of one cell, transposed into a panel: bt[q][r] = B[r][q0 + q] for q < kb, with the
+   columns r >= R zero up to rp, a multiple of HC_OMP_NR. B: [R][K]. */
+static void HC_FN(hc_ff_pack_openmp)(const HC_REAL *restrict B, int64_t R, int64_t K, int64_t q0, int64_t kb,
+                                     int64_t rp, HC_REAL *restrict bt) {
+  if (R < 64) {
+    /* B is read row by row, in memory order; the panel is small enough to be written in cache. */
+    for (int64_t r = 0; r < R; r++) {
+      for (int64_t q = 0; q < kb; q++) bt[q * rp + r] = B[r * K + q0 + q];
+    }
+    for (int64_t q = 0; q < kb; q++) {
+      for (int64_t r = R; r < rp; r++) bt[q * rp + r] = 0;
+    }
+    return;
+  }
+  /* Many right fields: the panel is written in memory order, a row of rp at a time, and the R rows of B it
+     reads stay in L1 across the values of q that share each of their lines (one Zen 4 core, (64,64) and
+     (125,216): up to +20% in double and +30% in float; at (27,27) no better). */
+  for (int64_t q = 0; q < kb; q++) {
+    HC_REAL *row = bt + q * rp;
+    const HC_REAL *b = B + q0 + q;
+    for (int64_t r = 0; r < R; r++) row[r] = b[r * K];
+    for (int64_t r = R; r < rp; r++) row[r] = 0;
+  }
+}
+
+/* One micro-tile: acc[i][j] = sum_q a[i][q] bt[q][r + j] for HC_OMP_MR rows of A and HC_OMP_NR columns
+   from r, accumulated in registers, then stored into O[i][r + j] for i < mr, r + j < R (added to it when
+   add). Rows i >= mr repeat row mr - 1, so that the last, partial tile runs the same code. a: [mr][K] from
+   column q0, bt: [kb][rp], O: [mr][R]. */
+static inline void HC_FN(hc_ff_tile_openmp)(int64_t mr, const HC_REAL *restrict a, int64_t K,
+                                            const HC_REAL *restrict bt, int64_t kb, int64_t rp, int64_t r, int64_t R,
+                                            HC_REAL *restrict O, int add) {
+  const HC_REAL *ai[HC_OMP_MR];
+  for (int i = 0; i < HC_OMP_MR; i++) ai[i] = a + (i < mr ? i : mr - 1) * K;
+  HC_REAL acc[HC_OMP_MR][HC_OMP_NR];
+  for (int i = 0; i < HC_OMP_MR; i++) {
+#pragma omp simd simdlen(HC_OMP_GEMM_W)
+    for (int j = 0; j < HC_OMP_NR; j++) acc[i][j] = 0;
+  }
+  for (int64_t q = 0; q < kb; q++) {
+    const HC_REAL *b = bt + q * rp + r;
+    for (int i = 0; i < HC_OMP_MR; i++) {
+      const HC_REAL aiq = ai[i][q];
+#pragma omp simd simdlen(HC_OMP_GEMM_W)
+      for (int j = 0; j < HC_OMP_NR; j++) acc[i][j] = HC_FMA(aiq, b[j], acc[i][j]);
+    }
+  }
+  const int64_t nr = R - r < HC_OMP_NR ? R - r : HC_OMP_NR;
+  for (int64_t i = 0; i < mr; i++) {
+    HC_REAL *o = O + i * R + r;
+    if (add) {
+      for (int64_t j = 0; j < nr; j++) o[j] += acc[i][j];
+    } else {
+      for (int64_t j = 0; j < nr; j++) o[j] = acc[i][j];
+    }
+  }
+}
+
+/* Cell-major FieldField of one cell as a small GEMM, O = A B^T: B^T is packed into a panel of at most
+   HC_OMP_KB rows of K at a time, and register tiles of HC_OMP_MR x HC_OMP_NR outputs take outer
+   products along K. A: [L][K], B: [R][K], O: [L][R]; bt: HC_OMP_KB x rp scalars. */
+static void HC_FN(hc_ff_cell_openmp)(const HC_REAL *restrict A, const HC_REAL *restrict B, HC_REAL *restrict O,
+                                     int64_t L, int64_t R, int64_t K, int sum_into, HC_REAL *restrict bt) {
+  const int64_t rp = (R + HC_OMP_NR - 1) / HC_OMP_NR * HC_OMP_NR;
+  for (int64_t q0 = 0; q0 < K; q0 += HC_OMP_KB) {
+    const int64_t kb = K - q0 < HC_OMP_KB ? K - q0 : HC_OMP_KB;
+    const int add = sum_into || q0 > 0;
+    HC_FN(hc_ff_pack_openmp)(B, R, K, q0, kb, rp, bt);
+    for (int64_t l = 0; l < L; l += HC_OMP_MR) {
+      const int64_t mr = L - l < HC_OMP_MR ? L - l : HC_OMP_MR;
+      for (int64_t r = 0; r < R; r += HC_OMP_NR)
+        HC_FN(hc_ff_tile_openmp)(mr, A + l * K + q0, K, bt, kb, rp, r, R, O + l * R, add);
+    }
+  }
+}
+
+#undef HC_OMP_GEMM_W

@@ -1,0 +1,41 @@
+/* The tiles of the OpenMP backend's packed GEMM of a cell-major FieldField cell (gemm_openmp_impl.h), shared by
+   the contractions (contract_openmp.c) and the fused assembly (celldata_openmp.c). */
+#ifndef HC_OMP_GEMM_H
+#define HC_OMP_GEMM_H
+
+#include <math.h>
+#include <stdint.h>
+
+/* a * b + c, fused into one FMA instruction where the target has one (the build's ISO C mode does not
+   contract a * b + c by itself), else the plain expression. */
+#if defined(FP_FAST_FMA) && defined(FP_FAST_FMAF)
+#define HC_FMA(a, b, c) _Generic((c), float : fmaf, default : fma)(a, b, c)
+#else
+#define HC_FMA(a, b, c) ((a) * (b) + (c))
+#endif
+/* Register tile of the cell-major FieldField micro-kernel: HC_OMP_MR left fields x HC_OMP_NR right fields
+   (two 64-byte vectors of the precision that includes it). */
+#ifndef HC_OMP_MR
+#if defined(__AVX512F__)
+/* 32 vector registers: 8 x 2 accumulators, each broadcast of A serving two FMAs and each B vector eight.
+   One core of the CI-class VM (Zen 4), cell-major FieldField, (27,27) to (125,216): 12-21 -> 15-37 GFLOP/s
+   in double and 24-41 -> 27-63 in float over 4 rows (6 rows: the same within the spread), 2026-11-23. */
+#define HC_OMP_MR 8
+#else
+#define HC_OMP_MR 4
+#endif
+#endif
+#define HC_OMP_NR (128 / (int)sizeof(HC_REAL))
+/* Rows of K in a packed panel of B^T: HC_OMP_KB x R scalars stay in L2. */
+#define HC_OMP_KB 256
+/* Left fields from which a cell-major FieldField cell is computed as a packed GEMM; fewer take dot products. */
+#define HC_OMP_FF_GEMM_L 16
+
+/* Scalars of the packed B^T panel of one cell (HC_OMP_KB rows of K at most, R padded to a multiple of
+   HC_OMP_NR), for a contracted length K, R right fields and s-byte scalars. */
+static inline int64_t hc_ff_panel_openmp(int64_t K, int64_t R, int64_t s) {
+  const int64_t kb = K < HC_OMP_KB ? K : HC_OMP_KB, nr = 128 / s; /* HC_OMP_NR of that precision */
+  return kb * ((R + nr - 1) / nr * nr);
+}
+
+#endif
