@@ -275,6 +275,19 @@ __device__ __forceinline__ void node_floors(int ncell, const double *s_x, double
   }
 }
 
+// Cells c0 .. c0 + ncell - 1 moved into s_x (move_nodes) and, with NV = 27, their det J floors into s_floor
+// (node_floors), each followed by a barrier: what every kernel does first with a group of cells.
+template <int NV>
+__device__ __forceinline__ void group_nodes(const celldata_args &a, int64_t c0, int ncell, double *s_x,
+                                            double *s_floor) {
+  move_nodes<NV>(a, c0, ncell, s_x);
+  __syncthreads();
+  if constexpr (NV == 27) {
+    node_floors<NV>(ncell, s_x, s_floor);
+    __syncthreads();
+  }
+}
+
 // Cell-minor arrays (and cell-major ones whose points do not fit the staged kernel): one thread per
 // (cell, point) computes its point's record into registers, then writes every entry of that point, the
 // per-point arrays' Dij and the field arrays' L * Dij. A block takes kLanes cells of kRows points each in the
@@ -297,12 +310,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
     const int64_t c0 = tile / chunks * ncellb, c = c0 + cl, p = tile % chunks * nptsb + pp;
     const int ncell = (int)(C - c0 < ncellb ? C - c0 : ncellb);
-    move_nodes<NV>(a, c0, ncell, s_x);
-    __syncthreads();
-    if constexpr (NV == 27) {
-      node_floors<NV>(ncell, s_x, s_floor);
-      __syncthreads();
-    }
+    group_nodes<NV>(a, c0, ncell, s_x, s_floor);
     if (c < C && p < P) {
       register_record<record_size<Kernel>()> rec;
       point_record<Kernel, NV>(a, reinterpret_cast<const double(*)[3]>(s_x + NV * 3 * cl),
@@ -375,12 +383,7 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? kMinBlocksFloat : k
   T *stage = reinterpret_cast<T *>(s_rec + (size_t)R * ntile);  // [blockDim][Dij]
   for (int64_t c0 = (int64_t)blockIdx.x * cpb; c0 < C; c0 += (int64_t)gridDim.x * cpb) {
     const int ncell = (int)(C - c0 < cpb ? C - c0 : cpb);
-    move_nodes<NV>(a, c0, ncell, s_x);
-    __syncthreads();
-    if constexpr (NV == 27) {
-      node_floors<NV>(ncell, s_x, s_floor);
-      __syncthreads();
-    }
+    group_nodes<NV>(a, c0, ncell, s_x, s_floor);
     for (int r = threadIdx.x; r < ncell * (int)P; r += blockDim.x) {
       const int cl = (int)hc_fastdiv_div(tl.div_P, (uint32_t)r);
       double v[R];
@@ -661,12 +664,7 @@ __global__ void __launch_bounds__(NT, NT == kFusedThreads ? fused_min_blocks<Mat
   };
   for (int64_t c0 = (int64_t)blockIdx.x * ncb; c0 < C; c0 += (int64_t)gridDim.x * ncb) {
     const int ncell = (int)(C - c0 < ncb ? C - c0 : ncb);
-    move_nodes<NV>(a, c0, ncell, s_x);
-    __syncthreads();
-    if constexpr (NV == 27) {
-      node_floors<NV>(ncell, s_x, s_floor);
-      __syncthreads();
-    }
+    group_nodes<NV>(a, c0, ncell, s_x, s_floor);
     if (ncb > 1) records(c0, ncell, 0, (int)P);  // every point of every cell in one chunk
     for (int cl = 0; cl < ncell; cl++) {
       const int64_t c = c0 + cl;
@@ -705,7 +703,7 @@ __global__ void __launch_bounds__(NT, NT == kFusedThreads ? fused_min_blocks<Mat
         }
         __syncthreads();
         if constexpr (kGemm) {
-          math.steps(Ls, Rs, f.LDK, knq, tid);
+          hc_gemm::steps(math, Ls, Rs, f.LDK, knq, tid);
         } else if (active && o0 < f.nout) {
           const T *lrow = Ls + (o0 / f.Rf) * f.LDK, *rrow = Rs + (o0 % f.Rf) * f.LDK;
           for (int k = slice; k < kn; k += f.S) acc += lrow[k] * rrow[k];
@@ -751,12 +749,7 @@ __global__ void __launch_bounds__(kFusedThreads, 2)
   T *s_val = reinterpret_cast<T *>(s_rec + (kField ? (size_t)R * items : 0));  // [items][Dij] or [items]
   for (int64_t c0 = (int64_t)blockIdx.x * ncb; c0 < C; c0 += (int64_t)gridDim.x * ncb) {
     const int ncell = (int)(C - c0 < ncb ? C - c0 : ncb);
-    move_nodes<NV>(a, c0, ncell, s_x);
-    __syncthreads();
-    if constexpr (NV == 27) {
-      node_floors<NV>(ncell, s_x, s_floor);
-      __syncthreads();
-    }
+    group_nodes<NV>(a, c0, ncell, s_x, s_floor);
     for (int it = tid; it < ncell * P; it += nt) {
       const int cl = it / P, p = it - cl * P;
       register_record<R> rec;

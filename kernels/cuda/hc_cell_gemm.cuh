@@ -182,11 +182,6 @@ struct MathDmma {
     for (int kk = 0; kk < BK; kk += kStepK) kstep(As, Bs, LD, kk, tid);
   }
 
-  // The first nk entries (a multiple of kStepK) of As[BM][ld], Bs[BN][ld], both known only at run time.
-  __device__ __forceinline__ void steps(const double *As, const double *Bs, int ld, int nk, int tid) {
-    for (int kk = 0; kk < nk; kk += kStepK) kstep(As, Bs, ld, kk, tid);
-  }
-
   // Stores (or adds) the tile at (l0, r0) of O (L x R, row-major, entry e at O[e * ostride]); rows past L and
   // columns past R are dropped.
   __device__ __forceinline__ void store(double *O, int L, int R, int l0, int r0, int sum_into, int tid,
@@ -255,11 +250,6 @@ struct MathFma {
     for (int kk = 0; kk < BK; kk += V) kstep(As, Bs, LD, kk, tid);
   }
 
-  // The first nk entries (a multiple of V) of As[BM][ld], Bs[BN][ld], both known only at run time.
-  __device__ __forceinline__ void steps(const Real *As, const Real *Bs, int ld, int nk, int tid) {
-    for (int kk = 0; kk < nk; kk += V) kstep(As, Bs, ld, kk, tid);
-  }
-
   __device__ __forceinline__ void store(Real *O, int L, int R, int l0, int r0, int sum_into, int tid,
                                         int64_t ostride = 1) const {
     const int y = tid / TX, x = tid % TX;
@@ -272,6 +262,14 @@ struct MathFma {
       }
   }
 };
+
+// The first nk entries (a multiple of Math::kStepK) of As[BM][ld], Bs[BN][ld] into math's accumulators, both
+// known only at run time (the fused assembly's chunks).
+template <class Math>
+__device__ __forceinline__ void steps(Math &math, const typename Math::T *As, const typename Math::T *Bs, int ld,
+                                      int nk, int tid) {
+  for (int kk = 0; kk < nk; kk += Math::kStepK) math.kstep(As, Bs, ld, kk, tid);
+}
 
 // Where one tile of the block's sequence lies: its cell's A, B and output, and its first row and column.
 template <typename T>
