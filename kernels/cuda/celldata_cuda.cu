@@ -568,24 +568,12 @@ struct fused_shape {
   int nt;          // threads per block
 };
 
-// Entries of row `row` at point p of the cell's left (Left) or right matrix into dst[0 .. Dk).
+// DataData's and DataField's entries of row `row` at point p of the cell's left (Left) or right matrix into
+// dst[0 .. Dk), where fused_cells takes them (FieldField's: fused_entries_both).
 template <hc_kernel Kernel, bool Left, typename T, typename Rec>
 __device__ __forceinline__ void fused_entries(const celldata_args &a, int row, int64_t p, const Rec &rec, T *dst) {
-  constexpr hc_family fam = (hc_family)(Kernel / 3);
-  if constexpr (Kernel == HC_FIELDFIELD_TENSOR) {
-    double sum[3] = {0.0, 0.0, 0.0};
-    field_entries<Kernel>(a, row * a.P + p, rec, [&](int ij, double lv, double rv) {
-      if constexpr (Left) {
-        sum[ij % 3] += lv;  // ij = 3 i + j, i outer: the sum over i in the order the OpenMP kernel takes
-      } else if (ij < 3) {
-        dst[ij] = (T)rv;  // d_j phi_r, the same for every i
-      }
-    });
-    if constexpr (Left) {
-      for (int j = 0; j < 3; j++) dst[j] = (T)sum[j];
-    }
-  } else if constexpr (fam == HC_FAMILY_FIELDFIELD || (Left && fam == HC_FAMILY_DATAFIELD)) {
-    field_entries<Kernel>(a, row * a.P + p, rec, [&](int ij, double lv, double rv) { dst[ij] = (T)(Left ? lv : rv); });
+  if constexpr (Left && (hc_family)(Kernel / 3) == HC_FAMILY_DATAFIELD) {
+    field_entries<Kernel>(a, row * a.P + p, rec, [&](int ij, double lv, double) { dst[ij] = (T)lv; });
   } else {
     point_entries<Kernel>(rec, [&](int ij, double lv, double rv) { dst[ij] = (T)(Left ? lv : rv); });
   }
@@ -609,15 +597,15 @@ constexpr int fused_min_blocks() {
 }
 
 // FieldField's entries of field `row` at point p: its left row into ldst and its right row into rdst, both
-// from one evaluation of the field's physical gradient (the same values fused_entries forms one side at a time).
+// from one evaluation of the field's physical gradient.
 template <hc_kernel Kernel, typename T, typename Rec>
 __device__ __forceinline__ void fused_entries_both(const celldata_args &a, int row, int64_t p, const Rec &rec, T *ldst,
                                                    T *rdst) {
   if constexpr (Kernel == HC_FIELDFIELD_TENSOR) {
     double sum[3] = {0.0, 0.0, 0.0};
     field_entries<Kernel>(a, row * a.P + p, rec, [&](int ij, double lv, double rv) {
-      sum[ij % 3] += lv;  // as fused_entries<Kernel, true>
-      if (ij < 3) rdst[ij] = (T)rv;
+      sum[ij % 3] += lv;             // ij = 3 i + j, i outer: the sum over i in the order the OpenMP kernel takes
+      if (ij < 3) rdst[ij] = (T)rv;  // d_j phi_r, the same for every i
     });
     for (int j = 0; j < 3; j++) ldst[j] = (T)sum[j];
   } else {
