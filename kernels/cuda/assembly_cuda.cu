@@ -95,11 +95,16 @@ __global__ void __launch_bounds__(kThreads)
 // Shared memory of assemble_apply_staged at most: two blocks per SM.
 constexpr size_t kApplySmemBytes = 96 * 1024;
 
+// Shared memory of assemble_apply_staged per cell: u at its L nodes and its matrix at row stride L | 1.
+template <typename T>
+size_t apply_cell_bytes(int L) {
+  return (size_t)L * sizeof(double) + (size_t)L * (L | 1) * sizeof(T);
+}
+
 // Cells per block of assemble_apply_staged (at most one per L threads, as many as fit kApplySmemBytes).
 template <typename T>
 int apply_cells(int L) {
-  const size_t per_cell = (size_t)L * sizeof(double) + (size_t)L * (L | 1) * sizeof(T);
-  const size_t by_smem = kApplySmemBytes / per_cell, by_threads = L < kThreads ? kThreads / L : 1;
+  const size_t by_smem = kApplySmemBytes / apply_cell_bytes<T>(L), by_threads = L < kThreads ? kThreads / L : 1;
   return (int)(by_smem < by_threads ? by_smem : by_threads);
 }
 
@@ -123,12 +128,9 @@ cudaError_t launch_apply(const hc_contract *k, const void *d_A, const int32_t *d
   const int G = apply_cells<T>(k->L);
   if (k->layout == HC_LAYOUT_CELL_MAJOR && G >= 2) {
     // fewer than two cells per block would leave most threads idle: the plain kernel below then
-    const size_t smem = (size_t)G * k->L * (sizeof(double) + (size_t)(k->L | 1) * sizeof(T));
-    if (smem > 48 * 1024) {
-      const cudaError_t err =
-          cudaFuncSetAttribute(assemble_apply_staged<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-      if (err != cudaSuccess) return err;
-    }
+    const size_t smem = (size_t)G * apply_cell_bytes<T>(k->L);
+    const cudaError_t err = hc_cuda_allow_smem(assemble_apply_staged<T>, smem);
+    if (err != cudaSuccess) return err;
     assemble_apply_staged<T>
         <<<hc_cuda_grid((k->C + G - 1) / G), kThreads, smem, hc_cuda_stream()>>>(k->C, k->L, G, A, d_nodes, d_u, d_y);
   } else if (k->layout == HC_LAYOUT_CELL_MINOR) {

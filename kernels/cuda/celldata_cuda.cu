@@ -454,11 +454,8 @@ cudaError_t launch_typed(const celldata_args &a, bool minor, void *d_left, void 
       tl.cpb = cpb;
       tl.div_P = hc_fastdiv_make((uint32_t)a.P);
       tl.div_LP = hc_fastdiv_make((uint32_t)(a.L * a.P));
-      if (smem > 48 * 1024) {
-        const cudaError_t err = cudaFuncSetAttribute(celldata_major_staged<Kernel, T, NV>,
-                                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-        if (err != cudaSuccess) return err;
-      }
+      const cudaError_t err = hc_cuda_allow_smem(celldata_major_staged<Kernel, T, NV>, smem);
+      if (err != cudaSuccess) return err;
       celldata_major_staged<Kernel, T, NV>
           <<<hc_cuda_grid((a.C + cpb - 1) / cpb), kThreads, smem, stream>>>(a, tl, l, r);
       return cudaGetLastError();
@@ -854,10 +851,8 @@ template <hc_kernel Kernel, typename T, int NV, int NT = kFusedThreads, class Ma
 cudaError_t fused_launch_acc(const celldata_args &a, const fused_shape &f, bool minor, int sum_into, void *d_out) {
   const size_t smem = fused_smem_bytes<Kernel, NV>(f, sizeof(T));
   auto kernel = fused_cells<Kernel, T, NV, NT, Math>;
-  if (smem > 48 * 1024) {
-    const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-    if (err != cudaSuccess) return err;
-  }
+  const cudaError_t err = hc_cuda_allow_smem(kernel, smem);
+  if (err != cudaSuccess) return err;
   kernel<<<hc_cuda_grid((a.C + f.NCB - 1) / f.NCB), NT, smem, hc_cuda_stream()>>>(a, f, minor, sum_into,
                                                                                   static_cast<T *>(d_out));
   return cudaGetLastError();
@@ -872,10 +867,8 @@ cudaError_t fused_launch(const celldata_args &a, bool minor, int sum_into, void 
     if (ncb > 0) {
       const size_t smem = fused_points_smem<Kernel, NV>(ncb, (int)a.P, sizeof(T));
       auto kernel = fused_points<Kernel, T, NV>;
-      if (smem > 48 * 1024) {
-        const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-        if (err != cudaSuccess) return err;
-      }
+      const cudaError_t err = hc_cuda_allow_smem(kernel, smem);
+      if (err != cudaSuccess) return err;
       kernel<<<hc_cuda_grid((a.C + ncb - 1) / ncb), kFusedThreads, smem, hc_cuda_stream()>>>(a, ncb, minor, sum_into,
                                                                                              static_cast<T *>(d_out));
       return cudaGetLastError();

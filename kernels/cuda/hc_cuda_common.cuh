@@ -36,6 +36,13 @@ inline unsigned hc_cuda_grid(int64_t blocks) {
   return (unsigned)(blocks < cap ? blocks : cap);
 }
 
+// Lets kernel take smem bytes of dynamic shared memory: above the default 48 KB a kernel must opt in.
+template <typename Kernel>
+inline cudaError_t hc_cuda_allow_smem(Kernel kernel, size_t smem) {
+  return smem > 48 * 1024 ? cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem)
+                          : cudaSuccess;
+}
+
 // The uniform view of a contraction (see the top of this file).
 struct hc_cuda_shape {
   int64_t C;
