@@ -490,8 +490,8 @@ static int hc_run_precheck(MPI_Comm comm, int rank, int nranks, const hc_deck *d
       err = HC_DECK_ERROR(deck, "kernels.enabled", HC_ERR_INPUT, "enables no kernel; name at least one, or all");
     } else if (cfg->fused && hc_fused_check(be) != HC_OK) {
       err = HC_DECK_ERROR(deck, "run.assembly", HC_ERR_INPUT,
-                          "fused mode is not yet on backend %s%s; use run.backend: openmp, or run.assembly: "
-                          "materialized",
+                          "fused mode is not yet on backend %s%s; use run.backend: openmp or cuda, or "
+                          "run.assembly: materialized",
                           be->name,
                           hc_backend_is(be, HC_BACKEND_SERIAL) ? " (the materialized reference, which stays so)" : "");
     } else if (cfg->steps < 1) {

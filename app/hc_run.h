@@ -120,7 +120,9 @@ typedef struct {
   void *d_scratch;                   /* a spare output for the checks */
   double *u;                         /* nodal interpolant of a linear function at the current time */
   int device_assembly;               /* the backend's memory is a device's: element outputs and nodal vectors stay
-                                        there, only DataData outputs and shared nodes cross (hc_backend.is_device) */
+                                        there, only DataData sums and shared nodes cross (hc_backend.is_device) */
+  int dd_copy;                       /* a device's DataData outputs come to the host each step for an exact sum
+                                        (run.deterministic); else the backend sums them where they are */
   int32_t *d_cell_nodes;             /* [C][L] node map in the backend's memory (aliases the mesh's on the host) */
   double *d_u;                       /* u in the backend's memory (aliases u on the host) */
   double *d_u0, *d_du;               /* u0 and du there, where the step computes u (aliases on the host) */

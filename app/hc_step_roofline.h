@@ -16,6 +16,7 @@ typedef struct {
   int reduction_bytes;           /* bytes of this rank's contribution to the DataData reduction */
   int is_device;                 /* the backend's memory is not host memory: outputs cross to the host */
   int device_assembly;           /* ... but the backend assembles there: only DataData outputs cross */
+  int dd_copy;                   /* ... and those in full (run.deterministic), not as the device's sums */
   int u_upload;                  /* device assembly: the nodal interpolant u is copied to the device each step */
   int geometry_nodes;            /* geometry nodes per cell (8 trilinear, 27 triquadratic), read once a step */
   int fused;                     /* run.assembly: fused (no cell-data phase; each fused kernel's own traffic) */
@@ -38,8 +39,9 @@ typedef struct {
      traffic, the geometry nodes read once (C * geometry_nodes * 3 * 8) and the outputs written once
      (s * numel(out)), and the contraction's flops (a third for FieldFieldTensor, whose fused kernel sums over i
      first; those of the geometry and basis transforms uncounted);
-   - transfer: on a device backend that assembles there, d2h: the DataData outputs (s * C each), h2d: u
-     (8 * N) when u_upload; on a device backend that does not, d2h: every output; on the host, nothing. The
+   - transfer: on a device backend that assembles there, d2h: per DataData kernel its outputs (s * C) with
+     dd_copy (else the device sums them: one double each crosses in the reduction phase), h2d: u (8 * N) when
+     u_upload; on a device backend that does not, d2h: every output; on the host, nothing. The
      shared nodes' round trip to the host for the halo exchange (2 * 8 bytes per shared node and vector) is
      timed in the halo phase, not here;
    - assembly: per DataField or FieldField kernel, its outputs read (s * numel(out)), the cell-to-node map

@@ -285,6 +285,7 @@ static int hc_run_setup(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
      that only DataData outputs and shared nodes cross, and computes u there each step; on the host the backend's
      arrays are the host's. */
   run->device_assembly = be->is_device;
+  run->dd_copy = be->is_device && cfg->deterministic;
   if (run->device_assembly) {
     for (int kid = 0; kid < HC_NUM_KERNELS; kid++) {
       if (!cfg->enabled[kid]) continue;
@@ -603,8 +604,9 @@ static int hc_run_kernel(hc_run *run, const hc_celldata_desc *desc, int kid, int
 
   hc_family fam = hc_kernel_family((hc_kernel)kid);
   if (fam == HC_FAMILY_DATADATA) {
-    /* No assembly: the C values come to the host for the reduction from a device's memory. */
-    if (be->is_device) {
+    /* No assembly. With run.deterministic the C values come to the host for its exact sum (else the backend sums
+       them where they are, in the reduction). */
+    if (run->dd_copy) {
       hc_run_range(run, "transfer", kid);
       t0 = hc_wtime();
       HC_CALL(be->copy_to_host(run->h_out[kid], run->d_out[kid], hc_precision_size(k->precision) * (size_t)k->C));
@@ -668,9 +670,20 @@ static int hc_run_step(hc_run *run, double t, int timed, int dump) {
   double sums[3];
   hc_acc acc[3];
   hc_acc_init(acc, 3, run->cfg.deterministic);
-  for (int kid = 0; kid < 3; kid++) {
-    if (!run->cfg.enabled[kid]) continue;
-    for (int64_t c = 0; c < m->C; c++) hc_acc_add(&acc[kid], hc_get(run->h_out[kid], run->cfg.precision, c));
+  if (run->cfg.deterministic) {
+    /* exactly, on the host (a device's outputs came over in the transfer phase) */
+    for (int kid = 0; kid < 3; kid++)
+      if (run->cfg.enabled[kid])
+        for (int64_t c = 0; c < m->C; c++) hc_acc_add(&acc[kid], hc_get(run->h_out[kid], run->cfg.precision, c));
+  } else {
+    /* where the outputs are, the enabled kernels' in one call */
+    const void *x[3];
+    int which[3], n = 0;
+    double local[3];
+    for (int kid = 0; kid < 3; kid++)
+      if (run->cfg.enabled[kid]) which[n] = kid, x[n++] = run->d_out[kid];
+    HC_CALL(be->sum(n, x, run->cfg.precision, m->C, local));
+    for (int i = 0; i < n; i++) hc_acc_add(&acc[which[i]], local[i]);
   }
   HC_CALL(hc_acc_allreduce(run, acc, 3, sums));
   for (int kid = 0; kid < 3; kid++) run->values.dd_sum[kid] = sums[kid];

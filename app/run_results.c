@@ -84,6 +84,7 @@ static void hc_run_roofline(const hc_run *run, int64_t halo_bytes, double bytes[
       .reduction_bytes = (int)sizeof(double) * 3 * (run->cfg.deterministic ? HC_XSUM_LIMBS + 1 : 1),
       .is_device = run->be->is_device,
       .device_assembly = run->device_assembly,
+      .dd_copy = run->dd_copy,
       .geometry_nodes = run->mesh->geometry_nodes,
       .fused = run->cfg.fused,
   };

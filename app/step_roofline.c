@@ -27,7 +27,7 @@ void hc_step_bytes_of(const hc_step_problem *p, hc_step_bytes *b) {
     }
     b->bytes[HC_PHASE_CONTRACT] += b->kernel_bytes[kid];
     if (fam == HC_FAMILY_DATADATA) {
-      if (p->device_assembly) b->d2h += s * C;
+      if (p->device_assembly && p->dd_copy) b->d2h += s * C;
     } else {
       vectors++;
       b->bytes[HC_PHASE_ASSEMBLY] += out + 4.0 * C * k->L + 2.0 * 8.0 * N + (fam == HC_FAMILY_FIELDFIELD ? 8.0 * N : 0);

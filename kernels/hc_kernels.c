@@ -411,6 +411,21 @@ static int hc_host_waxpy(int64_t n, double a, const double *x, const double *y, 
   return HC_OK;
 }
 
+static int hc_host_sum(int narrays, const void *const *x, hc_precision precision, int64_t n, double *sums) {
+  HC_CHECK(narrays >= 0 && narrays <= HC_SUM_ARRAYS_MAX, HC_ERR_RUNTIME, "sum of %d arrays (at most %d)", narrays,
+           HC_SUM_ARRAYS_MAX);
+  for (int a = 0; a < narrays; a++) {
+    double t = 0;
+    if (precision == HC_FLOAT) {
+      for (int64_t i = 0; i < n; i++) t += (double)((const float *)x[a])[i];
+    } else {
+      for (int64_t i = 0; i < n; i++) t += ((const double *)x[a])[i];
+    }
+    sums[a] = t;
+  }
+  return HC_OK;
+}
+
 /* Host assembly on one core, cells in colour order (kernels/hc_assembly.h). */
 static int hc_host_assemble_vector(const hc_contract *k, const hc_coloring *col, const void *out,
                                    const int32_t *cell_nodes, double *y) {
@@ -519,6 +534,7 @@ static int hc_backend_complete(const hc_backend *own, hc_backend *done) {
   HC_DEFAULT(gather, host ? hc_host_gather : NULL);
   HC_DEFAULT(scatter, host ? hc_host_scatter : NULL);
   HC_DEFAULT(waxpy, host ? hc_host_waxpy : NULL);
+  HC_DEFAULT(sum, host ? hc_host_sum : NULL);
   HC_DEFAULT(assemble_vector, host ? hc_host_assemble_vector : NULL);
   HC_DEFAULT(assemble_apply, host ? hc_host_assemble_apply : NULL);
   HC_DEFAULT(timer_start, host ? hc_clock_timer_start : NULL);

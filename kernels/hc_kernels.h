@@ -176,12 +176,15 @@ int hc_layout_convert(const hc_contract *k, hc_array which, hc_layout src_layout
    core"), in which no pointer is NULL, so that callers never test one:
      every backend provides  contract, supports, celldata;
      a device backend also   mem_alloc, mem_free, copy_to_device, copy_to_host, synchronize, mem_zero, mem_copy,
-                             gather, scatter, waxpy, assemble_vector, assemble_apply, timer_start, timer_stop
+                             gather, scatter, waxpy, sum, assemble_vector, assemble_apply, timer_start, timer_stop
                              (the core defaults them on host backends only: host memory, one-core assembly by
                              colours, the wall clock);
      the rest is optional    (fused, device_*, chosen_variant, peak_flops, version, range_*, release: see each
                              default below).
    A backend lacking an operation it must provide is an HC_ERR_RUNTIME at lookup that names it. */
+/* The most arrays one call of hc_backend.sum takes. */
+#define HC_SUM_ARRAYS_MAX 8
+
 struct hc_celldata_desc; /* kernels/hc_celldata.h */
 struct hc_coloring;      /* kernels/hc_assembly.h */
 typedef struct hc_backend {
@@ -216,6 +219,12 @@ typedef struct hc_backend {
   /* w[i] = a x[i] + y[i] for i < n, doubles in the backend's memory, queued on its stream: the nodal interpolant
      of a step computed where the assembly uses it (default: a host loop). */
   int (*waxpy)(int64_t n, double a, const double *x, const double *y, double *w);
+  /* sums[a] = x[a][0] + ... + x[a][n-1] for a < narrays (at most HC_SUM_ARRAYS_MAX): arrays of n numbers of
+     precision in the backend's memory, each summed in double in an order that depends on n only (the same array
+     gives the same bits every call), the sums on the host (waits for the backend's queued work): the DataData
+     reductions of a step without bringing their C values to the host, at the cost of one round trip (default: a
+     host loop in index order). */
+  int (*sum)(int narrays, const void *const *x, hc_precision precision, int64_t n, double *sums);
   /* Assembly in the backend's memory, so that element outputs stay there. assemble_vector:
      y[cell_nodes[c][l]] += out[c,l] for a DataField k; assemble_apply: y[cell_nodes[c][l]] +=
      sum_r A[c,l,r] u[cell_nodes[c][r]] for a FieldField k with L = R. cell_nodes: [C][L] int32, y and u: nodal

@@ -4,7 +4,7 @@
    is exact whatever its order and the comparison is bitwise. Also the colouring: every cell once, and no two
    cells of a colour sharing a node, on blocks (8 parity colours) and shuffled or random meshes; the serial forms; and
    the assembly of every built host backend's table (hc_backend.assemble_*), whose other operations the core completes
-   (no NULL pointer). */
+   (no NULL pointer), and every built backend's sum (hc_backend.sum). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "kernels/hc_assembly.h"
+#include "tests/hc_test_device.h"
 
 /* A block of NX x NY x NZ cells of order p starting at global cell (i0, j0, k0): cell_index [C][3] and
    cell_nodes [C][L], nodes numbered lexicographically in the block's (p NX + 1) x (p NY + 1) x (p NZ + 1)
@@ -204,16 +205,20 @@ static void test_backend_tables(void **state) {
   for (int i = 0; i < HC_NUM_BACKENDS; i++) {
     const hc_backend *be = NULL;
     if (hc_backend_get((hc_backend_id)i, &be) != HC_OK) continue; /* not built */
-    const void *ops[] = {
-        (const void *)be->contract,       (const void *)be->supports,        (const void *)be->celldata,
-        (const void *)be->mem_alloc,      (const void *)be->mem_free,        (const void *)be->copy_to_device,
-        (const void *)be->copy_to_host,   (const void *)be->synchronize,     (const void *)be->mem_zero,
-        (const void *)be->mem_copy,       (const void *)be->gather,          (const void *)be->scatter,
-        (const void *)be->waxpy,          (const void *)be->assemble_vector, (const void *)be->assemble_apply,
-        (const void *)be->timer_start,    (const void *)be->timer_stop,      (const void *)be->device_name,
-        (const void *)be->device_count,   (const void *)be->device_select,   (const void *)be->device_memory,
-        (const void *)be->chosen_variant, (const void *)be->peak_flops,      (const void *)be->version,
-        (const void *)be->range_push,     (const void *)be->range_pop,       (const void *)be->release};
+    const void *ops[] = {(const void *)be->contract,        (const void *)be->supports,
+                         (const void *)be->celldata,        (const void *)be->mem_alloc,
+                         (const void *)be->mem_free,        (const void *)be->copy_to_device,
+                         (const void *)be->copy_to_host,    (const void *)be->synchronize,
+                         (const void *)be->mem_zero,        (const void *)be->mem_copy,
+                         (const void *)be->gather,          (const void *)be->scatter,
+                         (const void *)be->waxpy,           (const void *)be->sum,
+                         (const void *)be->assemble_vector, (const void *)be->assemble_apply,
+                         (const void *)be->timer_start,     (const void *)be->timer_stop,
+                         (const void *)be->device_name,     (const void *)be->device_count,
+                         (const void *)be->device_select,   (const void *)be->device_memory,
+                         (const void *)be->chosen_variant,  (const void *)be->peak_flops,
+                         (const void *)be->version,         (const void *)be->range_push,
+                         (const void *)be->range_pop,       (const void *)be->release};
     for (size_t o = 0; o < sizeof(ops) / sizeof(ops[0]); o++) {
       if (!ops[o]) print_error("backend %s: operation %zu of the completed table is NULL\n", be->name, o);
       assert_non_null(ops[o]);
@@ -305,12 +310,69 @@ static void check_against_plain_loops(const hc_backend *be) {
   }
 }
 
+/* Every built backend's sum (hc_backend.sum; a device backend's where a device answers) against a host sum, of
+   three arrays at once: of small integers, exact in any order, bitwise; of values with round-off, within n eps of
+   their absolute sum; the same arrays summed twice, the same bits (the order depends on n only); one array alone
+   as in a call of three. Lengths past one block, and past the CUDA backend's 1024 blocks of 1024 entries. */
+static void test_backend_sum(void **state) {
+  (void)state;
+  const int64_t lengths[] = {0, 1, 255, 1000, 65537, 3000017};
+  for (int i = 0; i < HC_NUM_BACKENDS; i++) {
+    const hc_backend *be = NULL;
+    if (hc_backend_get((hc_backend_id)i, &be) != HC_OK) continue; /* not built */
+    if (hc_test_no_device(be, be->name)) continue;
+    for (size_t t = 0; t < sizeof(lengths) / sizeof(lengths[0]); t++) {
+      const int64_t n = lengths[t];
+      for (int prec = 0; prec < 2; prec++) {
+        const hc_precision precision = (hc_precision)prec;
+        const size_t s = precision == HC_FLOAT ? sizeof(float) : sizeof(double), bytes = s * (size_t)(n ? n : 1);
+        void *h = malloc(bytes), *d[3] = {NULL, NULL, NULL};
+        double want[3] = {0, 0, 0}, scale[3] = {0, 0, 0};
+        for (int a = 0; a < 3; a++) {
+          /* array 0: small integers; 1 and 2: values with round-off */
+          for (int64_t j = 0; j < n; j++) {
+            double v = a == 0 ? (double)((j * 7919) % 201 - 100) : 1.0 / (double)(j % (97 + a) + 1) - 0.1 * a;
+            if (precision == HC_FLOAT) {
+              ((float *)h)[j] = (float)v, v = (double)(float)v;
+            } else {
+              ((double *)h)[j] = v;
+            }
+            want[a] += v, scale[a] += fabs(v);
+          }
+          assert_int_equal(be->mem_alloc(bytes, &d[a]), HC_OK);
+          assert_int_equal(be->copy_to_device(d[a], h, s * (size_t)n), HC_OK);
+        }
+        const void *x[3] = {d[0], d[1], d[2]};
+        double got[3], again[3], alone = NAN;
+        assert_int_equal(be->sum(3, x, precision, n, got), HC_OK);
+        assert_int_equal(be->sum(3, x, precision, n, again), HC_OK);
+        assert_int_equal(be->sum(1, x + 2, precision, n, &alone), HC_OK);
+        for (int a = 0; a < 3; a++) {
+          const double tol = a == 0 ? 0.0 : (double)n * 2.3e-16 * scale[a];
+          if (!(fabs(got[a] - want[a]) <= tol))
+            print_error("backend %s: sum of %lld %s values (array %d) %.17g, want %.17g\n", be->name, (long long)n,
+                        hc_precision_name(precision), a, got[a], want[a]);
+          assert_true(fabs(got[a] - want[a]) <= tol);
+          assert_int_equal(be->mem_free(d[a]), HC_OK);
+        }
+        assert_memory_equal(got, again, sizeof(got));
+        assert_memory_equal(&got[2], &alone, sizeof(alone));
+        free(h);
+      }
+    }
+    double none = 1;
+    assert_int_equal(be->sum(0, NULL, HC_DOUBLE, 10, &none), HC_OK);
+    assert_int_not_equal(be->sum(HC_SUM_ARRAYS_MAX + 1, NULL, HC_DOUBLE, 10, &none), HC_OK);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_coloring),
       cmocka_unit_test(test_coloring_random),
       cmocka_unit_test(test_against_plain_loops),
       cmocka_unit_test(test_backend_tables),
+      cmocka_unit_test(test_backend_sum),
   };
   return cmocka_run_group_tests_name("assembly", tests, NULL, NULL);
 }

@@ -82,13 +82,13 @@ static void test_host_fieldfield(void **state) {
    celldata: FFS 256 floats = 1024 B, DDS left (2,8) + right (2,8) = 32 floats = 128 B, vertices 384 B: 1536;
    contract: FFS 4 * 384 = 1536 B, DDS 4 * (2*2*8 + 2) = 136 B: 1672;
    assembly: FFS only: 128 floats = 512 B + 64 + 192 + 96 = 864;
-   transfer: d2h the DDS output, 2 floats = 8 B; h2d u, 96 B. */
+   transfer (run.deterministic, DataData outputs copied): d2h the DDS output, 2 floats = 8 B; h2d u, 96 B. */
 static void test_device_assembly(void **state) {
   (void)state;
   fixture f;
   const hc_kernel kernels[] = {HC_FIELDFIELD_SCALAR, HC_DATADATA_SCALAR};
   fixture_init(&f, HC_FLOAT, 2, kernels);
-  f.p.is_device = f.p.device_assembly = f.p.u_upload = 1;
+  f.p.is_device = f.p.device_assembly = f.p.u_upload = f.p.dd_copy = 1;
   hc_step_bytes b;
   hc_step_bytes_of(&f.p, &b);
   assert_true(b.bytes[HC_PHASE_CELLDATA] == 1536);
@@ -102,6 +102,11 @@ static void test_device_assembly(void **state) {
   f.p.u_upload = 0;
   hc_step_bytes_of(&f.p, &b);
   assert_true(b.h2d == 0 && b.bytes[HC_PHASE_TRANSFER] == 8);
+  /* Summed on the device (no run.deterministic): the DDS outputs stay there, their sum crosses in the reduction
+     phase; nothing is left to transfer. */
+  f.p.dd_copy = 0;
+  hc_step_bytes_of(&f.p, &b);
+  assert_true(b.d2h == 0 && b.bytes[HC_PHASE_TRANSFER] == 0);
 }
 
 /* Roofline times of the host FieldFieldScalar step at 1024 B/s: celldata 2432 / 1024 = 2.375 s, assembly

@@ -4,7 +4,8 @@
 // threads take neighbouring cells, so the element reads coalesce; in the cell-major one a block first copies a
 // few cells' element matrices (contiguous) and u at their nodes into shared memory with coalesced reads, where
 // small enough (assemble_apply_staged). Also the gather
-// and scatter of shared nodes for the halo exchange, and w = a x + y for the nodal interpolant of a step.
+// and scatter of shared nodes for the halo exchange, w = a x + y for the nodal interpolant of a step, and the sums
+// of a step's DataData outputs.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -159,7 +160,73 @@ __global__ void __launch_bounds__(kThreads)
     w[i] = a * x[i] + y[i];
 }
 
+// The sums of a step's DataData outputs in two launches whose order depends on n only, for every array at once
+// (blockIdx.y): with B blocks per array (about four entries a thread, at most kSumBlocks), thread t of block b
+// sums x[b kThreads + t + j B kThreads] over j, then the block its threads' sums in a fixed tree into
+// sum_partial[a][b]; one block per array then sums its B partials the same way into sum_result[a].
+constexpr int kSumBlocks = 1024;
+__device__ double sum_partial[HC_SUM_ARRAYS_MAX][kSumBlocks];
+__device__ double sum_result[HC_SUM_ARRAYS_MAX];
+
+struct SumArrays {
+  const void *x[HC_SUM_ARRAYS_MAX];
+};
+
+// The block's sum of each thread's v, in a fixed tree (every thread of the block must call it).
+__device__ __forceinline__ double block_sum(double v) {
+  __shared__ double part[kThreads];
+  part[threadIdx.x] = v;
+  __syncthreads();
+  for (int w = kThreads / 2; w > 0; w /= 2) {
+    if ((int)threadIdx.x < w) part[threadIdx.x] += part[threadIdx.x + w];
+    __syncthreads();
+  }
+  return part[0];
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kThreads) sum_blocks(SumArrays arrays, int64_t n) {
+  const T *__restrict__ x = static_cast<const T *>(arrays.x[blockIdx.y]);
+  double v = 0;
+  for (int64_t i = blockIdx.x * (int64_t)kThreads + threadIdx.x; i < n; i += (int64_t)gridDim.x * kThreads)
+    v += (double)x[i];
+  v = block_sum(v);
+  if (threadIdx.x == 0) sum_partial[blockIdx.y][blockIdx.x] = v;
+}
+
+__global__ void __launch_bounds__(kThreads) sum_partials(int blocks) {
+  double v = 0;
+  for (int b = threadIdx.x; b < blocks; b += kThreads) v += sum_partial[blockIdx.y][b];
+  v = block_sum(v);
+  if (threadIdx.x == 0) sum_result[blockIdx.y] = v;
+}
+
 }  // namespace
+
+extern "C" int hc_sum_cuda(int narrays, const void *const *d_x, hc_precision precision, int64_t n, double *sums) {
+  HC_CHECK(narrays >= 0 && narrays <= HC_SUM_ARRAYS_MAX, HC_ERR_RUNTIME, "sum of %d arrays (at most %d)", narrays,
+           HC_SUM_ARRAYS_MAX);
+  for (int a = 0; a < narrays; a++) sums[a] = 0;
+  if (narrays == 0 || n <= 0) return HC_OK;
+  SumArrays arrays = {};
+  for (int a = 0; a < narrays; a++) arrays.x[a] = d_x[a];
+  const int64_t want = (n + 4 * kThreads - 1) / (4 * kThreads); /* about four entries a thread */
+  const int blocks = (int)(want < kSumBlocks ? want : kSumBlocks);
+  const dim3 grid(blocks, narrays), one(1, narrays);
+  cudaStream_t s = hc_cuda_stream();
+  if (precision == HC_FLOAT) {
+    sum_blocks<float><<<grid, kThreads, 0, s>>>(arrays, n);
+  } else {
+    sum_blocks<double><<<grid, kThreads, 0, s>>>(arrays, n);
+  }
+  HC_CALL_CUDA_LAUNCH(cudaGetLastError(), "sum_blocks");
+  sum_partials<<<one, kThreads, 0, s>>>(blocks);
+  HC_CALL_CUDA_LAUNCH(cudaGetLastError(), "sum_partials");
+  HC_CALL_CUDA(
+      cudaMemcpyFromSymbolAsync(sums, sum_result, sizeof(double) * (size_t)narrays, 0, cudaMemcpyDeviceToHost, s));
+  HC_CALL_CUDA(cudaStreamSynchronize(s));
+  return HC_OK;
+}
 
 extern "C" int hc_waxpy_cuda(int64_t n, double a, const double *d_x, const double *d_y, double *d_w) {
   if (n <= 0) return HC_OK;

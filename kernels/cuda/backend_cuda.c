@@ -48,4 +48,5 @@ const hc_backend hc_backend_cuda = {
     .range_pop = hc_range_pop_cuda,
     .release = hc_release_cuda,
     .waxpy = hc_waxpy_cuda,
+    .sum = hc_sum_cuda,
 };

@@ -60,6 +60,8 @@ int hc_gather_cuda(const double *d_x, const int32_t *d_idx, int64_t n, double *d
 int hc_scatter_cuda(const double *d_buf, const int32_t *d_idx, int64_t n, double *d_x);
 /* d_w[i] = a d_x[i] + d_y[i], i < n. */
 int hc_waxpy_cuda(int64_t n, double a, const double *d_x, const double *d_y, double *d_w);
+/* sums[a] = d_x[a][0] + ... + d_x[a][n-1] in double, in an order fixed by n, onto the host (hc_backend's sum). */
+int hc_sum_cuda(int narrays, const void *const *d_x, hc_precision precision, int64_t n, double *sums);
 
 #ifdef __cplusplus
 }
