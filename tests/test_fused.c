@@ -148,8 +148,7 @@ static void check_kernel(const hc_celldata_desc *desc, hc_kernel kernel, int sum
 }
 
 /* Every kernel, layout and precision, orders 1 to 4 and non-default quadratures (7 points per direction: more
-   points than a block has threads, and on cuda a DataFieldTensor cell whose records do not fit fused_points'
-   shared memory, so that fused_cells takes it), trilinear and triquadratic cells, the shear on. */
+   points than a block has threads), trilinear and triquadratic cells, the shear on. */
 static void test_agreement(void **state) {
   (void)state;
   const struct {

@@ -134,18 +134,16 @@ struct register_record {
   __device__ __forceinline__ double operator()(int k) const { return v[k]; }
 };
 
-// Doubles of shared memory per cell besides its NV moved geometry nodes: a trilinear cell's det J floor is
-// computed at each point from its 8 vertices; a triquadratic cell's once per cell (node_floors), as a point
-// that read its 81 coordinates for both the floor and the map would hold them all in registers and spill.
-template <int NV>
-__host__ __device__ constexpr int floor_doubles() {
-  return NV == 27 ? 1 : 0;
-}
+// Doubles of shared memory per cell besides its NV moved geometry nodes: its det J floor, computed once per cell
+// (node_floors) rather than at each point (a triquadratic point that read its 81 coordinates for both the floor
+// and the map would hold them all in registers and spill; a trilinear one would spend a tenth of its
+// instructions on the 8 vertices' bounding box again).
+constexpr int kFloorDoubles = 1;
 
 // The record of point p of a cell with NV geometry nodes xn (moved): false (after recording cell c) when the
-// cell is inverted or degenerate there. floor27: the cell's det J floor when NV = 27 (node_floors).
+// cell is inverted or degenerate there. floor: the cell's det J floor (node_floors).
 template <hc_kernel Kernel, int NV>
-__device__ __forceinline__ bool point_record(const celldata_args &a, const double (*xn)[3], const double *floor27,
+__device__ __forceinline__ bool point_record(const celldata_args &a, const double (*xn)[3], const double *floor,
                                              int64_t c, int64_t p, double *v) {
   const double xi[3] = {a.qpts[3 * p], a.qpts[3 * p + 1], a.qpts[3 * p + 2]};
   hc_point_geom g;
@@ -154,11 +152,11 @@ __device__ __forceinline__ bool point_record(const celldata_args &a, const doubl
     // the shape functions node by node as the sums use them: 108 of them at once would spill
     double J[3][3];
     hc_pw_triquadratic_map(xn, xi, g.x, J);
-    ok = hc_pw_geometry_from_jacobian(J, a.qwts[p], *floor27, &g);
+    ok = hc_pw_geometry_from_jacobian(J, a.qwts[p], *floor, &g);
   } else {
     double N[8], dN[8][3];
     hc_pw_trilinear_shape(xi, N, dN);
-    ok = hc_pw_geometry_at(xn, N, dN, a.qwts[p], hc_pw_det_floor(xn), &g);
+    ok = hc_pw_geometry_at(xn, N, dN, a.qwts[p], *floor, &g);
   }
   if (!ok) atomicMin(a.bad, (unsigned long long)c);
 #pragma unroll
@@ -265,42 +263,38 @@ __device__ __forceinline__ void move_nodes(const celldata_args &a, int64_t c0, i
   }
 }
 
-// With NV = 27, the det J floor (hc_pw_nodes_det_floor) of each of ncell cells whose moved nodes are
-// s_x[cell][NV][3]: s_floor[cell], one thread per cell. Call after a barrier that follows move_nodes.
+// The det J floor (hc_pw_nodes_det_floor) of each of ncell cells whose moved nodes are s_x[cell][NV][3]:
+// s_floor[cell], one thread per cell. Call after a barrier that follows move_nodes.
 template <int NV>
 __device__ __forceinline__ void node_floors(int ncell, const double *s_x, double *s_floor) {
-  if constexpr (NV == 27) {
-    for (int cl = threadIdx.x; cl < ncell; cl += blockDim.x)
-      s_floor[cl] = hc_pw_nodes_det_floor(NV, reinterpret_cast<const double(*)[3]>(s_x + NV * 3 * cl));
-  }
+  for (int cl = threadIdx.x; cl < ncell; cl += blockDim.x)
+    s_floor[cl] = hc_pw_nodes_det_floor(NV, reinterpret_cast<const double(*)[3]>(s_x + NV * 3 * cl));
 }
 
-// Cells c0 .. c0 + ncell - 1 moved into s_x (move_nodes) and, with NV = 27, their det J floors into s_floor
-// (node_floors), each followed by a barrier: what every kernel does first with a group of cells.
+// Cells c0 .. c0 + ncell - 1 moved into s_x (move_nodes) and their det J floors into s_floor (node_floors), each
+// followed by a barrier: what every kernel does first with a group of cells.
 template <int NV>
 __device__ __forceinline__ void group_nodes(const celldata_args &a, int64_t c0, int ncell, double *s_x,
                                             double *s_floor) {
   move_nodes<NV>(a, c0, ncell, s_x);
   __syncthreads();
-  if constexpr (NV == 27) {
-    node_floors<NV>(ncell, s_x, s_floor);
-    __syncthreads();
-  }
+  node_floors<NV>(ncell, s_x, s_floor);
+  __syncthreads();
 }
 
 // Cell-minor arrays (and cell-major ones whose points do not fit the staged kernel): one thread per
 // (cell, point) computes its point's record into registers, then writes every entry of that point, the
 // per-point arrays' Dij and the field arrays' L * Dij. A block takes kLanes cells of kRows points each in the
 // cell-minor layout (a warp: 32 neighbouring cells of one point, so each store is one contiguous run), and
-// kRows cells of kLanes points each in the cell-major one. The cells' moved geometry nodes (NV each), and for
-// NV = 27 their det J floors, are computed once per block into shared memory.
+// kRows cells of kLanes points each in the cell-major one. The cells' moved geometry nodes (NV each) and
+// their det J floors, are computed once per block into shared memory.
 template <hc_kernel Kernel, typename T, bool CellMinor, int NV>
 __global__ void __launch_bounds__(kThreads, kMinBlocks)
     celldata_points(celldata_args a, T *__restrict__ left, T *__restrict__ right) {
   constexpr hc_family fam = (hc_family)(Kernel / 3);
   constexpr int Dij = entries_per_point<Kernel>();
   constexpr int ncellb = CellMinor ? kLanes : kRows, nptsb = CellMinor ? kRows : kLanes;
-  __shared__ double s_x[ncellb * (NV * 3 + floor_doubles<NV>())];  // [ncellb][NV][3], then [ncellb] floors
+  __shared__ double s_x[ncellb * (NV * 3 + kFloorDoubles)];  // [ncellb][NV][3], then [ncellb] floors
   double *s_floor = s_x + ncellb * NV * 3;
   const int64_t C = a.C, P = a.P, L = a.L;
   const int64_t chunks = (P + nptsb - 1) / nptsb, tiles = (C + ncellb - 1) / ncellb * chunks;
@@ -313,8 +307,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
     group_nodes<NV>(a, c0, ncell, s_x, s_floor);
     if (c < C && p < P) {
       register_record<record_size<Kernel>()> rec;
-      point_record<Kernel, NV>(a, reinterpret_cast<const double(*)[3]>(s_x + NV * 3 * cl),
-                               NV == 27 ? s_floor + cl : nullptr, c, p, rec.v);
+      point_record<Kernel, NV>(a, reinterpret_cast<const double(*)[3]>(s_x + NV * 3 * cl), s_floor + cl, c, p, rec.v);
       if constexpr (fam != HC_FAMILY_FIELDFIELD) {
         point_entries<Kernel>(rec, [&](int ij, double lv, double rv) {
           const int64_t at = hc_at<CellMinor>(c, p * Dij + ij, C, pin);
@@ -363,7 +356,7 @@ struct staged_tiles {
   hc_fastdiv div_P, div_LP;
 };
 
-// Cell-major arrays, cpb whole cells per block: (1) the cells' moved geometry nodes (and for NV = 27 their
+// Cell-major arrays, cpb whole cells per block: (1) the cells' moved geometry nodes (and their
 // det J floors) into shared memory; (2) one record per (cell, point) into shared memory; (3) the tile's part
 // of each array, which in the cell-major layout is one contiguous run, written item by item (a point of the
 // per-point arrays, a (field, point) of the field arrays) through write_items, so that the geometry and data
@@ -378,8 +371,8 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? kMinBlocksFloat : k
   const int cpb = tl.cpb;
   const int64_t C = a.C, P = a.P, L = a.L;
   const int ntile = cpb * (int)P;
-  double *s_x = staged_smem, *s_floor = s_x + NV * 3 * cpb;     // [cpb][NV][3], [cpb] floors when NV = 27
-  double *s_rec = s_floor + floor_doubles<NV>() * cpb;          // [R][cpb * P]
+  double *s_x = staged_smem, *s_floor = s_x + NV * 3 * cpb;     // [cpb][NV][3], [cpb] floors
+  double *s_rec = s_floor + kFloorDoubles * cpb;                // [R][cpb * P]
   T *stage = reinterpret_cast<T *>(s_rec + (size_t)R * ntile);  // [blockDim][Dij]
   for (int64_t c0 = (int64_t)blockIdx.x * cpb; c0 < C; c0 += (int64_t)gridDim.x * cpb) {
     const int ncell = (int)(C - c0 < cpb ? C - c0 : cpb);
@@ -387,8 +380,8 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? kMinBlocksFloat : k
     for (int r = threadIdx.x; r < ncell * (int)P; r += blockDim.x) {
       const int cl = (int)hc_fastdiv_div(tl.div_P, (uint32_t)r);
       double v[R];
-      point_record<Kernel, NV>(a, reinterpret_cast<const double(*)[3]>(s_x + NV * 3 * cl),
-                               NV == 27 ? s_floor + cl : nullptr, c0 + cl, r - cl * P, v);
+      point_record<Kernel, NV>(a, reinterpret_cast<const double(*)[3]>(s_x + NV * 3 * cl), s_floor + cl, c0 + cl,
+                               r - cl * P, v);
 #pragma unroll
       for (int k = 0; k < R; k++) s_rec[k * ntile + r] = v[k];
     }
@@ -432,7 +425,7 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? kMinBlocksFloat : k
 // for cpb cells per block with the stage.
 template <hc_kernel Kernel, int NV>
 size_t staged_cell_bytes(int64_t P) {
-  return sizeof(double) * (NV * 3 + floor_doubles<NV>() + (size_t)P * record_size<Kernel>());
+  return sizeof(double) * (NV * 3 + kFloorDoubles + (size_t)P * record_size<Kernel>());
 }
 template <hc_kernel Kernel, typename T, int NV>
 size_t staged_smem_bytes(int cpb, int64_t P) {
@@ -520,7 +513,8 @@ cudaError_t launch_kernel(hc_kernel kernel, const celldata_args &a, int nodes, h
 // ---- The fused assembly (hc_backend.fused, README section "Fused assembly") ----
 //
 // DataData and DataField (fused_points): NCB cells per block, one thread per (cell, point) computing its record;
-// each entry is used once, so none is stored but DataField's right ones (described at the kernel).
+// each entry is used once, so none is stored, and DataField's contraction is taken in the reference space
+// (field_point_vector; described at the kernel).
 //
 // FieldField (fused_cells): a block takes NCB cells at a time (a grid-stride loop over groups of cells), their
 // points in chunks of PC: (1) the cells' moved geometry nodes into shared memory; (2) every point's record, as
@@ -534,10 +528,19 @@ cudaError_t launch_kernel(hc_kernel kernel, const celldata_args &a, int nodes, h
 // are zeroed up to a whole mma or vector step). With fewer (order 1) each thread sums one output's dot
 // product, or S threads split one and meet through shared memory. FieldFieldTensor sums over i first, as the
 // OpenMP fused kernel does: left (p, j) = sum_i kappa_ij d_i phi_l w|J| (in double, rounded once), right
-// (p, j) = d_j phi_r, Dk = 3. The big arrays are never stored. (fused_cells also takes DataData and DataField
-// where fused_points' shared memory cannot hold one cell's records, at quadratures above the default.)
+// (p, j) = d_j phi_r, Dk = 3. The big arrays are never stored.
 
 constexpr int kFusedThreads = 256;
+// Blocks per SM the registers of fused_points must allow: its kernels are latency-bound (a record is about a
+// thousand instructions, with the data functions' sines and cosines), so that more warps in flight pay more than
+// the few registers spilled where the record is small (DataData and DataField Scalar and Vector: 10 + 1..3 doubles).
+#ifndef HC_FUSED_POINTS_BLOCKS
+#define HC_FUSED_POINTS_BLOCKS 3
+#endif
+template <hc_kernel Kernel>
+constexpr int fused_points_blocks() {
+  return record_size<Kernel>() <= 13 ? HC_FUSED_POINTS_BLOCKS : 2;
+}
 // Threads per block where a cell's points and outputs fit 64 (order 1): four times the cells in flight per SM,
 // as a block is mostly idle while its few points' records are computed.
 constexpr int kFusedSmallThreads = 64;
@@ -565,22 +568,11 @@ struct fused_shape {
   int nt;          // threads per block
 };
 
-// DataData's and DataField's entries of row `row` at point p of the cell's left (Left) or right matrix into
-// dst[0 .. Dk), where fused_cells takes them (FieldField's: fused_entries_both).
-template <hc_kernel Kernel, bool Left, typename T, typename Rec>
-__device__ __forceinline__ void fused_entries(const celldata_args &a, int row, int64_t p, const Rec &rec, T *dst) {
-  if constexpr (Left && (hc_family)(Kernel / 3) == HC_FAMILY_DATAFIELD) {
-    field_entries<Kernel>(a, row * a.P + p, rec, [&](int ij, double lv, double) { dst[ij] = (T)lv; });
-  } else {
-    point_entries<Kernel>(rec, [&](int ij, double lv, double rv) { dst[ij] = (T)(Left ? lv : rv); });
-  }
-}
-
 // Doubles of shared memory before the chunk matrices (the NCB cells' geometry nodes and floors, their records),
 // made even so that the matrices start on 16 bytes.
 template <hc_kernel Kernel, int NV>
 __host__ __device__ constexpr size_t fused_matrix_offset(int NCB, int PC) {
-  return ((size_t)NCB * (NV * 3 + floor_doubles<NV>() + (size_t)record_size<Kernel>() * PC) + 1) / 2 * 2;
+  return ((size_t)NCB * (NV * 3 + kFloorDoubles + (size_t)record_size<Kernel>() * PC) + 1) / 2 * 2;
 }
 
 // Blocks per SM that the registers must allow: one with 64 accumulators per thread (the 128 x 128 tile).
@@ -618,14 +610,16 @@ __device__ __forceinline__ void fused_entries_both(const celldata_args &a, int r
 template <hc_kernel Kernel, typename T, int NV, int NT, class Math = void>
 __global__ void __launch_bounds__(NT, NT == kFusedThreads ? fused_min_blocks<Math>() : 8)
     fused_cells(celldata_args a, fused_shape f, bool cell_minor, int sum_into, T *__restrict__ out) {
+  static_assert((hc_family)(Kernel / 3) == HC_FAMILY_FIELDFIELD,
+                "fused_cells takes FieldField (fused_points the rest)");
   constexpr int R = record_size<Kernel>();
   constexpr bool kGemm = !std::is_void_v<Math>;
   extern __shared__ double fused_smem[];
   const int64_t C = a.C, P = a.P;
   const int ncb = f.NCB, rstride = ncb * f.PC;   // record k of (cell cl, point pp) at s_rec[k rstride + cl PC + pp]
   double *s_x = fused_smem;                      // [NCB][NV][3]
-  double *s_floor = s_x + (size_t)ncb * NV * 3;  // [NCB] when NV = 27
-  double *s_rec = s_floor + (size_t)ncb * floor_doubles<NV>();                             // [R][NCB][PC]
+  double *s_floor = s_x + (size_t)ncb * NV * 3;  // [NCB]
+  double *s_rec = s_floor + (size_t)ncb * kFloorDoubles;                                   // [R][NCB][PC]
   T *Ls = reinterpret_cast<T *>(fused_smem + fused_matrix_offset<Kernel, NV>(ncb, f.PC));  // [LM][LDK]
   T *Rs = Ls + (size_t)f.LM * f.LDK;                                                       // [RM][LDK]
   T *red = Rs + (size_t)f.RM * f.LDK;                                                      // [NT]
@@ -659,23 +653,11 @@ __global__ void __launch_bounds__(NT, NT == kFusedThreads ? fused_min_blocks<Mat
       for (int64_t p0 = 0; p0 < P; p0 += f.PC) {
         const int pc = (int)(P - p0 < f.PC ? P - p0 : f.PC);
         if (ncb == 1) records(c, 1, p0, pc);
-        if constexpr ((hc_family)(Kernel / 3) == HC_FAMILY_FIELDFIELD) {
-          // a field's left and right rows from one gradient (Lf = Rf = L)
-          for (int it = tid; it < f.Lf * pc; it += nt) {
-            const int row = it / pc, pp = it - row * pc;
-            fused_entries_both<Kernel>(a, row, p0 + pp, shared_record{s_rec + cl * f.PC + pp, rstride},
-                                       Ls + row * f.LDK + pp * f.Dk, Rs + row * f.LDK + pp * f.Dk);
-          }
-        } else {
-          for (int it = tid; it < (f.Lf + f.Rf) * pc; it += nt) {
-            const int row = it / pc, pp = it - row * pc;
-            const shared_record rec{s_rec + cl * f.PC + pp, rstride};
-            if (row < f.Lf) {
-              fused_entries<Kernel, true>(a, row, p0 + pp, rec, Ls + row * f.LDK + pp * f.Dk);
-            } else {
-              fused_entries<Kernel, false>(a, row - f.Lf, p0 + pp, rec, Rs + (row - f.Lf) * f.LDK + pp * f.Dk);
-            }
-          }
+        // a field's left and right rows from one gradient (Lf = Rf = L)
+        for (int it = tid; it < f.Lf * pc; it += nt) {
+          const int row = it / pc, pp = it - row * pc;
+          fused_entries_both<Kernel>(a, row, p0 + pp, shared_record{s_rec + cl * f.PC + pp, rstride},
+                                     Ls + row * f.LDK + pp * f.Dk, Rs + row * f.LDK + pp * f.Dk);
         }
         const int kn = pc * f.Dk, knq = (kn + f.KQ - 1) / f.KQ * f.KQ;
         if constexpr (kGemm) {
@@ -713,25 +695,58 @@ __global__ void __launch_bounds__(NT, NT == kFusedThreads ? fused_min_blocks<Mat
   }
 }
 
+// DataField's contraction at a point moved into the reference space (a reference gradient's components, or phi,
+// against these): sum_ij left(l, p, ij) right(p, ij) = sum_k dref_k phi_l(p) v_k(p) for DataFieldVector and
+// DataFieldTensor, where with M_i = w|J| F_i (Vector) or w|J| sum_j kappa_ij s_ij (Tensor) and the physical
+// gradient d_i phi_l = sum_k (J^-1)_ki dref_k phi_l, v_k = sum_i (J^-1)_ki M_i; for DataFieldScalar phi_l(p) v_0(p)
+// with v_0 = w|J| f. The same sums as the materialized contraction's, grouped otherwise, in double.
+template <hc_kernel Kernel>
+__host__ __device__ constexpr int field_point_doubles() {
+  return Kernel == HC_DATAFIELD_SCALAR ? 1 : 3;
+}
+
+template <hc_kernel Kernel, typename Rec>
+__device__ __forceinline__ void field_point_vector(const Rec &rec, double *v) {
+  hc_point_data d;
+  record_data<Kernel>(rec, &d);
+  const double wdet = rec(9);
+  if constexpr (Kernel == HC_DATAFIELD_SCALAR) {
+    v[0] = d.f * wdet;
+  } else {
+    double M[3];
+#pragma unroll
+    for (int i = 0; i < 3; i++) {
+      if constexpr (Kernel == HC_DATAFIELD_VECTOR) {
+        M[i] = d.F[i] * wdet;
+      } else {
+        M[i] = (d.kappa[i][0] * d.s[i][0] + d.kappa[i][1] * d.s[i][1] + d.kappa[i][2] * d.s[i][2]) * wdet;
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < 3; k++) v[k] = rec(3 * k) * M[0] + rec(3 * k + 1) * M[1] + rec(3 * k + 2) * M[2];
+  }
+}
+
 // DataData and DataField, whose entries are each used once: NCB cells per block (as many as give every thread a
 // point), one thread per (cell, point) computing its record, as the cell data does. DataData: the thread
 // sums its point's products of the rounded left and right entries, and one thread per cell adds the points'
-// sums in order. DataField: the thread keeps its record and its point's right entries (rounded) in shared
-// memory; then one thread per (cell, field) forms that field's left entries point by point and sums their
-// products with the right ones. No left array and no chunking: used where the records of NCB >= 1 cells
-// with all their points fit kFusedSmemBytes (fused_points_cells), else fused_cells.
+// sums in order. DataField: the thread reduces its record to the point's field_point_vector (V doubles) in
+// shared memory; then one thread per (cell, field) sums, over the points, the field's reference gradient (or
+// phi) against them: 3 products per point where forming the left entries took D^rank gradients' worth. No left
+// array and no chunking: NCB >= 1 cells with all their points fit kFusedSmemBytes (fused_points_cells; a cell
+// that does not, past 4,000 points, hc_fused_cuda refuses).
 template <hc_kernel Kernel, typename T, int NV>
-__global__ void __launch_bounds__(kFusedThreads, 2)
+__global__ void __launch_bounds__(kFusedThreads, fused_points_blocks<Kernel>())
     fused_points(celldata_args a, int ncb, bool cell_minor, int sum_into, T *__restrict__ out) {
   constexpr bool kField = (hc_family)(Kernel / 3) == HC_FAMILY_DATAFIELD;
-  constexpr int R = record_size<Kernel>(), Dij = entries_per_point<Kernel>();
+  constexpr int R = record_size<Kernel>(), V = kField ? field_point_doubles<Kernel>() : 0;
   extern __shared__ double fused_smem[];
   const int64_t C = a.C;
   const int P = a.P, L = a.L, nout = kField ? L : 1, items = ncb * P, tid = threadIdx.x, nt = blockDim.x;
-  double *s_x = fused_smem;                                                    // [ncb][NV][3]
-  double *s_floor = s_x + (size_t)ncb * NV * 3;                                // [ncb] when NV = 27
-  double *s_rec = s_floor + (size_t)ncb * floor_doubles<NV>();                 // DataField: [R][items]
-  T *s_val = reinterpret_cast<T *>(s_rec + (kField ? (size_t)R * items : 0));  // [items][Dij] or [items]
+  double *s_x = fused_smem;                                    // [ncb][NV][3]
+  double *s_floor = s_x + (size_t)ncb * NV * 3;                // [ncb]
+  double *s_pt = s_floor + (size_t)ncb * kFloorDoubles;        // DataField: [V][items]
+  T *s_val = reinterpret_cast<T *>(s_pt + (size_t)V * items);  // DataData: [items]
   for (int64_t c0 = (int64_t)blockIdx.x * ncb; c0 < C; c0 += (int64_t)gridDim.x * ncb) {
     const int ncell = (int)(C - c0 < ncb ? C - c0 : ncb);
     group_nodes<NV>(a, c0, ncell, s_x, s_floor);
@@ -741,9 +756,10 @@ __global__ void __launch_bounds__(kFusedThreads, 2)
       point_record<Kernel, NV>(a, reinterpret_cast<const double(*)[3]>(s_x + cl * NV * 3), s_floor + cl, c0 + cl, p,
                                rec.v);
       if constexpr (kField) {
+        double v[V];
+        field_point_vector<Kernel>(rec, v);
 #pragma unroll
-        for (int k = 0; k < R; k++) s_rec[k * items + it] = rec.v[k];
-        point_entries<Kernel>(rec, [&](int ij, double, double rv) { s_val[it * Dij + ij] = (T)rv; });
+        for (int k = 0; k < V; k++) s_pt[k * items + it] = v[k];
       } else {
         T sum = T(0);
         point_entries<Kernel>(rec, [&](int, double lv, double rv) { sum += (T)lv * (T)rv; });
@@ -754,37 +770,43 @@ __global__ void __launch_bounds__(kFusedThreads, 2)
     for (int it = tid; it < ncell * nout; it += nt) {
       const int cl = it / nout, o = it - cl * nout;
       T sum = T(0);
-      for (int p = 0; p < P; p++) {
-        const int ip = cl * P + p;
-        if constexpr (kField) {
-          field_entries<Kernel>(a, (int64_t)o * P + p, shared_record{s_rec + ip, items},
-                                [&](int ij, double lv, double) { sum += (T)lv * s_val[ip * Dij + ij]; });
-        } else {
-          sum += s_val[ip];
+      if constexpr (kField) {
+        double acc = 0.0;
+        for (int p = 0; p < P; p++) {
+          const int ip = cl * P + p;
+          const int64_t lp = (int64_t)o * P + p;
+          if constexpr (V == 1) {
+            acc += __ldg(&a.phi[lp]) * s_pt[ip];
+          } else {
+#pragma unroll
+            for (int k = 0; k < 3; k++) acc += __ldg(&a.grad[3 * lp + k]) * s_pt[k * items + ip];
+          }
         }
+        sum = (T)acc;
+      } else {
+        for (int p = 0; p < P; p++) sum += s_val[cl * P + p];
       }
       const int64_t c = c0 + cl;
       hc_store(&out[cell_minor ? (int64_t)o * C + c : c * nout + o], sum, sum_into);
     }
-    __syncthreads();  // the next cells overwrite the nodes, records and entries
+    __syncthreads();  // the next cells overwrite the nodes, floors and point values
   }
 }
 
-// Shared memory of fused_points for ncb cells of P points.
-template <hc_kernel Kernel, int NV>
-size_t fused_points_smem(int ncb, int P, size_t scalar) {
-  constexpr bool kField = (hc_family)(Kernel / 3) == HC_FAMILY_DATAFIELD;
-  const size_t items = (size_t)ncb * P;
-  return sizeof(double) *
-             ((size_t)ncb * (NV * 3 + floor_doubles<NV>()) + (kField ? record_size<Kernel>() * items : 0)) +
-         scalar * items * (kField ? entries_per_point<Kernel>() : 1);
+// Shared memory of fused_points for ncb cells of P points with NV geometry nodes each, for a DataData or DataField
+// kernel (scalar: bytes per output).
+inline size_t fused_points_smem(hc_kernel kernel, int NV, int ncb, int P, size_t scalar) {
+  const bool field = hc_kernel_family(kernel) == HC_FAMILY_DATAFIELD;
+  const size_t items = (size_t)ncb * P, V = kernel == HC_DATAFIELD_SCALAR ? 1 : 3;
+  return sizeof(double) * ((size_t)ncb * (NV * 3 + kFloorDoubles) + (field ? V * items : 0)) +
+         (field ? 0 : scalar * items);
 }
 
 // Cells per block of fused_points: enough that every thread has a point; 0 where one cell does not fit.
 template <hc_kernel Kernel, int NV>
 int fused_points_cells(const celldata_args &a, size_t scalar) {
   int ncb = a.P < kFusedThreads ? kFusedThreads / a.P : 1;
-  while (ncb > 0 && fused_points_smem<Kernel, NV>(ncb, a.P, scalar) > kFusedSmemBytes) ncb--;
+  while (ncb > 0 && fused_points_smem(Kernel, NV, ncb, a.P, scalar) > kFusedSmemBytes) ncb--;
   return ncb;
 }
 
@@ -858,34 +880,32 @@ cudaError_t fused_launch_acc(const celldata_args &a, const fused_shape &f, bool 
   return cudaGetLastError();
 }
 
-// DataData and DataField through fused_points where a cell fits it; FieldField's element matrices of 16 or more
-// fields through the GEMM (fused_math), smaller ones through the dot products, one output per thread.
+// DataData and DataField through fused_points (hc_fused_cuda has checked that one cell fits it); FieldField's
+// element matrices of 16 or more fields through the GEMM (fused_math), smaller ones through the dot products.
 template <hc_kernel Kernel, typename T, int NV>
 cudaError_t fused_launch(const celldata_args &a, bool minor, int sum_into, void *d_out) {
   if constexpr ((hc_family)(Kernel / 3) != HC_FAMILY_FIELDFIELD) {
     const int ncb = fused_points_cells<Kernel, NV>(a, sizeof(T));
-    if (ncb > 0) {
-      const size_t smem = fused_points_smem<Kernel, NV>(ncb, (int)a.P, sizeof(T));
-      auto kernel = fused_points<Kernel, T, NV>;
-      const cudaError_t err = hc_cuda_allow_smem(kernel, smem);
-      if (err != cudaSuccess) return err;
-      kernel<<<hc_cuda_grid((a.C + ncb - 1) / ncb), kFusedThreads, smem, hc_cuda_stream()>>>(a, ncb, minor, sum_into,
-                                                                                             static_cast<T *>(d_out));
-      return cudaGetLastError();
-    }
-  }
-  const fused_shape f = fused_shape_of<Kernel, NV>(a, sizeof(T));
-  if (f.nt == kFusedSmallThreads)
-    return fused_launch_acc<Kernel, T, NV, kFusedSmallThreads>(a, f, minor, sum_into, d_out);
-  if constexpr ((hc_family)(Kernel / 3) == HC_FAMILY_FIELDFIELD) {
+    if (ncb < 1) return cudaErrorInvalidConfiguration;
+    const size_t smem = fused_points_smem(Kernel, NV, ncb, (int)a.P, sizeof(T));
+    auto kernel = fused_points<Kernel, T, NV>;
+    const cudaError_t err = hc_cuda_allow_smem(kernel, smem);
+    if (err != cudaSuccess) return err;
+    kernel<<<hc_cuda_grid((a.C + ncb - 1) / ncb), kFusedThreads, smem, hc_cuda_stream()>>>(a, ncb, minor, sum_into,
+                                                                                           static_cast<T *>(d_out));
+    return cudaGetLastError();
+  } else {
+    const fused_shape f = fused_shape_of<Kernel, NV>(a, sizeof(T));
+    if (f.nt == kFusedSmallThreads)
+      return fused_launch_acc<Kernel, T, NV, kFusedSmallThreads>(a, f, minor, sum_into, d_out);
     if (f.BM == 32)
       return fused_launch_acc<Kernel, T, NV, kFusedThreads, fused_math<T, 32>>(a, f, minor, sum_into, d_out);
     if (f.BM == 64)
       return fused_launch_acc<Kernel, T, NV, kFusedThreads, fused_math<T, 64>>(a, f, minor, sum_into, d_out);
     if (f.BM == 128)
       return fused_launch_acc<Kernel, T, NV, kFusedThreads, fused_math<T, 128>>(a, f, minor, sum_into, d_out);
+    return fused_launch_acc<Kernel, T, NV>(a, f, minor, sum_into, d_out);
   }
-  return fused_launch_acc<Kernel, T, NV>(a, f, minor, sum_into, d_out);
 }
 
 template <hc_kernel Kernel>
@@ -960,6 +980,13 @@ extern "C" int hc_fused_cuda(const hc_celldata_desc *desc, const hc_contract *k,
   HC_CHECK(hc_kernel_family(k->kernel) != HC_FAMILY_FIELDFIELD || desc->basis->L <= kFusedMaxFields, HC_ERR_UNSUPPORTED,
            "fused assembly on cuda: %s with %d fields per cell: its element matrix GEMM takes %d at most",
            hc_kernel_name(k->kernel), desc->basis->L, kFusedMaxFields);
+  HC_CHECK(hc_kernel_family(k->kernel) == HC_FAMILY_FIELDFIELD ||
+               fused_points_smem(k->kernel, desc->geometry_nodes, 1, desc->basis->P, hc_precision_size(k->precision)) <=
+                   kFusedSmemBytes,
+           HC_ERR_UNSUPPORTED,
+           "fused assembly on cuda: %s with %d points per cell: one cell's point values take more than the %zu KB of "
+           "shared memory a block has",
+           hc_kernel_name(k->kernel), desc->basis->P, kFusedSmemBytes / 1024);
   return celldata_call(desc, "fused assembly",
                        [&](const celldata_args &a) { return fused_any(a, desc->geometry_nodes, k, d_out); });
 }

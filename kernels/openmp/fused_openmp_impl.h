@@ -22,15 +22,51 @@ static void HC_FN(hc_fused_ff_tensor_field)(int64_t f, const hc_basis *b, const 
   }
 }
 
+/* DataField's outputs of one cell (o: [L]) taken in the reference space, as the cuda kernel takes them
+   (celldata_cuda.cu, fused_points): sum_ij left(l,p,ij) right(p,ij) is phi_l(p) v(p) with v = w|J| f (Scalar), or
+   sum_k dref_k phi_l(p) v_k(p) with v_k = sum_i (J^-1)_ki M_i, M_i = w|J| F_i (Vector) or w|J| sum_j kappa_ij s_ij
+   (Tensor), the physical gradient being d_i phi_l = sum_k (J^-1)_ki dref_k phi_l: the same sums as the
+   materialized contraction's, grouped otherwise, in double. v: [3 P] scratch. */
+static void HC_FN(hc_fused_df_cell)(int rank, const hc_basis *b, const hc_cd_point *pts, double *restrict v,
+                                    double *restrict o) {
+  const int64_t P = b->P, L = b->L;
+  for (int64_t p = 0; p < P; p++) {
+    const hc_cd_point *pt = &pts[p];
+    if (rank == 0) {
+      v[p] = pt->dr[0] * pt->wdet;
+      continue;
+    }
+    double M[3];
+    for (int i = 0; i < 3; i++)
+      M[i] = rank == 1 ? pt->dr[i] * pt->wdet
+                       : (pt->dl[3 * i] * pt->dr[3 * i] + pt->dl[3 * i + 1] * pt->dr[3 * i + 1] +
+                          pt->dl[3 * i + 2] * pt->dr[3 * i + 2]) *
+                             pt->wdet;
+    for (int k = 0; k < 3; k++) v[3 * p + k] = pt->J[3 * k] * M[0] + pt->J[3 * k + 1] * M[1] + pt->J[3 * k + 2] * M[2];
+  }
+  for (int64_t l = 0; l < L; l++) {
+    double acc = 0.0;
+    if (rank == 0) {
+      const double *phi = &b->phi[l * P];
+      for (int64_t p = 0; p < P; p++) acc += phi[p] * v[p];
+    } else {
+      const double *gr = &b->grad[3 * l * P];
+      for (int64_t q = 0; q < 3 * P; q++) acc += gr[q] * v[q];
+    }
+    o[l] = acc;
+  }
+}
+
 /* Cells [c0, c1) of kernel k: each cell's left (lb: [Lf][K]) and right (rb: [Rf][K]) entries, the same numbers
    the cell data writes cell-major (FieldFieldTensor's summed over i first, K = 3 P), formed in the thread's scratch
    from the point values pts ([P]) and contracted at once into out (k's layout, overwritten or, with k->sum_into, added
    to; ob: [Lf][Rf], a cell-minor cell's outputs before they are spread), FieldField of HC_OMP_FF_GEMM_L or more
    fields with the materialized contraction's packed GEMM (bt: its panel, hc_ff_panel_openmp scalars), the rest with
-   dot products. Returns the lowest inverted or degenerate cell, or -1. */
+   dot products; DataField in the reference space (hc_fused_df_cell, with dv: [3 P + L] doubles). Returns the lowest
+   inverted or degenerate cell, or -1. */
 static int64_t HC_FN(hc_fused_cells)(const hc_cd_shape *shape, const hc_contract *k, int64_t c0, int64_t c1,
                                      hc_cd_point *pts, HC_REAL *restrict lb, HC_REAL *restrict rb, HC_REAL *restrict ob,
-                                     HC_REAL *restrict bt, HC_REAL *restrict out) {
+                                     HC_REAL *restrict bt, double *restrict dv, HC_REAL *restrict out) {
   const hc_celldata_desc *desc = shape->desc;
   const hc_basis *b = desc->basis;
   const hc_kernel kernel = k->kernel;
@@ -50,6 +86,15 @@ static int64_t HC_FN(hc_fused_cells)(const hc_cd_shape *shape, const hc_contract
     const double det_floor = hc_pw_nodes_det_floor(n, xn);
     for (int64_t p = 0; p < P; p++)
       if (!hc_cd_point_eval(shape, kernel, xn, det_floor, p, &pts[p]) && bad < 0) bad = c;
+    if (fam == HC_FAMILY_DATAFIELD) {
+      double *o = dv + 3 * P;
+      HC_FN(hc_fused_df_cell)(rank, b, pts, dv, o);
+      for (int64_t l = 0; l < Lf; l++) {
+        HC_REAL *dst = out + (k->layout == HC_LAYOUT_CELL_MAJOR ? c * Lf + l : l * C + c);
+        *dst = add ? *dst + (HC_REAL)o[l] : (HC_REAL)o[l];
+      }
+      continue;
+    }
     for (int64_t f = 0; f < Lf; f++) {
       HC_REAL *ol = lb + f * K, *orr = ff ? rb + f * K : NULL;
       if (!field) {
@@ -108,14 +153,16 @@ static int64_t HC_FN(hc_fused_openmp)(const hc_cd_shape *shape, const hc_contrac
     hc_cd_point *pts = malloc(sizeof(*pts) * (size_t)P);
     const int64_t panel = hc_ff_panel_openmp(K, L, (int64_t)sizeof(HC_REAL));
     HC_REAL *lb = malloc(sizeof(*lb) * (size_t)(2 * L * K + L * L + panel));
+    double *dv = malloc(sizeof(*dv) * (size_t)(3 * P + L));
     int64_t b = -1;
-    if (!pts || !lb) {
+    if (!pts || !lb || !dv) {
       fail = 1;
     } else if (c0 < c1) {
-      b = HC_FN(hc_fused_cells)(shape, k, c0, c1, pts, lb, lb + L * K, lb + 2 * L * K, lb + 2 * L * K + L * L, out);
+      b = HC_FN(hc_fused_cells)(shape, k, c0, c1, pts, lb, lb + L * K, lb + 2 * L * K, lb + 2 * L * K + L * L, dv, out);
     }
     free(pts);
     free(lb);
+    free(dv);
     if (b >= 0) bad = b;
   }
   *failed = fail;
