@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <mutex>
 #include <type_traits>
+#include <vector>
 
 #include "kernels/cuda/hc_cell_gemm.cuh"
 #include "kernels/cuda/hc_cuda_common.cuh"
@@ -42,14 +43,7 @@ constexpr unsigned long long kNoBadCell = ULLONG_MAX;
 
 // Frees the basis tables that ctx holds and forgets them.
 void basis_release(hc_cuda_context *ctx) {
-  hc_cuda_basis *cb = &ctx->basis;
-  cudaFree(cb->d_qpts);
-  cudaFree(cb->d_qwts);
-  cudaFree(cb->d_phi);
-  cudaFree(cb->d_grad);
-  cudaFree(cb->d_bad);
-  cudaFreeHost(cb->h_bad);
-  *cb = hc_cuda_basis();
+  hc_cuda_basis_free(&ctx->basis);
 }
 
 int upload(cudaStream_t stream, double **d_dst, const double *h_src, size_t n) {
@@ -69,6 +63,18 @@ int basis_get(hc_cuda_context *ctx, const hc_basis *b) {
   HC_CALL_GOTO(upload(ctx->stream, &cb->d_qwts, b->qwts, P), fail);
   HC_CALL_GOTO(upload(ctx->stream, &cb->d_phi, b->phi, L * P), fail);
   HC_CALL_GOTO(upload(ctx->stream, &cb->d_grad, b->grad, 3 * L * P), fail);
+  {
+    // the fields' values at a point side by side, for reads by one thread per field (fused_points)
+    std::vector<double> tabT(4 * P * L);
+    for (size_t l = 0; l < L; l++) {
+      for (size_t p = 0; p < P; p++) {
+        tabT[4 * p * L + l] = b->phi[l * P + p];
+        for (size_t k = 0; k < 3; k++) tabT[(4 * p + 1 + k) * L + l] = b->grad[3 * (l * P + p) + k];
+      }
+    }
+    HC_CALL_GOTO(upload(ctx->stream, &cb->d_tabT, tabT.data(), tabT.size()), fail);
+    HC_CALL_CUDA_GOTO(cudaStreamSynchronize(ctx->stream), fail);  // tabT is freed on leaving
+  }
   HC_CALL_CUDA_GOTO(cudaMalloc(&cb->d_bad, sizeof(*cb->d_bad)), fail);
   HC_CALL_CUDA_GOTO(cudaMallocHost(&cb->h_bad, sizeof(*cb->h_bad)), fail);
   HC_CALL_CUDA_GOTO(cudaMemsetAsync(cb->d_bad, 0xff, sizeof(*cb->d_bad), ctx->stream), fail);
@@ -92,6 +98,7 @@ struct celldata_args {
   const double *qwts;  // [P]
   const double *phi;   // [L][P]
   const double *grad;  // [L][P][3]
+  const double *tabT;  // [P][4][L]: phi and the reference gradient, fields fastest
   unsigned long long *bad;
 };
 
@@ -773,13 +780,14 @@ __global__ void __launch_bounds__(kFusedThreads, fused_points_blocks<Kernel>())
       if constexpr (kField) {
         double acc = 0.0;
         for (int p = 0; p < P; p++) {
+          // neighbouring threads take neighbouring fields: neighbouring entries of tabT
           const int ip = cl * P + p;
-          const int64_t lp = (int64_t)o * P + p;
+          const double *tab = a.tabT + (size_t)4 * p * L + o;
           if constexpr (V == 1) {
-            acc += __ldg(&a.phi[lp]) * s_pt[ip];
+            acc += __ldg(tab) * s_pt[ip];
           } else {
 #pragma unroll
-            for (int k = 0; k < 3; k++) acc += __ldg(&a.grad[3 * lp + k]) * s_pt[k * items + ip];
+            for (int k = 0; k < 3; k++) acc += __ldg(tab + (size_t)(1 + k) * L) * s_pt[k * items + ip];
           }
         }
         sum = (T)acc;
@@ -950,6 +958,7 @@ int celldata_call(const hc_celldata_desc *desc, const char *what, Launch &&launc
     a.qwts = cb->d_qwts;
     a.phi = cb->d_phi;
     a.grad = cb->d_grad;
+    a.tabT = cb->d_tabT;
     a.bad = cb->d_bad;
     HC_CALL_CUDA_LAUNCH(launch(a), what);
     HC_CALL_CUDA(cudaMemcpyAsync(cb->h_bad, cb->d_bad, sizeof(h_bad), cudaMemcpyDeviceToHost, stream));

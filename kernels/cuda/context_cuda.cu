@@ -25,12 +25,7 @@ void context_destroy(hc_cuda_context *ctx) {
   int current = -1;
   if (cudaGetDevice(&current) != cudaSuccess) current = -1;
   if (current != ctx->device) cudaSetDevice(ctx->device);
-  cudaFree(ctx->basis.d_qpts);
-  cudaFree(ctx->basis.d_qwts);
-  cudaFree(ctx->basis.d_phi);
-  cudaFree(ctx->basis.d_grad);
-  cudaFree(ctx->basis.d_bad);
-  cudaFreeHost(ctx->basis.h_bad);
+  hc_cuda_basis_free(&ctx->basis);
   for (cudaEvent_t e : ctx->timer) {
     if (e) cudaEventDestroy(e);
   }

@@ -32,9 +32,22 @@ struct hc_cuda_basis {
   double *d_qwts = nullptr;             // [P]
   double *d_phi = nullptr;              // [L][P]
   double *d_grad = nullptr;             // [L][P][3]
+  double *d_tabT = nullptr;             // [P][4][L]: phi, then the 3 reference gradient components, fields fastest
   unsigned long long *d_bad = nullptr;  // lowest bad cell; no cell (all ones) between calls
   unsigned long long *h_bad = nullptr;  // pinned host memory that d_bad is read back into
 };
+
+// Frees the tables b holds (on the current device) and forgets them.
+inline void hc_cuda_basis_free(hc_cuda_basis *b) {
+  cudaFree(b->d_qpts);
+  cudaFree(b->d_qwts);
+  cudaFree(b->d_phi);
+  cudaFree(b->d_grad);
+  cudaFree(b->d_tabT);
+  cudaFree(b->d_bad);
+  cudaFreeHost(b->h_bad);
+  *b = hc_cuda_basis();
+}
 
 // One cell GEMM kernel's launch setup on the device (hc_cell_gemm.cuh): its shared-memory opt-in done, and how
 // many of its blocks fit on one SM.
