@@ -41,11 +41,6 @@ constexpr int kMinBlocks = 2;                          // blocks per SM the regi
 constexpr int kMinBlocksFloat = 3;  // the staged kernel in float: 80 registers, a few spilled, measured faster
 constexpr unsigned long long kNoBadCell = ULLONG_MAX;
 
-// Frees the basis tables that ctx holds and forgets them.
-void basis_release(hc_cuda_context *ctx) {
-  hc_cuda_basis_free(&ctx->basis);
-}
-
 int upload(cudaStream_t stream, double **d_dst, const double *h_src, size_t n) {
   HC_CALL_CUDA(cudaMalloc(d_dst, n * sizeof(double)));
   HC_CALL_CUDA(cudaMemcpyAsync(*d_dst, h_src, n * sizeof(double), cudaMemcpyHostToDevice, stream));
@@ -56,7 +51,7 @@ int upload(cudaStream_t stream, double **d_dst, const double *h_src, size_t n) {
 int basis_get(hc_cuda_context *ctx, const hc_basis *b) {
   hc_cuda_basis *cb = &ctx->basis;
   if (cb->p == b->p && cb->q == b->q) return HC_OK;
-  basis_release(ctx);
+  hc_cuda_basis_free(cb);
   int ierr = HC_OK;
   const size_t L = (size_t)b->L, P = (size_t)b->P;
   HC_CALL_GOTO(upload(ctx->stream, &cb->d_qpts, b->qpts, 3 * P), fail);
@@ -82,7 +77,7 @@ int basis_get(hc_cuda_context *ctx, const hc_basis *b) {
   cb->q = b->q;
   return HC_OK;
 fail:
-  basis_release(ctx);
+  hc_cuda_basis_free(cb);
   return ierr;
 }
 
@@ -540,13 +535,11 @@ cudaError_t launch_kernel(hc_kernel kernel, const celldata_args &a, int nodes, h
 constexpr int kFusedThreads = 256;
 // Blocks per SM the registers of fused_points must allow: its kernels are latency-bound (a record is about a
 // thousand instructions, with the data functions' sines and cosines), so that more warps in flight pay more than
-// the few registers spilled where the record is small (DataData and DataField Scalar and Vector: 10 + 1..3 doubles).
-#ifndef HC_FUSED_POINTS_BLOCKS
-#define HC_FUSED_POINTS_BLOCKS 3
-#endif
+// the few registers spilled where the record is small (DataData and DataField Scalar and Vector: 10 + 1..3
+// doubles; 3 blocks of 80 registers measured faster than 2 of up to 128, and than 4 of 64, on an H100).
 template <hc_kernel Kernel>
 constexpr int fused_points_blocks() {
-  return record_size<Kernel>() <= 13 ? HC_FUSED_POINTS_BLOCKS : 2;
+  return record_size<Kernel>() <= 13 ? 3 : 2;
 }
 // Threads per block where a cell's points and outputs fit 64 (order 1): four times the cells in flight per SM,
 // as a block is mostly idle while its few points' records are computed.
