@@ -319,6 +319,16 @@ HC_HOST_DEVICE static inline void hc_pw_phys_grad(const double Jinv[3][3], const
   for (int i = 0; i < 3; i++) grad[i] = Jinv[0][i] * grad_ref[0] + Jinv[1][i] * grad_ref[1] + Jinv[2][i] * grad_ref[2];
 }
 
+/* The sine and cosine the data functions below call: libm's, unless the including file names others first (the
+   OpenMP cell data names the same functions declared with vector variants, so that its loops over points
+   vectorise; kernels/openmp/celldata_openmp.c). */
+#ifndef HC_DATA_SIN
+#define HC_DATA_SIN sin
+#endif
+#ifndef HC_DATA_COS
+#define HC_DATA_COS cos
+#endif
+
 /* Normalised coordinates s = (x/LX, y/LY, z/LZ). */
 HC_HOST_DEVICE static inline void hc_data_unit(const hc_data_params *dp, const double x[3], double s[3]) {
   s[0] = x[0] / dp->LX;
@@ -337,7 +347,7 @@ HC_HOST_DEVICE static inline double hc_data_f(const hc_data_params *dp, const do
       for (int e = 0; e < dp->degree[i]; e++) v *= s[i];
     return v;
   }
-  return 1.0 + 0.5 * sin(2.0 * HC_PI * s[0]) * cos(2.0 * HC_PI * s[1]) * cos(t) + 0.25 * s[2];
+  return 1.0 + 0.5 * HC_DATA_SIN(2.0 * HC_PI * s[0]) * HC_DATA_COS(2.0 * HC_PI * s[1]) * HC_DATA_COS(t) + 0.25 * s[2];
 }
 
 /* Second scalar g. Smooth: g = 1 + 0.5 cos(2 pi s2 - t) + s0 s1. */
@@ -345,7 +355,7 @@ HC_HOST_DEVICE static inline double hc_data_g(const hc_data_params *dp, const do
   if (dp->mode != HC_DATA_SMOOTH) return 1.0;
   double s[3];
   hc_data_unit(dp, x, s);
-  return 1.0 + 0.5 * cos(2.0 * HC_PI * s[2] - t) + s[0] * s[1];
+  return 1.0 + 0.5 * HC_DATA_COS(2.0 * HC_PI * s[2] - t) + s[0] * s[1];
 }
 
 /* Flux F. Smooth: F = (sin(2 pi s1) + 0.5 cos t, s0 cos(2 pi s2), 1 + s0 s1 s2). */
@@ -356,8 +366,8 @@ HC_HOST_DEVICE static inline void hc_data_F(const hc_data_params *dp, const doub
   }
   double s[3];
   hc_data_unit(dp, x, s);
-  F[0] = sin(2.0 * HC_PI * s[1]) + 0.5 * cos(t);
-  F[1] = s[0] * cos(2.0 * HC_PI * s[2]);
+  F[0] = HC_DATA_SIN(2.0 * HC_PI * s[1]) + 0.5 * HC_DATA_COS(t);
+  F[1] = s[0] * HC_DATA_COS(2.0 * HC_PI * s[2]);
   F[2] = 1.0 + s[0] * s[1] * s[2];
 }
 
@@ -372,7 +382,8 @@ HC_HOST_DEVICE static inline void hc_data_kappa(const hc_data_params *dp, const 
   }
   double s[3];
   hc_data_unit(dp, x, s);
-  double a[3] = {0.5 * cos(2.0 * HC_PI * s[1]), 0.5 * sin(2.0 * HC_PI * s[2]), 0.5 * cos(t + s[0])};
+  double a[3] = {0.5 * HC_DATA_COS(2.0 * HC_PI * s[1]), 0.5 * HC_DATA_SIN(2.0 * HC_PI * s[2]),
+                 0.5 * HC_DATA_COS(t + s[0])};
   for (int i = 0; i < 3; i++)
     for (int j = 0; j < 3; j++) kappa[i][j] = (i == j ? 1.0 + s[0] * s[0] : 0.0) + a[i] * a[j];
 }
@@ -383,7 +394,8 @@ HC_HOST_DEVICE static inline void hc_data_s(const hc_data_params *dp, const doub
   hc_data_unit(dp, x, s);
   for (int i = 0; i < 3; i++)
     for (int j = 0; j < 3; j++)
-      S[i][j] = (i == j ? 1.0 : 0.0) + (dp->mode == HC_DATA_SMOOTH ? 0.5 * sin(HC_PI * (i + 1) * s[j] + t) : 0.0);
+      S[i][j] =
+          (i == j ? 1.0 : 0.0) + (dp->mode == HC_DATA_SMOOTH ? 0.5 * HC_DATA_SIN(HC_PI * (i + 1) * s[j] + t) : 0.0);
 }
 
 /* Velocity u. Smooth: u = (sin(2 pi s1) cos t, cos(2 pi s2), 1 + s0 s1). */
@@ -395,8 +407,8 @@ HC_HOST_DEVICE static inline void hc_data_u(const hc_data_params *dp, const doub
   }
   double s[3];
   hc_data_unit(dp, x, s);
-  u[0] = sin(2.0 * HC_PI * s[1]) * cos(t);
-  u[1] = cos(2.0 * HC_PI * s[2]);
+  u[0] = HC_DATA_SIN(2.0 * HC_PI * s[1]) * HC_DATA_COS(t);
+  u[1] = HC_DATA_COS(2.0 * HC_PI * s[2]);
   u[2] = 1.0 + s[0] * s[1];
 }
 
@@ -412,11 +424,11 @@ HC_HOST_DEVICE static inline void hc_data_sigma_eps(const hc_data_params *dp, co
   }
   double s[3], e[3][3] = {{0.0}};
   hc_data_unit(dp, x, s);
-  double amp = 1.0 + 0.5 * sin(t);
-  for (int i = 0; i < 3; i++) e[i][i] = 0.2 * s[i]; /* d(0.1 s_i^2)/ds_i */
-  e[0][1] = amp * HC_PI * cos(HC_PI * s[1]);        /* d d0 / ds1 */
-  e[1][2] = amp * HC_PI * cos(HC_PI * s[2]);        /* d d1 / ds2 */
-  e[2][0] = amp * HC_PI * cos(HC_PI * s[0]);        /* d d2 / ds0 */
+  double amp = 1.0 + 0.5 * HC_DATA_SIN(t);
+  for (int i = 0; i < 3; i++) e[i][i] = 0.2 * s[i];  /* d(0.1 s_i^2)/ds_i */
+  e[0][1] = amp * HC_PI * HC_DATA_COS(HC_PI * s[1]); /* d d0 / ds1 */
+  e[1][2] = amp * HC_PI * HC_DATA_COS(HC_PI * s[2]); /* d d1 / ds2 */
+  e[2][0] = amp * HC_PI * HC_DATA_COS(HC_PI * s[0]); /* d d2 / ds0 */
   double tr = e[0][0] + e[1][1] + e[2][2];
   for (int i = 0; i < 3; i++) {
     for (int j = 0; j < 3; j++) {

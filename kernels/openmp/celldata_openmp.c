@@ -6,7 +6,20 @@
    without contraction of multiplies and adds into FMAs, so that both layouts give the same numbers.
    The fused assembly (fused_openmp_impl.h) forms the same entries one cell at a time in a thread's
    scratch and contracts them there (with the contractions' packed GEMM, gemm_openmp_impl.h, or their dot
-   products, dots_openmp_impl.h), so that no input array is stored. */
+   products, dots_openmp_impl.h), so that no input array is stored.
+   The data functions (sines and cosines in double) are evaluated for many points at once (hc_cd_data_batch),
+   one loop over the points per kernel that the compiler vectorises where libmvec's vector sine and cosine are
+   at hand (HC_HAVE_LIBMVEC): 4 or 8 points per instruction on AVX2 or AVX-512. */
+#if HC_HAVE_LIBMVEC
+/* The data functions' sine and cosine (hc_pointwise.h, HC_DATA_SIN and HC_DATA_COS): glibc's own, declared
+   with their vector variants (libmvec) and as const, so that loops calling them vectorise. A vector variant
+   may round a result a few units in the last place apart from the scalar function (libmvec documents at most
+   4 ulp): the OpenMP cell data then agrees with the serial reference to a few units of rounding. */
+__attribute__((simd("notinbranch"), const, nothrow)) extern double hc_vsin(double) __asm__("sin");
+__attribute__((simd("notinbranch"), const, nothrow)) extern double hc_vcos(double) __asm__("cos");
+#define HC_DATA_SIN hc_vsin
+#define HC_DATA_COS hc_vcos
+#endif
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,13 +61,19 @@ static int hc_cd_points_create(int64_t n, hc_cd_points *s) {
   return HC_OK;
 }
 
-/* Entry n of s from pt: the values that kernel's entries use. */
+/* Entry n of s from pt: the geometry that kernel's entries use (w|J|, J^-1). */
 static inline void hc_cd_points_put(hc_cd_points *s, int64_t n, hc_kernel kernel, const hc_cd_point *pt) {
   const hc_family fam = hc_kernel_family(kernel);
-  const int rank = (int)hc_kernel_rank(kernel), Dij = rank == 0 ? 1 : rank == 1 ? 3 : 9;
+  const int rank = (int)hc_kernel_rank(kernel);
   s->wdet[n] = pt->wdet;
   if (fam != HC_FAMILY_DATADATA && rank > 0)
     for (int k = 0; k < 9; k++) s->J[k][n] = pt->J[k];
+}
+
+/* Entry n of s from pt: the per-point entries that kernel's entries use (dl, dr). */
+static inline void hc_cd_points_put_data(hc_cd_points *s, int64_t n, hc_kernel kernel, const hc_cd_point *pt) {
+  const hc_family fam = hc_kernel_family(kernel);
+  const int rank = (int)hc_kernel_rank(kernel), Dij = rank == 0 ? 1 : rank == 1 ? 3 : 9;
   if (fam == HC_FAMILY_DATADATA || rank == 2)
     for (int k = 0; k < Dij; k++) s->dl[k][n] = pt->dl[k];
   if (fam != HC_FAMILY_FIELDFIELD)
@@ -69,31 +88,183 @@ typedef struct hc_cd_shape {
   double (*dN)[3]; /* [P][n][3] */
 } hc_cd_shape;
 
-/* The values of kernel at point p of the cell with geometry nodes xn ([n][3]). Returns 0 when the cell is
-   inverted or degenerate there (the values are then not to be used). */
-static int hc_cd_point_eval(const hc_cd_shape *shape, hc_kernel kernel, const double (*xn)[3], double det_floor,
-                            int64_t p, hc_cd_point *pt) {
+/* Points per batch of data functions: a whole number of vectors (8 doubles, AVX-512), so that every point of a
+   batch goes through the loop's vector body, and batches of one layout or the other round alike. */
+#define HC_CD_BATCH_ALIGN 8
+
+/* The most data values one point needs (DataDataTensor's sigma and eps, DataFieldTensor's kappa and s). */
+#define HC_CD_DATA_MAX 18
+
+/* Points per chunk of a batch: the stride of its arrays, a constant, so that the compiler tells the stores of a
+   loop over points apart (a run-time stride would need a check per pair of them, and the loop would not
+   vectorise). */
+#define HC_CD_CHUNK 256
+
+/* A thread's scratch for the data functions of up to cap points (a multiple of HC_CD_CHUNK), chunk by chunk:
+   x [cap / HC_CD_CHUNK][3][HC_CD_CHUNK], the points' positions; d [cap / HC_CD_CHUNK][HC_CD_DATA_MAX][HC_CD_CHUNK],
+   their data values. */
+typedef struct hc_cd_batch {
+  double *x, *d;
+  int64_t cap;
+} hc_cd_batch;
+
+static int hc_cd_batch_create(int64_t n, hc_cd_batch *b) {
+  b->cap = (n + HC_CD_CHUNK - 1) / HC_CD_CHUNK * HC_CD_CHUNK;
+  b->x = aligned_alloc(64, sizeof(double) * (size_t)((3 + HC_CD_DATA_MAX) * b->cap));
+  b->d = b->x ? b->x + 3 * b->cap : NULL;
+  return b->x ? HC_OK : HC_ERR_RESOURCE;
+}
+
+/* Where coordinate i of point k of b lies, and value m of its data. */
+static inline double *hc_cd_batch_x(const hc_cd_batch *b, int i, int64_t k) {
+  return b->x + ((k / HC_CD_CHUNK) * 3 + i) * HC_CD_CHUNK + k % HC_CD_CHUNK;
+}
+
+static inline double hc_cd_batch_d(const hc_cd_batch *b, int m, int64_t k) {
+  return b->d[((k / HC_CD_CHUNK) * HC_CD_DATA_MAX + m) * HC_CD_CHUNK + k % HC_CD_CHUNK];
+}
+
+/* The geometry of point p of the cell with geometry nodes xn ([n][3]): pt's w|J| and J^-1 (its other values
+   zeroed), and the point's position into entry k of b->x. Returns 0 when the cell is inverted or degenerate
+   there (the values are then not to be used). */
+static int hc_cd_point_geom(const hc_cd_shape *shape, const double (*xn)[3], double det_floor, int64_t p,
+                            hc_cd_point *pt, hc_cd_batch *b, int64_t k) {
   const hc_celldata_desc *desc = shape->desc;
-  const hc_family fam = hc_kernel_family(kernel);
-  const int rank = (int)hc_kernel_rank(kernel);
-  const int Di = rank >= 1 ? 3 : 1, Dj = rank == 2 ? 3 : 1;
   hc_point_geom g;
-  hc_point_data d;
   const int n = desc->geometry_nodes;
   const double w = desc->basis->qwts[p];
   /* with a constant node count, so that the trilinear map's loops are specialised as before */
   const int ok = n == 8 ? hc_pw_nodes_geometry_at(8, xn, shape->N + 8 * p, shape->dN + 8 * p, w, det_floor, &g)
                         : hc_pw_nodes_geometry_at(27, xn, shape->N + 27 * p, shape->dN + 27 * p, w, det_floor, &g);
-  hc_pw_data(&desc->data, kernel, g.x, desc->t, &d);
   memset(pt, 0, sizeof(*pt));
   pt->wdet = g.wdet;
-  for (int k = 0; k < 3; k++)
-    for (int i = 0; i < 3; i++) pt->J[3 * k + i] = g.Jinv[k][i];
+  for (int m = 0; m < 3; m++)
+    for (int i = 0; i < 3; i++) pt->J[3 * m + i] = g.Jinv[m][i];
+  for (int i = 0; i < 3; i++) *hc_cd_batch_x(b, i, k) = g.x[i];
+  return ok;
+}
+
+/* A loop over the points k < nv of a chunk with their positions xk, running body: twice, so that in the first,
+   for the smooth data (the only one with sines and cosines), the data functions' tests of the mode fold away
+   and the loop vectorises; the constant and polynomial data take the second. */
+#define HC_CD_BATCH_LOOP(body)                                                   \
+  do {                                                                           \
+    if (dp.mode == HC_DATA_SMOOTH) {                                             \
+      for (int64_t k = 0; k < nv; k++) {                                         \
+        const double xk[3] = {x[k], x[HC_CD_CHUNK + k], x[2 * HC_CD_CHUNK + k]}; \
+        body                                                                     \
+      }                                                                          \
+    } else {                                                                     \
+      for (int64_t k = 0; k < nv; k++) {                                         \
+        const double xk[3] = {x[k], x[HC_CD_CHUNK + k], x[2 * HC_CD_CHUNK + k]}; \
+        body                                                                     \
+      }                                                                          \
+    }                                                                            \
+  } while (0)
+
+/* Values m0 .. m0 + 8 of point k: the 3 x 3 matrix a, row by row. */
+#define HC_CD_STORE9(m0, a)                                                                                 \
+  do {                                                                                                      \
+    _Pragma("GCC unroll 3") for (int i = 0; i < 3; i++) _Pragma("GCC unroll 3") for (int j = 0; j < 3; j++) \
+        d[((m0) + 3 * i + j) * HC_CD_CHUNK + k] = (a)[i][j];                                                \
+  } while (0)
+
+/* The data functions kernel uses (hc_pw_data's) at the points [k0, k0 + n) of chunk x (positions) into chunk d
+   (values): one loop over the points per kernel and value group, so that it vectorises. n: a whole number of
+   vectors (HC_CD_BATCH_ALIGN). */
+static void hc_cd_data_chunk(const hc_celldata_desc *desc, hc_kernel kernel, int64_t nv, const double *restrict x,
+                             double *restrict d) {
+  const hc_data_params dp = desc->data;
+  const double t = desc->t;
+  switch (kernel) {
+    case HC_DATADATA_SCALAR:
+      HC_CD_BATCH_LOOP(d[k] = hc_data_f(&dp, xk, t); d[HC_CD_CHUNK + k] = hc_data_g(&dp, xk, t););
+      break;
+    case HC_DATAFIELD_SCALAR:
+      HC_CD_BATCH_LOOP(d[k] = hc_data_f(&dp, xk, t););
+      break;
+    case HC_DATADATA_VECTOR:
+      HC_CD_BATCH_LOOP(double v[3]; hc_data_u(&dp, xk, t, v);
+                       for (int m = 0; m < 3; m++) d[m * HC_CD_CHUNK + k] = v[m];);
+      break;
+    case HC_DATAFIELD_VECTOR:
+      HC_CD_BATCH_LOOP(double v[3]; hc_data_F(&dp, xk, t, v);
+                       for (int m = 0; m < 3; m++) d[m * HC_CD_CHUNK + k] = v[m];);
+      break;
+    case HC_DATADATA_TENSOR:
+      HC_CD_BATCH_LOOP(double sg[3][3]; double ep[3][3]; hc_data_sigma_eps(&dp, xk, t, sg, ep); HC_CD_STORE9(0, sg);
+                       HC_CD_STORE9(9, ep););
+      break;
+    case HC_DATAFIELD_TENSOR:
+      HC_CD_BATCH_LOOP(double sv[3][3]; hc_data_s(&dp, xk, t, sv); HC_CD_STORE9(9, sv););
+      HC_CD_BATCH_LOOP(double kp[3][3]; hc_data_kappa(&dp, xk, t, kp); HC_CD_STORE9(0, kp););
+      break;
+    case HC_FIELDFIELD_TENSOR:
+      HC_CD_BATCH_LOOP(double kp[3][3]; hc_data_kappa(&dp, xk, t, kp); HC_CD_STORE9(0, kp););
+      break;
+    default: /* FieldFieldScalar and FieldFieldVector use no data function */
+      break;
+  }
+}
+#undef HC_CD_BATCH_LOOP
+#undef HC_CD_STORE9
+
+/* The data functions kernel uses at the first n points of b (positions set by hc_cd_point_geom), chunk by
+   chunk. The points past n up to a whole vector repeat the last one, so that every point goes through the
+   loops' vector bodies (and a point's values do not depend on where in a batch it lies). */
+static void hc_cd_data_batch(const hc_celldata_desc *desc, hc_kernel kernel, int64_t n, hc_cd_batch *b) {
+  if (n < 1) return;
+  const int64_t nv = (n + HC_CD_BATCH_ALIGN - 1) & ~(int64_t)(HC_CD_BATCH_ALIGN - 1);
+  for (int64_t k = n; k < nv; k++)
+    for (int i = 0; i < 3; i++) *hc_cd_batch_x(b, i, k) = *hc_cd_batch_x(b, i, n - 1);
+  for (int64_t c0 = 0; c0 < nv; c0 += HC_CD_CHUNK) {
+    const int64_t c = c0 / HC_CD_CHUNK;
+    hc_cd_data_chunk(desc, kernel, nv - c0 < HC_CD_CHUNK ? nv - c0 : HC_CD_CHUNK,
+                     __builtin_assume_aligned(b->x + c * 3 * HC_CD_CHUNK, 64),
+                     __builtin_assume_aligned(b->d + c * HC_CD_DATA_MAX * HC_CD_CHUNK, 64));
+  }
+}
+
+/* pt's per-point entries (dl, dr) from the data values of point k of b and pt's w|J| (hc_cd_data_batch having run),
+   with the formulas of hc_pointwise.h. */
+static void hc_cd_point_data(hc_kernel kernel, const hc_cd_batch *b, int64_t k, hc_cd_point *pt) {
+  const hc_family fam = hc_kernel_family(kernel);
+  const int rank = (int)hc_kernel_rank(kernel);
+  const int Di = rank >= 1 ? 3 : 1, Dj = rank == 2 ? 3 : 1;
+  hc_point_data d;
+  memset(&d, 0, sizeof(d));
+  switch (kernel) {
+    case HC_DATADATA_SCALAR:
+      d.f = hc_cd_batch_d(b, 0, k), d.g = hc_cd_batch_d(b, 1, k);
+      break;
+    case HC_DATAFIELD_SCALAR:
+      d.f = hc_cd_batch_d(b, 0, k);
+      break;
+    case HC_DATADATA_VECTOR:
+      for (int m = 0; m < 3; m++) d.u[m] = hc_cd_batch_d(b, m, k);
+      break;
+    case HC_DATAFIELD_VECTOR:
+      for (int m = 0; m < 3; m++) d.F[m] = hc_cd_batch_d(b, m, k);
+      break;
+    case HC_DATADATA_TENSOR:
+      for (int m = 0; m < 9; m++)
+        d.sigma[m / 3][m % 3] = hc_cd_batch_d(b, m, k), d.eps[m / 3][m % 3] = hc_cd_batch_d(b, 9 + m, k);
+      break;
+    case HC_DATAFIELD_TENSOR:
+      for (int m = 0; m < 9; m++)
+        d.kappa[m / 3][m % 3] = hc_cd_batch_d(b, m, k), d.s[m / 3][m % 3] = hc_cd_batch_d(b, 9 + m, k);
+      break;
+    case HC_FIELDFIELD_TENSOR:
+      for (int m = 0; m < 9; m++) d.kappa[m / 3][m % 3] = hc_cd_batch_d(b, m, k);
+      break;
+    default:
+      break;
+  }
   for (int i = 0; i < Di; i++) {
     for (int j = 0; j < Dj; j++) {
       const int ij = i * Dj + j;
       if (fam == HC_FAMILY_DATADATA) {
-        pt->dl[ij] = hc_pw_datadata_left(rank, &d, g.wdet, i, j);
+        pt->dl[ij] = hc_pw_datadata_left(rank, &d, pt->wdet, i, j);
         pt->dr[ij] = hc_pw_datadata_right(rank, &d, i, j);
       } else {
         if (rank == 2) pt->dl[ij] = d.kappa[i][j];
@@ -101,6 +272,18 @@ static int hc_cd_point_eval(const hc_cd_shape *shape, hc_kernel kernel, const do
       }
     }
   }
+}
+
+/* The values of kernel at the P points of the cell with geometry nodes xn ([n][3]) into pts ([P]), the data
+   functions in one batch (b: room for P points). Returns 0 when the cell is inverted or degenerate at one of
+   them (the values are then not to be used). */
+static int hc_cd_cell_eval(const hc_cd_shape *shape, hc_kernel kernel, const double (*xn)[3], double det_floor,
+                           hc_cd_point *pts, hc_cd_batch *b) {
+  const int64_t P = shape->desc->basis->P;
+  int ok = 1;
+  for (int64_t p = 0; p < P; p++) ok &= hc_cd_point_geom(shape, xn, det_floor, p, &pts[p], b, p);
+  hc_cd_data_batch(shape->desc, kernel, P, b);
+  for (int64_t p = 0; p < P; p++) hc_cd_point_data(kernel, b, p, &pts[p]);
   return ok;
 }
 

@@ -52,10 +52,10 @@ static HC_ALWAYS_INLINE void HC_FN(hc_cd_major_field)(int rank, int64_t f, const
 }
 
 /* Cell-major: cells [c0, c1), whose entries are one contiguous run of each array, formed cell by cell in
-   memory order, the gradients of each basis function at each point once. s: P points. Returns the lowest
-   inverted or degenerate cell, or -1. */
+   memory order, the gradients of each basis function at each point once. pts: P points; pb: a batch of P.
+   Returns the lowest inverted or degenerate cell, or -1. */
 static int64_t HC_FN(hc_cd_major)(const hc_cd_shape *shape, hc_kernel kernel, int64_t c0, int64_t c1, hc_cd_point *pts,
-                                  HC_FN(hc_cd_writer) * wl, HC_FN(hc_cd_writer) * wr) {
+                                  hc_cd_batch *pb, HC_FN(hc_cd_writer) * wl, HC_FN(hc_cd_writer) * wr) {
   const hc_celldata_desc *desc = shape->desc;
   const hc_basis *b = desc->basis;
   const int64_t P = b->P;
@@ -71,8 +71,7 @@ static int64_t HC_FN(hc_cd_major)(const hc_cd_shape *shape, hc_kernel kernel, in
     double xn[HC_GEOMETRY_NODES_MAX][3];
     hc_pw_cell_nodes(&desc->motion, desc->t, n, desc->X0 + 3 * n * c, xn);
     const double det_floor = hc_pw_nodes_det_floor(n, xn);
-    for (int64_t p = 0; p < P; p++)
-      if (!hc_cd_point_eval(shape, kernel, xn, det_floor, p, &pts[p]) && bad < 0) bad = c;
+    if (!hc_cd_cell_eval(shape, kernel, xn, det_floor, pts, pb) && bad < 0) bad = c;
     /* left, and FieldField's right, field by field */
     for (int64_t f = 0; f < Lf; f++) {
       HC_REAL *ol = HC_FN(hc_cd_reserve)(wl, chunk), *orr = ff ? HC_FN(hc_cd_reserve)(wr, chunk) : NULL;
@@ -157,10 +156,11 @@ static void HC_FN(hc_cd_minor_rows)(const hc_cd_shape *shape, hc_kernel kernel, 
   }
 }
 
-/* Cell-minor: cells [c0, c1) in blocks of HC_OMP_CD_CB cells and HC_OMP_CD_PB points. row: [4][HC_OMP_CD_CB].
-   Returns the lowest inverted or degenerate cell, or -1. */
+/* Cell-minor: cells [c0, c1) in blocks of HC_OMP_CD_CB cells and HC_OMP_CD_PB points, the block's data functions
+   in one batch (b: room for HC_OMP_CD_CB HC_OMP_CD_PB points). row: [4][HC_OMP_CD_CB]. Returns the lowest inverted
+   or degenerate cell, or -1. */
 static int64_t HC_FN(hc_cd_minor)(const hc_cd_shape *shape, hc_kernel kernel, int64_t c0, int64_t c1, hc_cd_points *s,
-                                  HC_REAL *left, HC_REAL *right, HC_REAL *row) {
+                                  hc_cd_batch *b, HC_REAL *left, HC_REAL *right, HC_REAL *row) {
   const hc_celldata_desc *desc = shape->desc;
   const int64_t P = desc->basis->P;
   const int n = desc->geometry_nodes;
@@ -177,10 +177,19 @@ static int64_t HC_FN(hc_cd_minor)(const hc_cd_shape *shape, hc_kernel kernel, in
       for (int64_t pl = 0; pl < np; pl++) {
         for (int64_t cb = 0; cb < nc; cb++) {
           hc_cd_point pt;
-          if (!hc_cd_point_eval(shape, kernel, xv[cb], det_floor[cb], p0 + pl, &pt) && (bad < 0 || cb0 + cb < bad))
+          if (!hc_cd_point_geom(shape, xv[cb], det_floor[cb], p0 + pl, &pt, b, pl * nc + cb) &&
+              (bad < 0 || cb0 + cb < bad))
             bad = cb0 + cb;
           hc_cd_points_put(s, pl * nc + cb, kernel, &pt);
         }
+      }
+      hc_cd_data_batch(shape->desc, kernel, np * nc, b);
+      for (int64_t k = 0; k < np * nc; k++) {
+        hc_cd_point pt;
+        memset(&pt, 0, sizeof(pt));
+        pt.wdet = s->wdet[k];
+        hc_cd_point_data(kernel, b, k, &pt);
+        hc_cd_points_put_data(s, k, kernel, &pt);
       }
       HC_FN(hc_cd_minor_rows)(shape, kernel, p0, np, s, nc, left + cb0, right + cb0, row);
     }
@@ -215,25 +224,30 @@ static int64_t HC_FN(hc_celldata_openmp)(const hc_cd_shape *shape, hc_kernel ker
     if (desc->layout == HC_LAYOUT_CELL_MAJOR) {
       HC_REAL *buf = malloc(sizeof(*buf) * (size_t)(2 * cap));
       hc_cd_point *pts = malloc(sizeof(*pts) * (size_t)P);
-      if (!buf || !pts) {
+      hc_cd_batch batch = {NULL, NULL, 0};
+      if (hc_cd_batch_create(P, &batch) != HC_OK || !buf || !pts) {
         fail = 1;
       } else if (c0 < c1) {
         HC_FN(hc_cd_writer) wl = {left + c0 * lin, buf, 0, cap}, wr = {right + c0 * rin, buf + cap, 0, cap};
-        b = HC_FN(hc_cd_major)(shape, kernel, c0, c1, pts, &wl, &wr);
+        b = HC_FN(hc_cd_major)(shape, kernel, c0, c1, pts, &batch, &wl, &wr);
         HC_FN(hc_cd_flush)(&wl, 1);
         HC_FN(hc_cd_flush)(&wr, 1);
       }
       free(buf);
       free(pts);
+      free(batch.x);
     } else {
       hc_cd_points s;
+      hc_cd_batch batch = {NULL, NULL, 0};
       HC_REAL *row = malloc(sizeof(*row) * 4 * HC_OMP_CD_CB);
-      if (hc_cd_points_create(HC_OMP_CD_CB * HC_OMP_CD_PB, &s) != HC_OK || !row) {
+      if (hc_cd_points_create(HC_OMP_CD_CB * HC_OMP_CD_PB, &s) != HC_OK ||
+          hc_cd_batch_create(HC_OMP_CD_CB * HC_OMP_CD_PB, &batch) != HC_OK || !row) {
         fail = 1;
       } else if (c0 < c1) {
-        b = HC_FN(hc_cd_minor)(shape, kernel, c0, c1, &s, left, right, row);
+        b = HC_FN(hc_cd_minor)(shape, kernel, c0, c1, &s, &batch, left, right, row);
       }
       free(s.mem);
+      free(batch.x);
       free(row);
     }
     if (b >= 0) bad = b;

@@ -62,11 +62,12 @@ static void HC_FN(hc_fused_df_cell)(int rank, const hc_basis *b, const hc_cd_poi
    from the point values pts ([P]) and contracted at once into out (k's layout, overwritten or, with k->sum_into, added
    to; ob: [Lf][Rf], a cell-minor cell's outputs before they are spread), FieldField of HC_OMP_FF_GEMM_L or more
    fields with the materialized contraction's packed GEMM (bt: its panel, hc_ff_panel_openmp scalars), the rest with
-   dot products; DataField in the reference space (hc_fused_df_cell, with dv: [3 P + L] doubles). Returns the lowest
-   inverted or degenerate cell, or -1. */
+   dot products; DataField in the reference space (hc_fused_df_cell, with dv: [3 P + L] doubles); pb: a batch of P
+   points. Returns the lowest inverted or degenerate cell, or -1. */
 static int64_t HC_FN(hc_fused_cells)(const hc_cd_shape *shape, const hc_contract *k, int64_t c0, int64_t c1,
                                      hc_cd_point *pts, HC_REAL *restrict lb, HC_REAL *restrict rb, HC_REAL *restrict ob,
-                                     HC_REAL *restrict bt, double *restrict dv, HC_REAL *restrict out) {
+                                     HC_REAL *restrict bt, double *restrict dv, hc_cd_batch *pb,
+                                     HC_REAL *restrict out) {
   const hc_celldata_desc *desc = shape->desc;
   const hc_basis *b = desc->basis;
   const hc_kernel kernel = k->kernel;
@@ -84,8 +85,7 @@ static int64_t HC_FN(hc_fused_cells)(const hc_cd_shape *shape, const hc_contract
     double xn[HC_GEOMETRY_NODES_MAX][3];
     hc_pw_cell_nodes(&desc->motion, desc->t, n, desc->X0 + 3 * n * c, xn);
     const double det_floor = hc_pw_nodes_det_floor(n, xn);
-    for (int64_t p = 0; p < P; p++)
-      if (!hc_cd_point_eval(shape, kernel, xn, det_floor, p, &pts[p]) && bad < 0) bad = c;
+    if (!hc_cd_cell_eval(shape, kernel, xn, det_floor, pts, pb) && bad < 0) bad = c;
     if (fam == HC_FAMILY_DATAFIELD) {
       double *o = dv + 3 * P;
       HC_FN(hc_fused_df_cell)(rank, b, pts, dv, o);
@@ -154,15 +154,18 @@ static int64_t HC_FN(hc_fused_openmp)(const hc_cd_shape *shape, const hc_contrac
     const int64_t panel = hc_ff_panel_openmp(K, L, (int64_t)sizeof(HC_REAL));
     HC_REAL *lb = malloc(sizeof(*lb) * (size_t)(2 * L * K + L * L + panel));
     double *dv = malloc(sizeof(*dv) * (size_t)(3 * P + L));
+    hc_cd_batch pb = {NULL, NULL, 0};
     int64_t b = -1;
-    if (!pts || !lb || !dv) {
+    if (hc_cd_batch_create(P, &pb) != HC_OK || !pts || !lb || !dv) {
       fail = 1;
     } else if (c0 < c1) {
-      b = HC_FN(hc_fused_cells)(shape, k, c0, c1, pts, lb, lb + L * K, lb + 2 * L * K, lb + 2 * L * K + L * L, dv, out);
+      b = HC_FN(hc_fused_cells)(shape, k, c0, c1, pts, lb, lb + L * K, lb + 2 * L * K, lb + 2 * L * K + L * L, dv, &pb,
+                                out);
     }
     free(pts);
     free(lb);
     free(dv);
+    free(pb.x);
     if (b >= 0) bad = b;
   }
   *failed = fail;
