@@ -1,26 +1,5 @@
 /* The OpenMP fused assembly for one precision: included once per precision by celldata_openmp.c with HC_REAL
-   and HC_FN(name), after celldata_openmp_impl.h, whose per-cell formation of the entries it shares. */
-
-/* FieldFieldTensor's entries of field f of one cell with the sum over i taken first: the right array repeats
-   d_j phi_r over i, so sum_ij (kappa_ij d_i phi_l w|J|) d_j phi_r = sum_j (sum_i kappa_ij d_i phi_l w|J|) d_j phi_r,
-   ol[p][j] = sum_i kappa_ij d_i phi_f w|J| (in double, rounded once) and orr[p][j] = d_j phi_f: a contracted
-   length of 3 P instead of 9 P. */
-static void HC_FN(hc_fused_ff_tensor_field)(int64_t f, const hc_basis *b, const hc_cd_point *pts, HC_REAL *restrict ol,
-                                            HC_REAL *restrict orr) {
-  const int64_t P = b->P;
-  for (int64_t p = 0; p < P; p++) {
-    const hc_cd_point *pt = &pts[p];
-    const double *gr = &b->grad[3 * (f * P + p)];
-    double g[3];
-    for (int m = 0; m < 3; m++) g[m] = hc_cd_grad(pt->J[m], pt->J[3 + m], pt->J[6 + m], gr);
-    for (int j = 0; j < 3; j++) {
-      double a = 0.0;
-      for (int i = 0; i < 3; i++) a += hc_cd_left(2, 0.0, g[i], pt->dl[i * 3 + j], pt->wdet);
-      ol[p * 3 + j] = (HC_REAL)a;
-      orr[p * 3 + j] = (HC_REAL)g[j];
-    }
-  }
-}
+   and HC_FN(name), after celldata_openmp_impl.h, whose per-cell point evaluation it shares. */
 
 /* DataField's outputs of one cell (o: [L]) taken in the reference space, as the cuda kernel takes them
    (celldata_cuda.cu, fused_points): sum_ij left(l,p,ij) right(p,ij) is phi_l(p) v(p) with v = w|J| f (Scalar), or
@@ -57,13 +36,56 @@ static void HC_FN(hc_fused_df_cell)(int rank, const hc_basis *b, const hc_cd_poi
   }
 }
 
-/* Cells [c0, c1) of kernel k: each cell's left (lb: [Lf][K]) and right (rb: [Rf][K]) entries, the same numbers
-   the cell data writes cell-major (FieldFieldTensor's summed over i first, K = 3 P), formed in the thread's scratch
-   from the point values pts ([P]) and contracted at once into out (k's layout, overwritten or, with k->sum_into, added
-   to; ob: [Lf][Rf], a cell-minor cell's outputs before they are spread), FieldField of HC_OMP_FF_GEMM_L or more
-   fields with the materialized contraction's packed GEMM (bt: its panel, hc_ff_panel_openmp scalars), the rest with
-   dot products; DataField in the reference space (hc_fused_df_cell, with dv: [3 P + L] doubles); pb: a batch of P
-   points. Returns the lowest inverted or degenerate cell, or -1. */
+/* FieldField's right rows of one cell (rb: [L][K]) in the reference space, against the constant left rows of
+   hc_fused_ff_left: sum_q left(l,q) right(r,q) = sum_p sum_kk' dref_k phi_l(p) G_kk'(p) dref_k' phi_r(p) with
+   G = w|J| J^-1 J^-T (Vector) or w|J| J^-1 kappa J^-T (Tensor), the physical gradient being
+   d_i phi = sum_k (J^-1)_ki dref_k phi; right(r, 3p + k) = sum_k' G_kk'(p) dref_k' phi_r(p), K = 3 P. Scalar:
+   right(r, p) = w|J| phi_r(p), K = P. In double, rounded once. g: [9 P] scratch. */
+static void HC_FN(hc_fused_ff_right)(int rank, const hc_basis *b, const hc_cd_point *pts, double *restrict g,
+                                     HC_REAL *restrict rb) {
+  const int64_t P = b->P, L = b->L;
+  if (rank == 0) {
+    for (int64_t r = 0; r < L; r++)
+      for (int64_t p = 0; p < P; p++) rb[r * P + p] = (HC_REAL)(pts[p].wdet * b->phi[r * P + p]);
+    return;
+  }
+  for (int64_t p = 0; p < P; p++) {
+    const double *Ji = pts[p].J; /* (J^-1)_ki at [3 k + i] */
+    double M[3][3];              /* M = J^-1 kappa (Tensor) or J^-1 (Vector): M_kj = sum_i (J^-1)_ki kappa_ij */
+    for (int kk = 0; kk < 3; kk++)
+      for (int j = 0; j < 3; j++)
+        M[kk][j] = rank == 1 ? Ji[3 * kk + j]
+                             : Ji[3 * kk] * pts[p].dl[j] + Ji[3 * kk + 1] * pts[p].dl[3 + j] +
+                                   Ji[3 * kk + 2] * pts[p].dl[6 + j];
+    for (int kk = 0; kk < 3; kk++)
+      for (int k2 = 0; k2 < 3; k2++)
+        g[9 * p + 3 * kk + k2] =
+            (M[kk][0] * Ji[3 * k2] + M[kk][1] * Ji[3 * k2 + 1] + M[kk][2] * Ji[3 * k2 + 2]) * pts[p].wdet;
+  }
+  for (int64_t r = 0; r < L; r++) {
+    for (int64_t p = 0; p < P; p++) {
+      const double *gr = &b->grad[3 * (r * P + p)], *G = &g[9 * p];
+      for (int kk = 0; kk < 3; kk++)
+        rb[r * 3 * P + 3 * p + kk] = (HC_REAL)(G[3 * kk] * gr[0] + G[3 * kk + 1] * gr[1] + G[3 * kk + 2] * gr[2]);
+    }
+  }
+}
+
+/* FieldField's left rows in the reference space (hc_fused_ff_right), the same for every cell: phi_l(p) (Scalar,
+   K = P) or dref_k phi_l(p) at 3 p + k (K = 3 P), rounded to the run's precision. lb: [L][K]. */
+static void HC_FN(hc_fused_ff_left)(int rank, const hc_basis *b, HC_REAL *restrict lb) {
+  const int64_t n = b->L * b->P * (rank == 0 ? 1 : 3);
+  const double *src = rank == 0 ? b->phi : b->grad;
+  for (int64_t q = 0; q < n; q++) lb[q] = (HC_REAL)src[q];
+}
+
+/* Cells [c0, c1) of kernel k, contracted at once into out (k's layout, overwritten or, with k->sum_into, added to;
+   ob: [Lf][Rf], a cell-minor cell's outputs before they are spread), from the point values pts ([P], pb: a batch of
+   P points). FieldField in the reference space: the constant left rows (lb: [L][K], hc_fused_ff_left, once) against
+   each cell's right rows (rb: [L][K], hc_fused_ff_right), with the materialized contraction's packed GEMM from
+   HC_OMP_FF_GEMM_L fields on (bt: its panel, hc_ff_panel_openmp scalars), else dot products; DataField in the
+   reference space (hc_fused_df_cell); DataData from its per-point entries as the cell data rounds them. dv:
+   [9 P + L] doubles. Returns the lowest inverted or degenerate cell, or -1. */
 static int64_t HC_FN(hc_fused_cells)(const hc_cd_shape *shape, const hc_contract *k, int64_t c0, int64_t c1,
                                      hc_cd_point *pts, HC_REAL *restrict lb, HC_REAL *restrict rb, HC_REAL *restrict ob,
                                      HC_REAL *restrict bt, double *restrict dv, hc_cd_batch *pb,
@@ -76,11 +98,12 @@ static int64_t HC_FN(hc_fused_cells)(const hc_cd_shape *shape, const hc_contract
   const int rank = (int)hc_kernel_rank(kernel);
   const int Dij = rank == 0 ? 1 : rank == 1 ? 3 : 9;
   const int ff_tensor = kernel == HC_FIELDFIELD_TENSOR;
-  const int64_t K = ff_tensor ? 3 * P : P * Dij; /* the contracted length */
+  const int64_t K = ff_tensor ? 3 * P : P * Dij; /* the contracted length (3 P for every FieldField of rank > 0) */
   const int64_t Lf = fam == HC_FAMILY_DATADATA ? 1 : b->L, Rf = fam == HC_FAMILY_FIELDFIELD ? b->L : 1;
-  const int field = fam != HC_FAMILY_DATADATA, ff = fam == HC_FAMILY_FIELDFIELD, add = k->sum_into;
+  const int ff = fam == HC_FAMILY_FIELDFIELD, add = k->sum_into;
   const int n = desc->geometry_nodes;
   int64_t bad = -1;
+  if (ff) HC_FN(hc_fused_ff_left)(rank, b, lb);
   for (int64_t c = c0; c < c1; c++) {
     double xn[HC_GEOMETRY_NODES_MAX][3];
     hc_pw_cell_nodes(&desc->motion, desc->t, n, desc->X0 + 3 * n * c, xn);
@@ -95,24 +118,14 @@ static int64_t HC_FN(hc_fused_cells)(const hc_cd_shape *shape, const hc_contract
       }
       continue;
     }
-    for (int64_t f = 0; f < Lf; f++) {
-      HC_REAL *ol = lb + f * K, *orr = ff ? rb + f * K : NULL;
-      if (!field) {
-        for (int64_t p = 0; p < P; p++)
-          for (int ij = 0; ij < Dij; ij++) ol[p * Dij + ij] = (HC_REAL)pts[p].dl[ij];
-      } else if (rank == 0) {
-        HC_FN(hc_cd_major_field)(0, f, b, pts, ol, orr);
-      } else if (rank == 1) {
-        HC_FN(hc_cd_major_field)(1, f, b, pts, ol, orr);
-      } else if (ff_tensor) {
-        HC_FN(hc_fused_ff_tensor_field)(f, b, pts, ol, orr);
-      } else {
-        HC_FN(hc_cd_major_field)(2, f, b, pts, ol, orr);
-      }
-    }
-    if (!ff)
+    if (ff) {
+      HC_FN(hc_fused_ff_right)(rank, b, pts, dv, rb);
+    } else {
+      for (int64_t p = 0; p < P; p++)
+        for (int ij = 0; ij < Dij; ij++) lb[p * Dij + ij] = (HC_REAL)pts[p].dl[ij];
       for (int64_t p = 0; p < P; p++)
         for (int ij = 0; ij < Dij; ij++) rb[p * Dij + ij] = (HC_REAL)pts[p].dr[ij];
+    }
     /* out[c, l, r] = sum_q left[l][q] right[r][q]: cell-major straight into the cell's outputs, cell-minor through
        ob and then to every C-th entry */
     const int gemm = ff && Lf >= HC_OMP_FF_GEMM_L;
@@ -153,7 +166,7 @@ static int64_t HC_FN(hc_fused_openmp)(const hc_cd_shape *shape, const hc_contrac
     hc_cd_point *pts = malloc(sizeof(*pts) * (size_t)P);
     const int64_t panel = hc_ff_panel_openmp(K, L, (int64_t)sizeof(HC_REAL));
     HC_REAL *lb = malloc(sizeof(*lb) * (size_t)(2 * L * K + L * L + panel));
-    double *dv = malloc(sizeof(*dv) * (size_t)(3 * P + L));
+    double *dv = malloc(sizeof(*dv) * (size_t)(9 * P + L));
     hc_cd_batch pb = {NULL, NULL, 0};
     int64_t b = -1;
     if (hc_cd_batch_create(P, &pb) != HC_OK || !pts || !lb || !dv) {
