@@ -822,22 +822,22 @@ size_t fused_smem_bytes(const fused_shape &f, size_t scalar) {
 constexpr int kFusedMaxFields = 128;
 
 // The padded element matrix of FieldField's GEMM for L fields (orders 2 to 4), or 0 for the dot products.
-inline int fused_gemm_rows(hc_family fam, int L) {
-  if (fam != HC_FAMILY_FIELDFIELD || L < 16) return 0;
+inline int fused_gemm_rows(int L) {
+  if (L < 16) return 0;
   return L <= 32 ? 32 : L <= 64 ? 64 : 128;
 }
 
 template <hc_kernel Kernel, int NV>
 fused_shape fused_shape_of(const celldata_args &a, size_t scalar) {
-  constexpr hc_family fam = (hc_family)(Kernel / 3);
+  static_assert((hc_family)(Kernel / 3) == HC_FAMILY_FIELDFIELD,
+                "fused_cells takes FieldField (fused_points the rest)");
   fused_shape f;
-  f.Lf = fam == HC_FAMILY_DATADATA ? 1 : a.L;
-  f.Rf = fam == HC_FAMILY_FIELDFIELD ? a.L : 1;
+  f.Lf = f.Rf = a.L;
   f.Dk = Kernel == HC_FIELDFIELD_TENSOR ? 3 : entries_per_point<Kernel>();
   f.nout = f.Lf * f.Rf;
   f.nt = a.P <= kFusedSmallThreads && f.nout <= kFusedSmallThreads ? kFusedSmallThreads : kFusedThreads;
   f.S = f.nout < f.nt ? f.nt / f.nout : 1;
-  f.BM = fused_gemm_rows(fam, a.L);
+  f.BM = fused_gemm_rows(a.L);
   f.LM = f.BM ? f.BM : f.Lf;
   f.RM = f.BM ? f.BM : f.Rf;
   f.KQ = !f.BM ? 1 : scalar == sizeof(double) ? 8 : 4;

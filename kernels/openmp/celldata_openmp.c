@@ -4,9 +4,9 @@
    it forms the entries in the order they lie in memory, a contiguous run at a time in a small buffer,
    and writes the runs out with streaming stores (kernels/openmp/hc_stream.h). This file is compiled
    without contraction of multiplies and adds into FMAs, so that both layouts give the same numbers.
-   The fused assembly (fused_openmp_impl.h) forms the same entries one cell at a time in a thread's
-   scratch and contracts them there (with the contractions' packed GEMM, gemm_openmp_impl.h, or their dot
-   products, dots_openmp_impl.h), so that no input array is stored.
+   The fused assembly (fused_openmp_impl.h) evaluates the same points one cell at a time and contracts in a
+   thread's scratch (FieldField and DataField in the reference space, FieldField with the contractions' packed
+   GEMM, gemm_openmp_impl.h, or their dot products, dots_openmp_impl.h), so that no input array is stored.
    The data functions (sines and cosines in double) are evaluated for many points at once (hc_cd_data_batch),
    one loop over the points per kernel that the compiler vectorises where libmvec's vector sine and cosine are
    at hand (HC_HAVE_LIBMVEC): 4 or 8 points per instruction on AVX2 or AVX-512. */
@@ -169,8 +169,8 @@ static int hc_cd_point_geom(const hc_cd_shape *shape, const double (*xn)[3], dou
         d[((m0) + 3 * i + j) * HC_CD_CHUNK + k] = (a)[i][j];                                                \
   } while (0)
 
-/* The data functions kernel uses (hc_pw_data's) at the points [k0, k0 + n) of chunk x (positions) into chunk d
-   (values): one loop over the points per kernel and value group, so that it vectorises. n: a whole number of
+/* The data functions kernel uses (hc_pw_data's) at the first nv points of chunk x (positions) into chunk d
+   (values): one loop over the points per kernel and value group, so that it vectorises. nv: a whole number of
    vectors (HC_CD_BATCH_ALIGN). */
 static void hc_cd_data_chunk(const hc_celldata_desc *desc, hc_kernel kernel, int64_t nv, const double *restrict x,
                              double *restrict d) {
