@@ -508,6 +508,38 @@ HC_HOST_DEVICE static inline double hc_pw_datadata_right(int rank, const hc_poin
   return d->eps[i][j];
 }
 
+/* The fused assembly's reference-space forms (the CUDA and OpenMP fused kernels), with the physical gradient
+   d_i phi = sum_k (J^-1)_ki dref_k phi; Jinv, kappa and s row-major [9]. */
+
+/* DataField's vector at a point: sum_ij left(l,p,ij) right(p,ij) = sum_k dref_k phi_l(p) v_k (Vector, Tensor) or
+   phi_l(p) v_0 (Scalar), with v_0 = w|J| f (a: f), or v_k = sum_i (J^-1)_ki M_i where M_i = w|J| F_i (a: F) or
+   w|J| sum_j kappa_ij s_ij (a: kappa, s: s; NULL below rank 2). */
+HC_HOST_DEVICE static inline void hc_pw_df_ref_vector(int rank, const double *Jinv, const double *a, const double *s,
+                                                      double wdet, double *v) {
+  if (rank == 0) {
+    v[0] = a[0] * wdet;
+    return;
+  }
+  double M[3];
+  for (int i = 0; i < 3; i++)
+    M[i] = rank == 1 ? a[i] * wdet
+                     : (a[3 * i] * s[3 * i] + a[3 * i + 1] * s[3 * i + 1] + a[3 * i + 2] * s[3 * i + 2]) * wdet;
+  for (int k = 0; k < 3; k++) v[k] = Jinv[3 * k] * M[0] + Jinv[3 * k + 1] * M[1] + Jinv[3 * k + 2] * M[2];
+}
+
+/* FieldField's metric at a point: sum_ij left(l,p,ij) right(r,p,ij) = sum_km dref_k phi_l G_km dref_m phi_r with
+   G = w|J| J^-1 kappa J^-T (Tensor) or w|J| J^-1 J^-T (Vector, kappa NULL): G[3 k + m]. */
+HC_HOST_DEVICE static inline void hc_pw_ff_metric(const double *Jinv, const double *kappa, double wdet, double G[9]) {
+  double M[3][3]; /* J^-1 kappa, or J^-1 */
+  for (int k = 0; k < 3; k++)
+    for (int j = 0; j < 3; j++)
+      M[k][j] = kappa ? Jinv[3 * k] * kappa[j] + Jinv[3 * k + 1] * kappa[3 + j] + Jinv[3 * k + 2] * kappa[6 + j]
+                      : Jinv[3 * k + j];
+  for (int k = 0; k < 3; k++)
+    for (int m = 0; m < 3; m++)
+      G[3 * k + m] = (M[k][0] * Jinv[3 * m] + M[k][1] * Jinv[3 * m + 1] + M[k][2] * Jinv[3 * m + 2]) * wdet;
+}
+
 #ifdef __cplusplus
 }
 #endif

@@ -518,19 +518,21 @@ cudaError_t launch_kernel(hc_kernel kernel, const celldata_args &a, int nodes, h
 // each entry is used once, so none is stored, and DataField's contraction is taken in the reference space
 // (field_point_vector; described at the kernel).
 //
-// FieldField (fused_cells): a block takes NCB cells at a time (a grid-stride loop over groups of cells), their
-// points in chunks of PC: (1) the cells' moved geometry nodes into shared memory; (2) every point's record, as
-// the cell-data kernels compute it, one thread per (cell, point): the whole group's at once when every point
-// fits one chunk (NCB > 1), else per chunk of the one cell; then per cell and chunk (3) the chunk's part of the
-// cell's left matrix (Lf rows) and right matrix (Rf rows) of PC Dk entries each, formed as the cell data forms
-// them and rounded to the array precision, and (4) the chunk's contribution to the L x L outputs. With 16 or
-// more fields (orders 2 to 4) step (4) is a GEMM of the chunk's matrices (Math, hc_cell_gemm.cuh): the FP64
-// tensor cores (mma.sync) in double, register blocks of FMAs with 16-byte shared-memory reads in float, over
-// the element matrix padded to a BM x BM tile (rows past L are never stored; the chunk's entries past PC Dk
-// are zeroed up to a whole mma or vector step). With fewer (order 1) each thread sums one output's dot
-// product, or S threads split one and meet through shared memory. FieldFieldTensor sums over i first, as the
-// OpenMP fused kernel does: left (p, j) = sum_i kappa_ij d_i phi_l w|J| (in double, rounded once), right
-// (p, j) = d_j phi_r, Dk = 3. The big arrays are never stored.
+// FieldField (fused_cells), in the reference space as the OpenMP fused kernel takes it: sum_ij left right =
+// sum_km dref_k phi_l G_km dref_m phi_r (hc_pw_ff_metric; Scalar: phi_l w|J| phi_r), so that the left matrix is
+// the reference table (L rows of P Dk entries, Dk = 3, or 1 for Scalar), the same for every cell, and only the
+// right one, G dref phi_r, is formed per cell. A block takes NCB cells at a time (a grid-stride loop over groups
+// of cells), their points in chunks of PC: (1) the cells' moved geometry nodes into shared memory; (2) every
+// point's metric (9 doubles, or w|J|) from its record, one thread per (cell, point), the whole group's at once
+// (so that no point geometry lies on the chain of barriers of a cell's chunks); then per cell and chunk (3) the
+// chunk's right rows (and its left rows, unless one chunk holds every point and the table stays in shared
+// memory for the whole kernel), rounded to the array precision, and (4) the chunk's contribution to the L x L
+// outputs. With 16 or more fields (orders 2 to 4) step (4) is a GEMM of the chunk's matrices (Math,
+// hc_cell_gemm.cuh): the FP64 tensor cores (mma.sync) in double, register blocks of FMAs with 16-byte
+// shared-memory reads in float, over the element matrix padded to a BM x BM tile (rows past L are never stored;
+// the chunk's entries past PC Dk are zeroed up to a whole mma or vector step). With fewer (order 1) each thread
+// sums one output's dot product, or S threads split one and meet through shared memory. The big arrays are
+// never stored.
 
 constexpr int kFusedThreads = 256;
 // Blocks per SM the registers of fused_points must allow: its kernels are latency-bound (a record is about a
@@ -545,14 +547,21 @@ constexpr int fused_points_blocks() {
 // as a block is mostly idle while its few points' records are computed.
 constexpr int kFusedSmallThreads = 64;
 constexpr size_t kFusedSmemBytes = 96 * 1024;  // shared memory per block at most: two blocks per SM
-// With the 128 x 128 tile (order 4) one block fills an SM's registers: it may take most of the shared memory,
-// so that the chunks hold more points.
+// With the 128 x 128 tile (order 4) one block fills an SM (kFusedBigThreads): it may take most of the shared
+// memory, so that the chunks hold more points.
 constexpr size_t kFusedSmemBytesBig = 160 * 1024;  // within sm_80's 163 KB per block
 
-// The GEMM of a FieldField element matrix of BM x BM (padded) for kFusedThreads threads.
-template <typename T, int BM>
-using fused_math = std::conditional_t<std::is_same_v<T, double>, hc_gemm::MathDmma<BM, BM, 2, 4, 8>,
-                                      hc_gemm::MathFma<float, BM, BM, 16, 16>>;
+// Threads per block with the 128 x 128 tile (order 4): a block fills an SM, so that it takes twice the warps
+// of the smaller tiles' blocks, each with half the accumulators (32 doubles, within 128 registers).
+constexpr int kFusedBigThreads = 512;
+
+// Threads per block of FieldField's GEMM of a BM x BM element matrix (padded), and its math.
+constexpr int fused_gemm_threads(int BM) {
+  return BM >= 128 ? kFusedBigThreads : kFusedThreads;
+}
+template <typename T, int BM, int W = fused_gemm_threads(BM) / 128>
+using fused_math = std::conditional_t<std::is_same_v<T, double>, hc_gemm::MathDmma<BM, BM, W, 4, 8>,
+                                      hc_gemm::MathFma<float, BM, BM, 8 * W, 16>>;
 
 // How a cell's contraction is laid out (set on the host, fused_shape_of).
 struct fused_shape {
@@ -562,89 +571,93 @@ struct fused_shape {
   int BM;          // FieldField's padded element matrix with a GEMM (Math), else 0
   int LM, RM;      // rows of the left and right chunk matrices in shared memory: Lf and Rf, or BM
   int KQ;          // the GEMM's step: the chunk's entries are zeroed past PC Dk up to a multiple of KQ (1: none)
-  int NCB;         // cells per block: > 1 only with all points in one chunk (PC = P), the cells' records computed
-                   // together (one thread per (cell, point)) before each cell's matrices and contraction
+  int NCB;         // cells per block: > 1 only with all points in one chunk (PC = P)
   int nout, S;     // outputs per cell; threads per output (1 when there are more outputs than threads)
   int nt;          // threads per block
 };
 
-// Doubles of shared memory before the chunk matrices (the NCB cells' geometry nodes and floors, their records),
+// Doubles per point of FieldField's metric in the reference space (hc_pw_ff_metric): G, or w|J| alone for
+// FieldFieldScalar.
+template <hc_kernel Kernel>
+__host__ __device__ constexpr int ff_metric_size() {
+  return Kernel == HC_FIELDFIELD_SCALAR ? 1 : 9;
+}
+
+// Doubles of shared memory before the chunk matrices (the NCB cells' geometry nodes and floors, their metrics),
 // made even so that the matrices start on 16 bytes.
 template <hc_kernel Kernel, int NV>
-__host__ __device__ constexpr size_t fused_matrix_offset(int NCB, int PC) {
-  return ((size_t)NCB * (NV * 3 + kFloorDoubles + (size_t)record_size<Kernel>() * PC) + 1) / 2 * 2;
+__host__ __device__ constexpr size_t fused_matrix_offset(int NCB, int P) {
+  return ((size_t)NCB * (NV * 3 + kFloorDoubles + (size_t)ff_metric_size<Kernel>() * P) + 1) / 2 * 2;
 }
 
-// Blocks per SM that the registers must allow: one with 64 accumulators per thread (the 128 x 128 tile).
-template <class Math>
+// Blocks per SM that the registers must allow for NT threads per block: 8 of the small blocks, 2 of 256
+// threads, one of kFusedBigThreads (128 registers per thread each time but the small blocks').
+template <int NT>
 constexpr int fused_min_blocks() {
-  if constexpr (std::is_void_v<Math>) {
-    return 2;
-  } else {
-    return sizeof(Math::acc) / sizeof(typename Math::T) >= 64 ? 1 : 2;
-  }
+  return NT == kFusedSmallThreads ? 8 : NT == kFusedBigThreads ? 1 : 2;
 }
 
-// FieldField's entries of field `row` at point p: its left row into ldst and its right row into rdst, both
-// from one evaluation of the field's physical gradient.
-template <hc_kernel Kernel, typename T, typename Rec>
-__device__ __forceinline__ void fused_entries_both(const celldata_args &a, int row, int64_t p, const Rec &rec, T *ldst,
-                                                   T *rdst) {
-  if constexpr (Kernel == HC_FIELDFIELD_TENSOR) {
-    double sum[3] = {0.0, 0.0, 0.0};
-    field_entries<Kernel>(a, row * a.P + p, rec, [&](int ij, double lv, double rv) {
-      sum[ij % 3] += lv;             // ij = 3 i + j, i outer: the sum over i in the order the OpenMP kernel takes
-      if (ij < 3) rdst[ij] = (T)rv;  // d_j phi_r, the same for every i
-    });
-    for (int j = 0; j < 3; j++) ldst[j] = (T)sum[j];
-  } else {
-    field_entries<Kernel>(a, row * a.P + p, rec, [&](int ij, double lv, double rv) {
-      ldst[ij] = (T)lv;
-      rdst[ij] = (T)rv;
-    });
-  }
-}
-
-// NT threads per block (kFusedThreads, or kFusedSmallThreads). Math: void (dot products: one output per
-// thread, or S threads per output) or the GEMM of FieldField's element matrix (f.BM rows).
+// NT threads per block (kFusedThreads, kFusedSmallThreads, or with the 128 x 128 tile kFusedBigThreads). Math:
+// void (dot products: one output per thread, or S threads per output) or the GEMM of FieldField's element
+// matrix (f.BM rows).
 template <hc_kernel Kernel, typename T, int NV, int NT, class Math = void>
-__global__ void __launch_bounds__(NT, NT == kFusedThreads ? fused_min_blocks<Math>() : 8)
+__global__ void __launch_bounds__(NT, fused_min_blocks<NT>())
     fused_cells(celldata_args a, fused_shape f, bool cell_minor, int sum_into, T *__restrict__ out) {
   static_assert((hc_family)(Kernel / 3) == HC_FAMILY_FIELDFIELD,
                 "fused_cells takes FieldField (fused_points the rest)");
-  constexpr int R = record_size<Kernel>();
+  constexpr int R = record_size<Kernel>(), G = ff_metric_size<Kernel>();
   constexpr bool kGemm = !std::is_void_v<Math>;
+  if constexpr (kGemm) static_assert(Math::kThreads == NT, "the GEMM's warps are the block's");
   extern __shared__ double fused_smem[];
   const int64_t C = a.C, P = a.P;
-  const int ncb = f.NCB, rstride = ncb * f.PC;   // record k of (cell cl, point pp) at s_rec[k rstride + cl PC + pp]
-  double *s_x = fused_smem;                      // [NCB][NV][3]
-  double *s_floor = s_x + (size_t)ncb * NV * 3;  // [NCB]
-  double *s_rec = s_floor + (size_t)ncb * kFloorDoubles;                                   // [R][NCB][PC]
-  T *Ls = reinterpret_cast<T *>(fused_smem + fused_matrix_offset<Kernel, NV>(ncb, f.PC));  // [LM][LDK]
-  T *Rs = Ls + (size_t)f.LM * f.LDK;                                                       // [RM][LDK]
-  T *red = Rs + (size_t)f.RM * f.LDK;                                                      // [NT]
+  const int ncb = f.NCB, rstride = ncb * (int)P;        // metric k of (cell cl, point p) at s_g[k rstride + cl P + p]
+  double *s_x = fused_smem;                             // [NCB][NV][3]
+  double *s_floor = s_x + (size_t)ncb * NV * 3;         // [NCB]
+  double *s_g = s_floor + (size_t)ncb * kFloorDoubles;  // [G][NCB][P]
+  T *Ls = reinterpret_cast<T *>(fused_smem + fused_matrix_offset<Kernel, NV>(ncb, P));  // [LM][LDK]
+  T *Rs = Ls + (size_t)f.LM * f.LDK;                                                    // [RM][LDK]
+  T *red = Rs + (size_t)f.RM * f.LDK;                                                   // [NT]
   const int tid = threadIdx.x, nt = blockDim.x;
   const int slice = f.S > 1 ? tid / f.nout : 0, o0 = f.S > 1 ? tid % f.nout : tid;
   const bool active = slice < f.S;
   // The padding rows of the GEMM's matrices, never formed: zero, so that every product is of finite numbers.
   for (int it = tid; it < (f.LM - f.Lf) * f.LDK; it += nt) Ls[(size_t)f.Lf * f.LDK + it] = T(0);
   for (int it = tid; it < (f.RM - f.Rf) * f.LDK; it += nt) Rs[(size_t)f.Rf * f.LDK + it] = T(0);
-  // The records of points p0 .. p0 + pc - 1 of cells c0 + cl, cl < ncell, one thread per (cell, point).
-  auto records = [&](int64_t c0, int ncell, int64_t p0, int pc) {
-    for (int it = tid; it < ncell * pc; it += nt) {
-      const int cl = it / pc, pp = it - cl * pc;
+  // One chunk holding every point: the left rows (the reference table, rounded to T, the same for every cell)
+  // loaded once; else each chunk's are stored beside its right rows, from the same loads.
+  constexpr int Dk = G == 1 ? 1 : 3;               // f.Dk
+  const double *table = Dk == 1 ? a.phi : a.grad;  // the left rows: [L][P Dk]
+  const bool resident = f.PC == P;
+  if (resident) {
+    for (int it = tid; it < f.Lf * (int)P * Dk; it += nt) {
+      const int row = it / ((int)P * Dk), k = it - row * (int)P * Dk;
+      Ls[row * f.LDK + k] = (T)__ldg(&table[it]);
+    }
+    __syncthreads();
+  }
+  // The metrics of every point of cells c0 + cl, cl < ncell, one thread per (cell, point), before any of the
+  // cells' chunks (so that the chain of barriers per chunk holds no point geometry).
+  auto metrics = [&](int64_t c0, int ncell) {
+    for (int it = tid; it < ncell * (int)P; it += nt) {
+      const int cl = it / (int)P, p = it - cl * (int)P;
       double v[R];
-      point_record<Kernel, NV>(a, reinterpret_cast<const double(*)[3]>(s_x + cl * NV * 3), s_floor + cl, c0 + cl,
-                               p0 + pp, v);
+      point_record<Kernel, NV>(a, reinterpret_cast<const double(*)[3]>(s_x + cl * NV * 3), s_floor + cl, c0 + cl, p, v);
+      double *dst = s_g + it;
+      if constexpr (G == 1) {
+        dst[0] = v[9];
+      } else {
+        double g[G];
+        hc_pw_ff_metric(v, Kernel == HC_FIELDFIELD_TENSOR ? v + 10 : nullptr, v[9], g);
 #pragma unroll
-      for (int k = 0; k < R; k++) s_rec[k * rstride + cl * f.PC + pp] = v[k];
+        for (int k = 0; k < G; k++) dst[k * rstride] = g[k];
+      }
     }
     __syncthreads();
   };
   for (int64_t c0 = (int64_t)blockIdx.x * ncb; c0 < C; c0 += (int64_t)gridDim.x * ncb) {
     const int ncell = (int)(C - c0 < ncb ? C - c0 : ncb);
     group_nodes<NV>(a, c0, ncell, s_x, s_floor);
-    if (ncb > 1) records(c0, ncell, 0, (int)P);  // every point of every cell in one chunk
+    metrics(c0, ncell);
     for (int cl = 0; cl < ncell; cl++) {
       const int64_t c = c0 + cl;
       T acc = T(0);  // output o0, or slice's part of it
@@ -652,12 +665,27 @@ __global__ void __launch_bounds__(NT, NT == kFusedThreads ? fused_min_blocks<Mat
       if constexpr (kGemm) math.zero();
       for (int64_t p0 = 0; p0 < P; p0 += f.PC) {
         const int pc = (int)(P - p0 < f.PC ? P - p0 : f.PC);
-        if (ncb == 1) records(c, 1, p0, pc);
-        // a field's left and right rows from one gradient (Lf = Rf = L)
-        for (int it = tid; it < f.Lf * pc; it += nt) {
+        // the right rows: G dref phi_r (Dk = 3), or w|J| phi_r, at each point, from the metric in double (and
+        // the left rows' dref phi_l or phi_l, where not resident); unrolled so that a thread's loads overlap
+#pragma unroll 4
+        for (int it = tid; it < f.Rf * pc; it += nt) {
           const int row = it / pc, pp = it - row * pc;
-          fused_entries_both<Kernel>(a, row, p0 + pp, shared_record{s_rec + cl * f.PC + pp, rstride},
-                                     Ls + row * f.LDK + pp * f.Dk, Rs + row * f.LDK + pp * f.Dk);
+          const double *g = s_g + cl * P + p0 + pp;
+          const int at = row * f.LDK + pp * Dk;
+          double d[Dk];
+#pragma unroll
+          for (int k = 0; k < Dk; k++) {
+            d[k] = __ldg(&table[(row * P + p0 + pp) * Dk + k]);
+            if (!resident) Ls[at + k] = (T)d[k];
+          }
+          if constexpr (G == 1) {
+            Rs[at] = (T)(g[0] * d[0]);
+          } else {
+#pragma unroll
+            for (int k = 0; k < 3; k++)
+              Rs[at + k] =
+                  (T)(g[3 * k * rstride] * d[0] + g[(3 * k + 1) * rstride] * d[1] + g[(3 * k + 2) * rstride] * d[2]);
+          }
         }
         const int kn = pc * f.Dk, knq = (kn + f.KQ - 1) / f.KQ * f.KQ;
         if constexpr (kGemm) {
@@ -675,7 +703,7 @@ __global__ void __launch_bounds__(NT, NT == kFusedThreads ? fused_min_blocks<Mat
           const T *lrow = Ls + (o0 / f.Rf) * f.LDK, *rrow = Rs + (o0 % f.Rf) * f.LDK;
           for (int k = slice; k < kn; k += f.S) acc += lrow[k] * rrow[k];
         }
-        __syncthreads();  // the next chunk or cell overwrites the matrices (and with NCB = 1 the records)
+        __syncthreads();  // the next chunk or cell overwrites the matrices
       }
       auto store = [&](int o, T v) { hc_store(&out[cell_minor ? (int64_t)o * C + c : c * f.nout + o], v, sum_into); };
       if constexpr (kGemm) {
@@ -695,36 +723,117 @@ __global__ void __launch_bounds__(NT, NT == kFusedThreads ? fused_min_blocks<Mat
   }
 }
 
+// FieldField in double with 16 to 32 fields (order 2; fused_warps): the same reference-space contraction as
+// fused_cells, with one warp per cell and no barrier of the block between a cell's phases, so that a block has
+// eight cells in flight where fused_cells has one between its barriers. The block loads the reference table
+// once, rows padded to kWarpRows and entries to whole chunks with zeros: the left matrix of every cell, and in
+// double the exact values of the right rows' dref phi. Per cell a warp moves the geometry nodes, computes the
+// det J floor and each point's metric (lane p: point p) into its own shared memory, then per chunk of
+// kWarpPoints points forms the chunk's right rows (a lane keeps one point's metric in registers and takes
+// every fourth row) and adds their product with the table's columns (mma.sync, one 32 x 32 tile per warp), and
+// finally writes the element matrix: cell-major through its shared memory where it fits the chunk's rows
+// (L <= LDC: FieldFieldVector and Tensor up to 28 fields), so that the stores coalesce.
+constexpr int kWarpPoints = 8;                      // points per chunk: 8 Dk entries, whole mma steps
+constexpr int kWarpRows = 32;                       // the element matrix padded to 32 x 32
+constexpr size_t kFusedWarpSmemBytes = 112 * 1024;  // two blocks per SM
+using warp_math = hc_gemm::MathDmma<kWarpRows, kWarpRows, 1, 1, 8>;
+
+struct fused_warp_shape {
+  int LDK;       // row stride of the table: its entries padded to whole chunks, plus 4 (conflict-free mma)
+  int LDC;       // row stride of a chunk's right rows: kWarpPoints Dk plus 4
+  int per_warp;  // doubles of shared memory per warp: nodes, floor, metrics (made even), the chunk's right rows
+};
+
+template <hc_kernel Kernel, int NV>
+__global__ void __launch_bounds__(kFusedThreads, 2)
+    fused_warps(celldata_args a, fused_warp_shape w, bool cell_minor, int sum_into, double *__restrict__ out) {
+  constexpr int R = record_size<Kernel>(), G = ff_metric_size<Kernel>(), Dk = G == 1 ? 1 : 3;
+  constexpr int kn = kWarpPoints * Dk, kRowStep = 32 / kWarpPoints;
+  extern __shared__ double fused_smem[];
+  const int64_t C = a.C;
+  const int P = a.P, L = a.L, K = P * Dk, lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int nwarps = blockDim.x >> 5;
+  const double *table = Dk == 1 ? a.phi : a.grad;                    // [L][K]
+  double *Ls = fused_smem;                                           // [kWarpRows][LDK]
+  double *s_x = Ls + kWarpRows * w.LDK + (size_t)warp * w.per_warp;  // [NV][3]
+  double *s_floor = s_x + NV * 3;
+  double *s_g = s_floor + kFloorDoubles;                // [G][P]
+  double *Rs = s_x + (w.per_warp - kWarpRows * w.LDC);  // [kWarpRows][LDC]
+  for (int it = threadIdx.x; it < kWarpRows * w.LDK; it += blockDim.x) {
+    const int row = it / w.LDK, k = it - row * w.LDK;
+    Ls[it] = row < L && k < K ? __ldg(&table[row * K + k]) : 0.0;
+  }
+  for (int it = lane; it < (kWarpRows - L) * w.LDC; it += 32) Rs[L * w.LDC + it] = 0.0;  // never formed
+  __syncthreads();
+  const int pp = lane % kWarpPoints;  // the lane's point in every chunk
+  for (int64_t c = (int64_t)blockIdx.x * nwarps + warp; c < C; c += (int64_t)gridDim.x * nwarps) {
+    for (int v = lane; v < NV; v += 32) {
+      const double *src = a.X0 + 3 * (NV * c + v);
+      const double X[3] = {src[0], src[1], src[2]};
+      hc_motion_apply(&a.motion, a.t, X, s_x + 3 * v);
+    }
+    __syncwarp();
+    if (lane == 0) *s_floor = hc_pw_nodes_det_floor(NV, reinterpret_cast<const double(*)[3]>(s_x));
+    __syncwarp();
+    for (int p = lane; p < P; p += 32) {
+      double v[R];
+      point_record<Kernel, NV>(a, reinterpret_cast<const double(*)[3]>(s_x), s_floor, c, p, v);
+      if constexpr (G == 1) {
+        s_g[p] = v[9];
+      } else {
+        double g[G];
+        hc_pw_ff_metric(v, Kernel == HC_FIELDFIELD_TENSOR ? v + 10 : nullptr, v[9], g);
+#pragma unroll
+        for (int k = 0; k < G; k++) s_g[k * P + p] = g[k];
+      }
+    }
+    __syncwarp();
+    warp_math math;
+    math.zero();
+    for (int p0 = 0; p0 < P; p0 += kWarpPoints) {
+      const int p = p0 + pp;
+      double g[G];
+#pragma unroll
+      for (int k = 0; k < G; k++) g[k] = p < P ? s_g[k * P + p] : 0.0;  // past P: zero rows of the chunk
+      for (int row = lane / kWarpPoints; row < L; row += kRowStep) {
+        const double *d = Ls + row * w.LDK + p * Dk;  // the table's exact values (zero past K)
+        double *dst = Rs + row * w.LDC + pp * Dk;
+        if constexpr (G == 1) {
+          dst[0] = g[0] * d[0];
+        } else {
+#pragma unroll
+          for (int k = 0; k < 3; k++) dst[k] = g[3 * k] * d[0] + g[3 * k + 1] * d[1] + g[3 * k + 2] * d[2];
+        }
+      }
+      __syncwarp();
+#pragma unroll 1  // the fragments of one step at a time: with the accumulators, 128 registers
+      for (int kk = 0; kk < kn; kk += warp_math::kStepK) math.kstep(Ls + p0 * Dk, w.LDK, Rs, w.LDC, kk, lane);
+      __syncwarp();  // the next chunk overwrites the right rows
+    }
+    if (cell_minor || L > w.LDC) {
+      math.store(out + (cell_minor ? c : c * L * L), L, L, 0, 0, sum_into, lane, cell_minor ? C : 1);
+    } else {
+      math.store(Rs, L, L, 0, 0, 0, lane);  // [L][L] within the chunk's L formed rows, as L <= LDC
+      __syncwarp();
+      double *o = out + c * L * L;
+      for (int e = lane; e < L * L; e += 32) hc_store(&o[e], Rs[e], sum_into);
+      __syncwarp();  // the next cell's chunks overwrite them
+    }
+  }
+}
+
 // DataField's contraction at a point moved into the reference space (a reference gradient's components, or phi,
-// against these): sum_ij left(l, p, ij) right(p, ij) = sum_k dref_k phi_l(p) v_k(p) for DataFieldVector and
-// DataFieldTensor, where with M_i = w|J| F_i (Vector) or w|J| sum_j kappa_ij s_ij (Tensor) and the physical
-// gradient d_i phi_l = sum_k (J^-1)_ki dref_k phi_l, v_k = sum_i (J^-1)_ki M_i; for DataFieldScalar phi_l(p) v_0(p)
-// with v_0 = w|J| f. The same sums as the materialized contraction's, grouped otherwise, in double.
+// against the V doubles of hc_pw_df_ref_vector, from the point's record): the same sums as the materialized
+// contraction's, grouped otherwise, in double.
 template <hc_kernel Kernel>
 __host__ __device__ constexpr int field_point_doubles() {
   return Kernel == HC_DATAFIELD_SCALAR ? 1 : 3;
 }
 
-template <hc_kernel Kernel, typename Rec>
-__device__ __forceinline__ void field_point_vector(const Rec &rec, double *v) {
-  hc_point_data d;
-  record_data<Kernel>(rec, &d);
-  const double wdet = rec(9);
-  if constexpr (Kernel == HC_DATAFIELD_SCALAR) {
-    v[0] = d.f * wdet;
-  } else {
-    double M[3];
-#pragma unroll
-    for (int i = 0; i < 3; i++) {
-      if constexpr (Kernel == HC_DATAFIELD_VECTOR) {
-        M[i] = d.F[i] * wdet;
-      } else {
-        M[i] = (d.kappa[i][0] * d.s[i][0] + d.kappa[i][1] * d.s[i][1] + d.kappa[i][2] * d.s[i][2]) * wdet;
-      }
-    }
-#pragma unroll
-    for (int k = 0; k < 3; k++) v[k] = rec(3 * k) * M[0] + rec(3 * k + 1) * M[1] + rec(3 * k + 2) * M[2];
-  }
+template <hc_kernel Kernel, int R>
+__device__ __forceinline__ void field_point_vector(const register_record<R> &rec, double *v) {
+  constexpr int rank = Kernel % 3;
+  hc_pw_df_ref_vector(rank, rec.v, rec.v + 10, rank == 2 ? rec.v + 19 : nullptr, rec.v[9], v);
 }
 
 // DataData and DataField, whose entries are each used once: NCB cells per block (as many as give every thread a
@@ -811,11 +920,10 @@ int fused_points_cells(const celldata_args &a, size_t scalar) {
   return ncb;
 }
 
-// Shared memory of fused_cells for PC points per chunk.
+// Shared memory of fused_cells: the metrics of every point of NCB cells of P points, the chunk matrices of PC points.
 template <hc_kernel Kernel, int NV>
-size_t fused_smem_bytes(const fused_shape &f, size_t scalar) {
-  return sizeof(double) * fused_matrix_offset<Kernel, NV>(f.NCB, f.PC) +
-         scalar * ((size_t)(f.LM + f.RM) * f.LDK + f.nt);
+size_t fused_smem_bytes(const fused_shape &f, int P, size_t scalar) {
+  return sizeof(double) * fused_matrix_offset<Kernel, NV>(f.NCB, P) + scalar * ((size_t)(f.LM + f.RM) * f.LDK + f.nt);
 }
 
 // The most fields per cell of FieldField's GEMM (the 128 x 128 tile).
@@ -835,15 +943,17 @@ fused_shape fused_shape_of(const celldata_args &a, size_t scalar) {
   f.Lf = f.Rf = a.L;
   f.Dk = Kernel == HC_FIELDFIELD_TENSOR ? 3 : entries_per_point<Kernel>();
   f.nout = f.Lf * f.Rf;
-  f.nt = a.P <= kFusedSmallThreads && f.nout <= kFusedSmallThreads ? kFusedSmallThreads : kFusedThreads;
-  f.S = f.nout < f.nt ? f.nt / f.nout : 1;
   f.BM = fused_gemm_rows(a.L);
+  f.nt = f.BM                                                        ? fused_gemm_threads(f.BM)
+         : a.P <= kFusedSmallThreads && f.nout <= kFusedSmallThreads ? kFusedSmallThreads
+                                                                     : kFusedThreads;
+  f.S = f.nout < f.nt ? f.nt / f.nout : 1;
   f.LM = f.BM ? f.BM : f.Lf;
   f.RM = f.BM ? f.BM : f.Rf;
   f.KQ = !f.BM ? 1 : scalar == sizeof(double) ? 8 : 4;
   auto stride = [&](int pc) { return f.BM ? (pc * f.Dk + 7) / 8 * 8 + 4 : (pc * f.Dk) | 1; };
   const size_t cap = f.BM >= 128 ? kFusedSmemBytesBig : kFusedSmemBytes;
-  // the most points whose records and matrices fit the cap, at least one
+  // the most points per chunk whose matrices fit the cap beside the metrics, at least one (fused_cells_fit)
   f.NCB = 1;
   f.PC = 1;
   f.LDK = stride(1);
@@ -851,7 +961,7 @@ fused_shape fused_shape_of(const celldata_args &a, size_t scalar) {
     fused_shape g = f;
     g.PC = pc;
     g.LDK = stride(pc);
-    if (fused_smem_bytes<Kernel, NV>(g, scalar) <= cap) {
+    if (fused_smem_bytes<Kernel, NV>(g, (int)a.P, scalar) <= cap) {
       f = g;
       break;
     }
@@ -861,7 +971,7 @@ fused_shape fused_shape_of(const celldata_args &a, size_t scalar) {
     for (int ncb = f.nt / (int)a.P; ncb > 1; ncb--) {
       fused_shape g = f;
       g.NCB = ncb;
-      if (fused_smem_bytes<Kernel, NV>(g, scalar) <= cap) {
+      if (fused_smem_bytes<Kernel, NV>(g, (int)a.P, scalar) <= cap) {
         f = g;
         break;
       }
@@ -870,9 +980,52 @@ fused_shape fused_shape_of(const celldata_args &a, size_t scalar) {
   return f;
 }
 
+// Whether fused_cells fits a cell of a.P points and a.L fields: the smallest shape (one point per chunk) within
+// its cap of shared memory.
+template <hc_kernel Kernel, int NV>
+bool fused_cells_fit(const celldata_args &a, size_t scalar) {
+  const fused_shape f = fused_shape_of<Kernel, NV>(a, scalar);
+  return fused_smem_bytes<Kernel, NV>(f, (int)a.P, scalar) <= (f.BM >= 128 ? kFusedSmemBytesBig : kFusedSmemBytes);
+}
+
+// The shape of fused_warps for a cell of a.P points, and its shared memory per block.
+template <hc_kernel Kernel, int NV>
+fused_warp_shape fused_warp_shape_of(const celldata_args &a) {
+  constexpr int G = ff_metric_size<Kernel>(), Dk = G == 1 ? 1 : 3;
+  fused_warp_shape w;
+  w.LDK = (a.P + kWarpPoints - 1) / kWarpPoints * kWarpPoints * Dk + 4;
+  w.LDC = kWarpPoints * Dk + 4;
+  w.per_warp = (NV * 3 + kFloorDoubles + G * a.P + 1) / 2 * 2 + kWarpRows * w.LDC;
+  return w;
+}
+inline size_t fused_warp_smem(const fused_warp_shape &w) {
+  return sizeof(double) * ((size_t)kWarpRows * w.LDK + (size_t)(kFusedThreads / 32) * w.per_warp);
+}
+
+// FieldField through fused_warps: in double, with 16 to 32 fields, where the table and eight warps' cells fit
+// kFusedWarpSmemBytes; false where it does not take the case.
+template <hc_kernel Kernel, typename T, int NV>
+bool fused_warps_take(const celldata_args &a) {
+  return std::is_same_v<T, double> && a.L >= 16 && a.L <= kWarpRows &&
+         fused_warp_smem(fused_warp_shape_of<Kernel, NV>(a)) <= kFusedWarpSmemBytes;
+}
+
+template <hc_kernel Kernel, int NV>
+cudaError_t fused_warps_launch(const celldata_args &a, bool minor, int sum_into, void *d_out) {
+  const fused_warp_shape w = fused_warp_shape_of<Kernel, NV>(a);
+  const size_t smem = fused_warp_smem(w);
+  auto kernel = fused_warps<Kernel, NV>;
+  const cudaError_t err = hc_cuda_allow_smem(kernel, smem);
+  if (err != cudaSuccess) return err;
+  constexpr int cells = kFusedThreads / 32;
+  kernel<<<hc_cuda_grid((a.C + cells - 1) / cells), kFusedThreads, smem, hc_cuda_stream()>>>(
+      a, w, minor, sum_into, static_cast<double *>(d_out));
+  return cudaGetLastError();
+}
+
 template <hc_kernel Kernel, typename T, int NV, int NT = kFusedThreads, class Math = void>
 cudaError_t fused_launch_acc(const celldata_args &a, const fused_shape &f, bool minor, int sum_into, void *d_out) {
-  const size_t smem = fused_smem_bytes<Kernel, NV>(f, sizeof(T));
+  const size_t smem = fused_smem_bytes<Kernel, NV>(f, (int)a.P, sizeof(T));
   auto kernel = fused_cells<Kernel, T, NV, NT, Math>;
   const cudaError_t err = hc_cuda_allow_smem(kernel, smem);
   if (err != cudaSuccess) return err;
@@ -896,6 +1049,7 @@ cudaError_t fused_launch(const celldata_args &a, bool minor, int sum_into, void 
                                                                                            static_cast<T *>(d_out));
     return cudaGetLastError();
   } else {
+    if (fused_warps_take<Kernel, T, NV>(a)) return fused_warps_launch<Kernel, NV>(a, minor, sum_into, d_out);
     const fused_shape f = fused_shape_of<Kernel, NV>(a, sizeof(T));
     if (f.nt == kFusedSmallThreads)
       return fused_launch_acc<Kernel, T, NV, kFusedSmallThreads>(a, f, minor, sum_into, d_out);
@@ -904,7 +1058,7 @@ cudaError_t fused_launch(const celldata_args &a, bool minor, int sum_into, void 
     if (f.BM == 64)
       return fused_launch_acc<Kernel, T, NV, kFusedThreads, fused_math<T, 64>>(a, f, minor, sum_into, d_out);
     if (f.BM == 128)
-      return fused_launch_acc<Kernel, T, NV, kFusedThreads, fused_math<T, 128>>(a, f, minor, sum_into, d_out);
+      return fused_launch_acc<Kernel, T, NV, kFusedBigThreads, fused_math<T, 128>>(a, f, minor, sum_into, d_out);
     return fused_launch_acc<Kernel, T, NV>(a, f, minor, sum_into, d_out);
   }
 }
@@ -989,6 +1143,26 @@ extern "C" int hc_fused_cuda(const hc_celldata_desc *desc, const hc_contract *k,
            "fused assembly on cuda: %s with %d points per cell: one cell's point values take more than the %zu KB of "
            "shared memory a block has",
            hc_kernel_name(k->kernel), desc->basis->P, kFusedSmemBytes / 1024);
+  if (hc_kernel_family(k->kernel) == HC_FAMILY_FIELDFIELD) {
+    celldata_args a{};
+    a.L = desc->basis->L;
+    a.P = desc->basis->P;
+    const size_t scalar = hc_precision_size(k->precision);
+    const bool fits = with_kernel(k->kernel, [&](auto kk) {
+                        constexpr hc_kernel K = decltype(kk)::value;
+                        if constexpr ((hc_family)(K / 3) == HC_FAMILY_FIELDFIELD) {
+                          const bool ok = desc->geometry_nodes == 27 ? fused_cells_fit<K, 27>(a, scalar)
+                                                                     : fused_cells_fit<K, 8>(a, scalar);
+                          return ok ? cudaSuccess : cudaErrorInvalidConfiguration;
+                        } else {
+                          return cudaSuccess;
+                        }
+                      }) == cudaSuccess;
+    HC_CHECK(fits, HC_ERR_UNSUPPORTED,
+             "fused assembly on cuda: %s with %d points per cell: one cell's point metrics and one point's matrices "
+             "take more than the shared memory a block has",
+             hc_kernel_name(k->kernel), desc->basis->P);
+  }
   return celldata_call(desc, "fused assembly",
                        [&](const celldata_args &a) { return fused_any(a, desc->geometry_nodes, k, d_out); });
 }

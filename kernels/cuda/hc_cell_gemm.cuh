@@ -146,23 +146,28 @@ struct MathDmma {
 
   // The mma steps of entries kk .. kk + kStepK - 1 of As[BM][ld], Bs[BN][ld] in shared memory.
   __device__ __forceinline__ void kstep(const double *As, const double *Bs, int ld, int kk, int tid) {
+    kstep(As, ld, Bs, ld, kk, tid);
+  }
+
+  // The same with row strides of their own: As[BM][lda], Bs[BN][ldb].
+  __device__ __forceinline__ void kstep(const double *As, int lda, const double *Bs, int ldb, int kk, int tid) {
     const int warp = tid >> 5, lane = tid & 31, g = lane >> 2, t = lane & 3;
     const int wm = (warp / WARPS_N) * WM, wn = (warp % WARPS_N) * WN;
     double b[NT][kStepK / 4];
 #pragma unroll
     for (int j = 0; j < NT; j++) {
-      const double *p = Bs + (wn + j * 8 + g) * ld + kk + t;
+      const double *p = Bs + (wn + j * 8 + g) * ldb + kk + t;
 #pragma unroll
       for (int e = 0; e < kStepK / 4; e++) b[j][e] = p[4 * e];
     }
 #pragma unroll
     for (int i = 0; i < MT; i++) {
-      const double *p = As + (wm + i * 16 + g) * ld + kk + t;
+      const double *p = As + (wm + i * 16 + g) * lda + kk + t;
       double a[2 * (kStepK / 4)];
 #pragma unroll
       for (int e = 0; e < kStepK / 4; e++) {
         a[2 * e] = p[4 * e];
-        a[2 * e + 1] = p[8 * ld + 4 * e];
+        a[2 * e + 1] = p[8 * lda + 4 * e];
       }
 #pragma unroll
       for (int j = 0; j < NT; j++) {

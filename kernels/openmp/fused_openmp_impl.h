@@ -9,20 +9,8 @@
 static void HC_FN(hc_fused_df_cell)(int rank, const hc_basis *b, const hc_cd_point *pts, double *restrict v,
                                     double *restrict o) {
   const int64_t P = b->P, L = b->L;
-  for (int64_t p = 0; p < P; p++) {
-    const hc_cd_point *pt = &pts[p];
-    if (rank == 0) {
-      v[p] = pt->dr[0] * pt->wdet;
-      continue;
-    }
-    double M[3];
-    for (int i = 0; i < 3; i++)
-      M[i] = rank == 1 ? pt->dr[i] * pt->wdet
-                       : (pt->dl[3 * i] * pt->dr[3 * i] + pt->dl[3 * i + 1] * pt->dr[3 * i + 1] +
-                          pt->dl[3 * i + 2] * pt->dr[3 * i + 2]) *
-                             pt->wdet;
-    for (int k = 0; k < 3; k++) v[3 * p + k] = pt->J[3 * k] * M[0] + pt->J[3 * k + 1] * M[1] + pt->J[3 * k + 2] * M[2];
-  }
+  for (int64_t p = 0; p < P; p++)
+    hc_pw_df_ref_vector(rank, pts[p].J, pts[p].dr, pts[p].dl, pts[p].wdet, v + (rank == 0 ? p : 3 * p));
   for (int64_t l = 0; l < L; l++) {
     double acc = 0.0;
     if (rank == 0) {
@@ -49,19 +37,7 @@ static void HC_FN(hc_fused_ff_right)(int rank, const hc_basis *b, const hc_cd_po
       for (int64_t p = 0; p < P; p++) rb[r * P + p] = (HC_REAL)(pts[p].wdet * b->phi[r * P + p]);
     return;
   }
-  for (int64_t p = 0; p < P; p++) {
-    const double *Ji = pts[p].J; /* (J^-1)_ki at [3 k + i] */
-    double M[3][3];              /* M = J^-1 kappa (Tensor) or J^-1 (Vector): M_kj = sum_i (J^-1)_ki kappa_ij */
-    for (int kk = 0; kk < 3; kk++)
-      for (int j = 0; j < 3; j++)
-        M[kk][j] = rank == 1 ? Ji[3 * kk + j]
-                             : Ji[3 * kk] * pts[p].dl[j] + Ji[3 * kk + 1] * pts[p].dl[3 + j] +
-                                   Ji[3 * kk + 2] * pts[p].dl[6 + j];
-    for (int kk = 0; kk < 3; kk++)
-      for (int k2 = 0; k2 < 3; k2++)
-        g[9 * p + 3 * kk + k2] =
-            (M[kk][0] * Ji[3 * k2] + M[kk][1] * Ji[3 * k2 + 1] + M[kk][2] * Ji[3 * k2 + 2]) * pts[p].wdet;
-  }
+  for (int64_t p = 0; p < P; p++) hc_pw_ff_metric(pts[p].J, rank == 2 ? pts[p].dl : NULL, pts[p].wdet, &g[9 * p]);
   for (int64_t r = 0; r < L; r++) {
     for (int64_t p = 0; p < P; p++) {
       const double *gr = &b->grad[3 * (r * P + p)], *G = &g[9 * p];
