@@ -723,49 +723,58 @@ __global__ void __launch_bounds__(NT, fused_min_blocks<NT>())
   }
 }
 
-// FieldField in double with 16 to 32 fields (order 2; fused_warps): the same reference-space contraction as
-// fused_cells, with one warp per cell and no barrier of the block between a cell's phases, so that a block has
-// eight cells in flight where fused_cells has one between its barriers. The block loads the reference table
-// once, rows padded to kWarpRows and entries to whole chunks with zeros: the left matrix of every cell, and in
-// double the exact values of the right rows' dref phi. Per cell a warp moves the geometry nodes, computes the
-// det J floor and each point's metric (lane p: point p) into its own shared memory, then per chunk of
-// kWarpPoints points forms the chunk's right rows (a lane keeps one point's metric in registers and takes
-// every fourth row) and adds their product with the table's columns (mma.sync, one 32 x 32 tile per warp), and
-// finally writes the element matrix: cell-major through its shared memory where it fits the chunk's rows
-// (L <= LDC: FieldFieldVector and Tensor up to 28 fields), so that the stores coalesce.
-constexpr int kWarpPoints = 8;                      // points per chunk: 8 Dk entries, whole mma steps
+// FieldField with 16 to 32 fields (order 2; fused_warps): the same reference-space contraction as fused_cells,
+// with one warp per cell and no barrier of the block between a cell's phases, so that a block has eight cells in
+// flight where fused_cells has one between its barriers. The block loads the reference table once, rounded to
+// T, rows padded to kWarpRows and entries to whole chunks with zeros: the left matrix of every cell (and in
+// double the exact values of the right rows' dref phi; in float those are read from the table in device
+// memory). Per cell a warp moves the geometry nodes, computes the det J floor and each point's metric (lane p:
+// point p) into its own shared memory, then per chunk of kWarpPoints points forms the chunk's right rows (a
+// lane keeps one point's metric in registers and takes every fourth row, neighbouring lanes neighbouring rows,
+// so that in double a half-warp's reads and writes fall in distinct banks) and adds their product with the table's
+// columns to its 32 x 32 tile (warp_math: mma.sync in double, FMA register blocks in float), and finally
+// writes the element matrix: cell-major through its shared memory where it fits the chunk's rows (L <= LDC:
+// FieldFieldVector and Tensor up to 28 fields), so that the stores coalesce.
+constexpr int kWarpPoints = 8;                      // points per chunk: 8 Dk entries, whole mma or FMA steps
 constexpr int kWarpRows = 32;                       // the element matrix padded to 32 x 32
 constexpr size_t kFusedWarpSmemBytes = 112 * 1024;  // two blocks per SM
-using warp_math = hc_gemm::MathDmma<kWarpRows, kWarpRows, 1, 1, 8>;
+template <typename T>
+using warp_math = std::conditional_t<std::is_same_v<T, double>, hc_gemm::MathDmma<kWarpRows, kWarpRows, 1, 1, 8>,
+                                     hc_gemm::MathFma<float, kWarpRows, kWarpRows, 4, 8>>;
 
 struct fused_warp_shape {
-  int LDK;       // row stride of the table: its entries padded to whole chunks, plus 4 (conflict-free mma)
-  int LDC;       // row stride of a chunk's right rows: kWarpPoints Dk plus 4
-  int per_warp;  // doubles of shared memory per warp: nodes, floor, metrics (made even), the chunk's right rows
+  int LDK;           // row stride of the table: its entries padded to whole chunks, plus the math's pad
+  int LDC;           // row stride of a chunk's right rows: kWarpPoints Dk plus the math's pad
+  int warp_doubles;  // per warp: nodes, floor, metrics (made even), then the chunk's right rows [32][LDC] of T
+  int warp_bytes;
 };
 
-template <hc_kernel Kernel, int NV>
+template <hc_kernel Kernel, typename T, int NV>
 __global__ void __launch_bounds__(kFusedThreads, 2)
-    fused_warps(celldata_args a, fused_warp_shape w, bool cell_minor, int sum_into, double *__restrict__ out) {
+    fused_warps(celldata_args a, fused_warp_shape w, bool cell_minor, int sum_into, T *__restrict__ out) {
+  using Math = warp_math<T>;
   constexpr int R = record_size<Kernel>(), G = ff_metric_size<Kernel>(), Dk = G == 1 ? 1 : 3;
   constexpr int kn = kWarpPoints * Dk, kRowStep = 32 / kWarpPoints;
+  static_assert(kn % Math::kStepK == 0, "a chunk is whole steps of the math");
+  constexpr bool kExact = std::is_same_v<T, double>;  // the table in shared memory holds dref phi exactly
   extern __shared__ double fused_smem[];
   const int64_t C = a.C;
   const int P = a.P, L = a.L, K = P * Dk, lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int nwarps = blockDim.x >> 5;
-  const double *table = Dk == 1 ? a.phi : a.grad;                    // [L][K]
-  double *Ls = fused_smem;                                           // [kWarpRows][LDK]
-  double *s_x = Ls + kWarpRows * w.LDK + (size_t)warp * w.per_warp;  // [NV][3]
+  const double *table = Dk == 1 ? a.phi : a.grad;  // [L][K]
+  T *Ls = reinterpret_cast<T *>(fused_smem);       // [kWarpRows][LDK]
+  double *s_x = reinterpret_cast<double *>(reinterpret_cast<char *>(fused_smem) + sizeof(T) * kWarpRows * w.LDK +
+                                           (size_t)warp * w.warp_bytes);  // [NV][3]
   double *s_floor = s_x + NV * 3;
   double *s_g = s_floor + kFloorDoubles;                // [G][P]
-  double *Rs = s_x + (w.per_warp - kWarpRows * w.LDC);  // [kWarpRows][LDC]
+  T *Rs = reinterpret_cast<T *>(s_x + w.warp_doubles);  // [kWarpRows][LDC]
   for (int it = threadIdx.x; it < kWarpRows * w.LDK; it += blockDim.x) {
     const int row = it / w.LDK, k = it - row * w.LDK;
-    Ls[it] = row < L && k < K ? __ldg(&table[row * K + k]) : 0.0;
+    Ls[it] = row < L && k < K ? (T)__ldg(&table[row * K + k]) : T(0);
   }
-  for (int it = lane; it < (kWarpRows - L) * w.LDC; it += 32) Rs[L * w.LDC + it] = 0.0;  // never formed
+  for (int it = lane; it < (kWarpRows - L) * w.LDC; it += 32) Rs[L * w.LDC + it] = T(0);  // never formed
   __syncthreads();
-  const int pp = lane % kWarpPoints;  // the lane's point in every chunk
+  const int pp = lane / kRowStep;  // the lane's point in every chunk; its first row: lane % kRowStep
   for (int64_t c = (int64_t)blockIdx.x * nwarps + warp; c < C; c += (int64_t)gridDim.x * nwarps) {
     for (int v = lane; v < NV; v += 32) {
       const double *src = a.X0 + 3 * (NV * c + v);
@@ -788,26 +797,30 @@ __global__ void __launch_bounds__(kFusedThreads, 2)
       }
     }
     __syncwarp();
-    warp_math math;
+    Math math;
     math.zero();
     for (int p0 = 0; p0 < P; p0 += kWarpPoints) {
       const int p = p0 + pp;
+      const bool live = p < P;
       double g[G];
 #pragma unroll
-      for (int k = 0; k < G; k++) g[k] = p < P ? s_g[k * P + p] : 0.0;  // past P: zero rows of the chunk
-      for (int row = lane / kWarpPoints; row < L; row += kRowStep) {
-        const double *d = Ls + row * w.LDK + p * Dk;  // the table's exact values (zero past K)
-        double *dst = Rs + row * w.LDC + pp * Dk;
+      for (int k = 0; k < G; k++) g[k] = live ? s_g[k * P + p] : 0.0;  // past P: zero rows of the chunk
+      for (int row = lane % kRowStep; row < L; row += kRowStep) {
+        double d[Dk];
+#pragma unroll
+        for (int k = 0; k < Dk; k++)
+          d[k] = kExact ? (double)Ls[row * w.LDK + p * Dk + k] : live ? __ldg(&table[row * K + p * Dk + k]) : 0.0;
+        T *dst = Rs + row * w.LDC + pp * Dk;
         if constexpr (G == 1) {
-          dst[0] = g[0] * d[0];
+          dst[0] = (T)(g[0] * d[0]);
         } else {
 #pragma unroll
-          for (int k = 0; k < 3; k++) dst[k] = g[3 * k] * d[0] + g[3 * k + 1] * d[1] + g[3 * k + 2] * d[2];
+          for (int k = 0; k < 3; k++) dst[k] = (T)(g[3 * k] * d[0] + g[3 * k + 1] * d[1] + g[3 * k + 2] * d[2]);
         }
       }
       __syncwarp();
 #pragma unroll 1  // the fragments of one step at a time: with the accumulators, 128 registers
-      for (int kk = 0; kk < kn; kk += warp_math::kStepK) math.kstep(Ls + p0 * Dk, w.LDK, Rs, w.LDC, kk, lane);
+      for (int kk = 0; kk < kn; kk += Math::kStepK) math.kstep(Ls + p0 * Dk, w.LDK, Rs, w.LDC, kk, lane);
       __syncwarp();  // the next chunk overwrites the right rows
     }
     if (cell_minor || L > w.LDC) {
@@ -815,7 +828,7 @@ __global__ void __launch_bounds__(kFusedThreads, 2)
     } else {
       math.store(Rs, L, L, 0, 0, 0, lane);  // [L][L] within the chunk's L formed rows, as L <= LDC
       __syncwarp();
-      double *o = out + c * L * L;
+      T *o = out + c * L * L;
       for (int e = lane; e < L * L; e += 32) hc_store(&o[e], Rs[e], sum_into);
       __syncwarp();  // the next cell's chunks overwrite them
     }
@@ -989,37 +1002,39 @@ bool fused_cells_fit(const celldata_args &a, size_t scalar) {
 }
 
 // The shape of fused_warps for a cell of a.P points, and its shared memory per block.
-template <hc_kernel Kernel, int NV>
+template <hc_kernel Kernel, typename T, int NV>
 fused_warp_shape fused_warp_shape_of(const celldata_args &a) {
-  constexpr int G = ff_metric_size<Kernel>(), Dk = G == 1 ? 1 : 3;
+  constexpr int G = ff_metric_size<Kernel>(), Dk = G == 1 ? 1 : 3, pad = warp_math<T>::kPad;
   fused_warp_shape w;
-  w.LDK = (a.P + kWarpPoints - 1) / kWarpPoints * kWarpPoints * Dk + 4;
-  w.LDC = kWarpPoints * Dk + 4;
-  w.per_warp = (NV * 3 + kFloorDoubles + G * a.P + 1) / 2 * 2 + kWarpRows * w.LDC;
+  w.LDK = (a.P + kWarpPoints - 1) / kWarpPoints * kWarpPoints * Dk + pad;
+  w.LDC = kWarpPoints * Dk + pad;
+  w.warp_doubles = (NV * 3 + kFloorDoubles + G * a.P + 1) / 2 * 2;
+  w.warp_bytes = (int)(sizeof(double) * w.warp_doubles + sizeof(T) * kWarpRows * w.LDC);
   return w;
 }
-inline size_t fused_warp_smem(const fused_warp_shape &w) {
-  return sizeof(double) * ((size_t)kWarpRows * w.LDK + (size_t)(kFusedThreads / 32) * w.per_warp);
+template <typename T>
+size_t fused_warp_smem(const fused_warp_shape &w) {
+  return sizeof(T) * kWarpRows * w.LDK + (size_t)(kFusedThreads / 32) * w.warp_bytes;
 }
 
-// FieldField through fused_warps: in double, with 16 to 32 fields, where the table and eight warps' cells fit
+// FieldField through fused_warps: with 16 to 32 fields, where the table and eight warps' cells fit
 // kFusedWarpSmemBytes; false where it does not take the case.
 template <hc_kernel Kernel, typename T, int NV>
 bool fused_warps_take(const celldata_args &a) {
-  return std::is_same_v<T, double> && a.L >= 16 && a.L <= kWarpRows &&
-         fused_warp_smem(fused_warp_shape_of<Kernel, NV>(a)) <= kFusedWarpSmemBytes;
+  return a.L >= 16 && a.L <= kWarpRows &&
+         fused_warp_smem<T>(fused_warp_shape_of<Kernel, T, NV>(a)) <= kFusedWarpSmemBytes;
 }
 
-template <hc_kernel Kernel, int NV>
+template <hc_kernel Kernel, typename T, int NV>
 cudaError_t fused_warps_launch(const celldata_args &a, bool minor, int sum_into, void *d_out) {
-  const fused_warp_shape w = fused_warp_shape_of<Kernel, NV>(a);
-  const size_t smem = fused_warp_smem(w);
-  auto kernel = fused_warps<Kernel, NV>;
+  const fused_warp_shape w = fused_warp_shape_of<Kernel, T, NV>(a);
+  const size_t smem = fused_warp_smem<T>(w);
+  auto kernel = fused_warps<Kernel, T, NV>;
   const cudaError_t err = hc_cuda_allow_smem(kernel, smem);
   if (err != cudaSuccess) return err;
   constexpr int cells = kFusedThreads / 32;
-  kernel<<<hc_cuda_grid((a.C + cells - 1) / cells), kFusedThreads, smem, hc_cuda_stream()>>>(
-      a, w, minor, sum_into, static_cast<double *>(d_out));
+  kernel<<<hc_cuda_grid((a.C + cells - 1) / cells), kFusedThreads, smem, hc_cuda_stream()>>>(a, w, minor, sum_into,
+                                                                                             static_cast<T *>(d_out));
   return cudaGetLastError();
 }
 
@@ -1049,7 +1064,7 @@ cudaError_t fused_launch(const celldata_args &a, bool minor, int sum_into, void 
                                                                                            static_cast<T *>(d_out));
     return cudaGetLastError();
   } else {
-    if (fused_warps_take<Kernel, T, NV>(a)) return fused_warps_launch<Kernel, NV>(a, minor, sum_into, d_out);
+    if (fused_warps_take<Kernel, T, NV>(a)) return fused_warps_launch<Kernel, T, NV>(a, minor, sum_into, d_out);
     const fused_shape f = fused_shape_of<Kernel, NV>(a, sizeof(T));
     if (f.nt == kFusedSmallThreads)
       return fused_launch_acc<Kernel, T, NV, kFusedSmallThreads>(a, f, minor, sum_into, d_out);

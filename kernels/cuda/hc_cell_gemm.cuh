@@ -235,13 +235,18 @@ struct MathFma {
 
   // The FMAs of entries kk .. kk + V - 1 of As[BM][ld], Bs[BN][ld] in shared memory.
   __device__ __forceinline__ void kstep(const Real *As, const Real *Bs, int ld, int kk, int tid) {
+    kstep(As, ld, Bs, ld, kk, tid);
+  }
+
+  // The same with row strides of their own: As[BM][lda], Bs[BN][ldb] (multiples of V).
+  __device__ __forceinline__ void kstep(const Real *As, int lda, const Real *Bs, int ldb, int kk, int tid) {
     const int y = tid / TX, x = tid % TX;
     vec b[NJ];
 #pragma unroll
-    for (int j = 0; j < NJ; j++) b[j] = *reinterpret_cast<const vec *>(Bs + (x + TX * j) * ld + kk);
+    for (int j = 0; j < NJ; j++) b[j] = *reinterpret_cast<const vec *>(Bs + (x + TX * j) * ldb + kk);
 #pragma unroll
     for (int i = 0; i < MI; i++) {
-      const vec a = *reinterpret_cast<const vec *>(As + (y + TY * i) * ld + kk);
+      const vec a = *reinterpret_cast<const vec *>(As + (y + TY * i) * lda + kk);
 #pragma unroll
       for (int j = 0; j < NJ; j++)
 #pragma unroll
