@@ -583,6 +583,23 @@ __host__ __device__ constexpr int ff_metric_size() {
   return Kernel == HC_FIELDFIELD_SCALAR ? 1 : 9;
 }
 
+// FieldField's metric at point p of cell c (moved geometry nodes xn, det J floor *floor) from its record: its
+// ff_metric_size doubles k at dst[k * stride].
+template <hc_kernel Kernel, int NV>
+__device__ __forceinline__ void point_metric(const celldata_args &a, const double (*xn)[3], const double *floor,
+                                             int64_t c, int p, double *dst, int stride) {
+  double v[record_size<Kernel>()];
+  point_record<Kernel, NV>(a, xn, floor, c, p, v);
+  if constexpr (ff_metric_size<Kernel>() == 1) {
+    dst[0] = v[9];
+  } else {
+    double g[9];
+    hc_pw_ff_metric(v, Kernel == HC_FIELDFIELD_TENSOR ? v + 10 : nullptr, v[9], g);
+#pragma unroll
+    for (int k = 0; k < 9; k++) dst[k * stride] = g[k];
+  }
+}
+
 // Doubles of shared memory before the chunk matrices (the NCB cells' geometry nodes and floors, their metrics),
 // made even so that the matrices start on 16 bytes.
 template <hc_kernel Kernel, int NV>
@@ -605,7 +622,7 @@ __global__ void __launch_bounds__(NT, fused_min_blocks<NT>())
     fused_cells(celldata_args a, fused_shape f, bool cell_minor, int sum_into, T *__restrict__ out) {
   static_assert((hc_family)(Kernel / 3) == HC_FAMILY_FIELDFIELD,
                 "fused_cells takes FieldField (fused_points the rest)");
-  constexpr int R = record_size<Kernel>(), G = ff_metric_size<Kernel>();
+  constexpr int G = ff_metric_size<Kernel>();
   constexpr bool kGemm = !std::is_void_v<Math>;
   if constexpr (kGemm) static_assert(Math::kThreads == NT, "the GEMM's warps are the block's");
   extern __shared__ double fused_smem[];
@@ -640,17 +657,8 @@ __global__ void __launch_bounds__(NT, fused_min_blocks<NT>())
   auto metrics = [&](int64_t c0, int ncell) {
     for (int it = tid; it < ncell * (int)P; it += nt) {
       const int cl = it / (int)P, p = it - cl * (int)P;
-      double v[R];
-      point_record<Kernel, NV>(a, reinterpret_cast<const double(*)[3]>(s_x + cl * NV * 3), s_floor + cl, c0 + cl, p, v);
-      double *dst = s_g + it;
-      if constexpr (G == 1) {
-        dst[0] = v[9];
-      } else {
-        double g[G];
-        hc_pw_ff_metric(v, Kernel == HC_FIELDFIELD_TENSOR ? v + 10 : nullptr, v[9], g);
-#pragma unroll
-        for (int k = 0; k < G; k++) dst[k * rstride] = g[k];
-      }
+      point_metric<Kernel, NV>(a, reinterpret_cast<const double(*)[3]>(s_x + cl * NV * 3), s_floor + cl, c0 + cl, p,
+                               s_g + it, rstride);
     }
     __syncthreads();
   };
@@ -753,7 +761,7 @@ template <hc_kernel Kernel, typename T, int NV>
 __global__ void __launch_bounds__(kFusedThreads, 2)
     fused_warps(celldata_args a, fused_warp_shape w, bool cell_minor, int sum_into, T *__restrict__ out) {
   using Math = warp_math<T>;
-  constexpr int R = record_size<Kernel>(), G = ff_metric_size<Kernel>(), Dk = G == 1 ? 1 : 3;
+  constexpr int G = ff_metric_size<Kernel>(), Dk = G == 1 ? 1 : 3;
   constexpr int kn = kWarpPoints * Dk, kRowStep = 32 / kWarpPoints;
   static_assert(kn % Math::kStepK == 0, "a chunk is whole steps of the math");
   constexpr bool kExact = std::is_same_v<T, double>;  // the table in shared memory holds dref phi exactly
@@ -784,18 +792,8 @@ __global__ void __launch_bounds__(kFusedThreads, 2)
     __syncwarp();
     if (lane == 0) *s_floor = hc_pw_nodes_det_floor(NV, reinterpret_cast<const double(*)[3]>(s_x));
     __syncwarp();
-    for (int p = lane; p < P; p += 32) {
-      double v[R];
-      point_record<Kernel, NV>(a, reinterpret_cast<const double(*)[3]>(s_x), s_floor, c, p, v);
-      if constexpr (G == 1) {
-        s_g[p] = v[9];
-      } else {
-        double g[G];
-        hc_pw_ff_metric(v, Kernel == HC_FIELDFIELD_TENSOR ? v + 10 : nullptr, v[9], g);
-#pragma unroll
-        for (int k = 0; k < G; k++) s_g[k * P + p] = g[k];
-      }
-    }
+    for (int p = lane; p < P; p += 32)
+      point_metric<Kernel, NV>(a, reinterpret_cast<const double(*)[3]>(s_x), s_floor, c, p, s_g + p, P);
     __syncwarp();
     Math math;
     math.zero();
