@@ -47,6 +47,42 @@ static void HC_FN(hc_fused_ff_right)(int rank, const hc_basis *b, const hc_cd_po
   }
 }
 
+/* hc_fused_ff_right's rows formed straight into the GEMM's packed panel, transposed: bt[q][r] = right(r, q) for
+   q < K (K <= HC_OMP_KB, one panel), the same values; each panel row from the metric of its point and the
+   reference table transposed (tT: [K][L], hc_fused_ff_table), a loop over the fields that vectorises. The
+   panel's columns r >= L are left as they are (zero: hc_fused_cells clears them once). g: [9 P] scratch. */
+static void HC_FN(hc_fused_ff_right_packed)(int rank, const hc_basis *b, const hc_cd_point *pts, double *restrict g,
+                                            const double *restrict tT, int64_t rp, HC_REAL *restrict bt) {
+  const int64_t P = b->P, L = b->L;
+  if (rank == 0) {
+    for (int64_t p = 0; p < P; p++) {
+      const double w = pts[p].wdet, *t = &tT[p * L];
+      HC_REAL *row = &bt[p * rp];
+      for (int64_t r = 0; r < L; r++) row[r] = (HC_REAL)(w * t[r]);
+    }
+    return;
+  }
+  for (int64_t p = 0; p < P; p++) {
+    double *G = &g[9 * p];
+    hc_pw_ff_metric(pts[p].J, rank == 2 ? pts[p].dl : NULL, pts[p].wdet, G);
+    const double *t0 = &tT[3 * p * L], *t1 = t0 + L, *t2 = t1 + L;
+    for (int kk = 0; kk < 3; kk++) {
+      const double a0 = G[3 * kk], a1 = G[3 * kk + 1], a2 = G[3 * kk + 2];
+      HC_REAL *row = &bt[(3 * p + kk) * rp];
+      for (int64_t r = 0; r < L; r++) row[r] = (HC_REAL)(a0 * t0[r] + a1 * t1[r] + a2 * t2[r]);
+    }
+  }
+}
+
+/* The reference table transposed for hc_fused_ff_right_packed: tT[q][l] = phi_l(q) (Scalar, K = P) or
+   dref_k phi_l(p) at q = 3 p + k (K = 3 P). */
+static void HC_FN(hc_fused_ff_table)(int rank, const hc_basis *b, double *restrict tT) {
+  const int64_t L = b->L, K = b->P * (rank == 0 ? 1 : 3);
+  const double *src = rank == 0 ? b->phi : b->grad;
+  for (int64_t l = 0; l < L; l++)
+    for (int64_t q = 0; q < K; q++) tT[q * L + l] = src[l * K + q];
+}
+
 /* FieldField's left rows in the reference space (hc_fused_ff_right), the same for every cell: phi_l(p) (Scalar,
    K = P) or dref_k phi_l(p) at 3 p + k (K = 3 P), rounded to the run's precision. lb: [L][K]. */
 static void HC_FN(hc_fused_ff_left)(int rank, const hc_basis *b, HC_REAL *restrict lb) {
@@ -59,9 +95,10 @@ static void HC_FN(hc_fused_ff_left)(int rank, const hc_basis *b, HC_REAL *restri
    ob: [Lf][Rf], a cell-minor cell's outputs before they are spread), from the point values pts ([P], pb: a batch of
    P points). FieldField in the reference space: the constant left rows (lb: [L][K], hc_fused_ff_left, once) against
    each cell's right rows (rb: [L][K], hc_fused_ff_right), with the materialized contraction's packed GEMM from
-   HC_OMP_FF_GEMM_L fields on (bt: its panel, hc_ff_panel_openmp scalars), else dot products; DataField in the
-   reference space (hc_fused_df_cell); DataData from its per-point entries as the cell data rounds them. dv:
-   [9 P + L] doubles. Returns the lowest inverted or degenerate cell, or -1. */
+   HC_OMP_FF_GEMM_L fields on (bt: its panel, hc_ff_panel_openmp scalars; where one panel holds every K, the right
+   rows are formed straight into it, hc_fused_ff_right_packed), else dot products; DataField in the reference
+   space (hc_fused_df_cell); DataData from its per-point entries as the cell data rounds them. dv: [9 P + L + 3 P L]
+   doubles. Returns the lowest inverted or degenerate cell, or -1. */
 static int64_t HC_FN(hc_fused_cells)(const hc_cd_shape *shape, const hc_contract *k, int64_t c0, int64_t c1,
                                      hc_cd_point *pts, HC_REAL *restrict lb, HC_REAL *restrict rb, HC_REAL *restrict ob,
                                      HC_REAL *restrict bt, double *restrict dv, hc_cd_batch *pb,
@@ -79,7 +116,15 @@ static int64_t HC_FN(hc_fused_cells)(const hc_cd_shape *shape, const hc_contract
   const int ff = fam == HC_FAMILY_FIELDFIELD, add = k->sum_into;
   const int n = desc->geometry_nodes;
   int64_t bad = -1;
+  const int gemm = ff && Lf >= HC_OMP_FF_GEMM_L, packed = gemm && K <= HC_OMP_KB;
+  const int64_t rp = (Rf + HC_OMP_NR - 1) / HC_OMP_NR * HC_OMP_NR; /* the panel's row stride */
+  double *tT = dv + 9 * P + b->L;
   if (ff) HC_FN(hc_fused_ff_left)(rank, b, lb);
+  if (packed) {
+    HC_FN(hc_fused_ff_table)(rank, b, tT);
+    for (int64_t q = 0; q < K; q++)
+      for (int64_t r = Rf; r < rp; r++) bt[q * rp + r] = 0;
+  }
   for (int64_t c = c0; c < c1; c++) {
     double xn[HC_GEOMETRY_NODES_MAX][3];
     hc_pw_cell_nodes(&desc->motion, desc->t, n, desc->X0 + 3 * n * c, xn);
@@ -94,7 +139,9 @@ static int64_t HC_FN(hc_fused_cells)(const hc_cd_shape *shape, const hc_contract
       }
       continue;
     }
-    if (ff) {
+    if (packed) {
+      HC_FN(hc_fused_ff_right_packed)(rank, b, pts, dv, tT, rp, bt);
+    } else if (ff) {
       HC_FN(hc_fused_ff_right)(rank, b, pts, dv, rb);
     } else {
       for (int64_t p = 0; p < P; p++)
@@ -104,15 +151,18 @@ static int64_t HC_FN(hc_fused_cells)(const hc_cd_shape *shape, const hc_contract
     }
     /* out[c, l, r] = sum_q left[l][q] right[r][q]: cell-major straight into the cell's outputs, cell-minor through
        ob and then to every C-th entry */
-    const int gemm = ff && Lf >= HC_OMP_FF_GEMM_L;
     if (k->layout == HC_LAYOUT_CELL_MAJOR) {
-      if (gemm) {
+      if (packed) {
+        HC_FN(hc_ff_panel_tiles_openmp)(lb, K, bt, K, rp, out + c * Lf * Rf, Lf, Rf, add);
+      } else if (gemm) {
         HC_FN(hc_ff_cell_openmp)(lb, rb, out + c * Lf * Rf, Lf, Rf, K, add, bt);
       } else {
         HC_FN(hc_ff_cell_dots_openmp)(lb, rb, out + c * Lf * Rf, Lf, Rf, K, add);
       }
     } else {
-      if (gemm) {
+      if (packed) {
+        HC_FN(hc_ff_panel_tiles_openmp)(lb, K, bt, K, rp, ob, Lf, Rf, 0);
+      } else if (gemm) {
         HC_FN(hc_ff_cell_openmp)(lb, rb, ob, Lf, Rf, K, 0, bt);
       } else {
         HC_FN(hc_ff_cell_dots_openmp)(lb, rb, ob, Lf, Rf, K, 0);
@@ -142,7 +192,7 @@ static int64_t HC_FN(hc_fused_openmp)(const hc_cd_shape *shape, const hc_contrac
     hc_cd_point *pts = malloc(sizeof(*pts) * (size_t)P);
     const int64_t panel = hc_ff_panel_openmp(K, L, (int64_t)sizeof(HC_REAL));
     HC_REAL *lb = malloc(sizeof(*lb) * (size_t)(2 * L * K + L * L + panel));
-    double *dv = malloc(sizeof(*dv) * (size_t)(9 * P + L));
+    double *dv = malloc(sizeof(*dv) * (size_t)(9 * P + L + 3 * P * L));
     hc_cd_batch pb = {NULL, NULL, 0};
     int64_t b = -1;
     if (hc_cd_batch_create(P, &pb) != HC_OK || !pts || !lb || !dv) {

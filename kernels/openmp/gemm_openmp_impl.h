@@ -63,21 +63,29 @@ static inline void HC_FN(hc_ff_tile_openmp)(int64_t mr, const HC_REAL *restrict 
   }
 }
 
+/* O (+)= A B^T over one packed panel of B^T (bt: [kb][rp], columns past R zero), in register tiles of
+   HC_OMP_MR x HC_OMP_NR outputs taking outer products along its kb entries. A: [L] rows of stride K, from the
+   panel's first column; O: [L][R], added to when add. */
+static void HC_FN(hc_ff_panel_tiles_openmp)(const HC_REAL *restrict A, int64_t K, const HC_REAL *restrict bt,
+                                            int64_t kb, int64_t rp, HC_REAL *restrict O, int64_t L, int64_t R,
+                                            int add) {
+  for (int64_t l = 0; l < L; l += HC_OMP_MR) {
+    const int64_t mr = L - l < HC_OMP_MR ? L - l : HC_OMP_MR;
+    for (int64_t r = 0; r < R; r += HC_OMP_NR)
+      HC_FN(hc_ff_tile_openmp)(mr, A + l * K, K, bt, kb, rp, r, R, O + l * R, add);
+  }
+}
+
 /* Cell-major FieldField of one cell as a small GEMM, O = A B^T: B^T is packed into a panel of at most
-   HC_OMP_KB rows of K at a time, and register tiles of HC_OMP_MR x HC_OMP_NR outputs take outer
-   products along K. A: [L][K], B: [R][K], O: [L][R]; bt: HC_OMP_KB x rp scalars. */
+   HC_OMP_KB rows of K at a time (hc_ff_panel_tiles_openmp multiplies each). A: [L][K], B: [R][K], O: [L][R];
+   bt: HC_OMP_KB x rp scalars. */
 static void HC_FN(hc_ff_cell_openmp)(const HC_REAL *restrict A, const HC_REAL *restrict B, HC_REAL *restrict O,
                                      int64_t L, int64_t R, int64_t K, int sum_into, HC_REAL *restrict bt) {
   const int64_t rp = (R + HC_OMP_NR - 1) / HC_OMP_NR * HC_OMP_NR;
   for (int64_t q0 = 0; q0 < K; q0 += HC_OMP_KB) {
     const int64_t kb = K - q0 < HC_OMP_KB ? K - q0 : HC_OMP_KB;
-    const int add = sum_into || q0 > 0;
     HC_FN(hc_ff_pack_openmp)(B, R, K, q0, kb, rp, bt);
-    for (int64_t l = 0; l < L; l += HC_OMP_MR) {
-      const int64_t mr = L - l < HC_OMP_MR ? L - l : HC_OMP_MR;
-      for (int64_t r = 0; r < R; r += HC_OMP_NR)
-        HC_FN(hc_ff_tile_openmp)(mr, A + l * K + q0, K, bt, kb, rp, r, R, O + l * R, add);
-    }
+    HC_FN(hc_ff_panel_tiles_openmp)(A + q0, K, bt, kb, rp, O, L, R, sum_into || q0 > 0);
   }
 }
 
