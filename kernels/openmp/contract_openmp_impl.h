@@ -247,6 +247,44 @@ static inline void HC_FN(hc_ff_minor_tile_openmp)(int64_t mr, int64_t nr, const 
   }
 }
 
+/* The right fields of one cell, transposed into a panel: bt[q][r] = B[r][q0 + q] for q < kb, with the
+   columns r >= R zero up to rp, a multiple of HC_OMP_NR. B: [R][K]. */
+static void HC_FN(hc_ff_pack_openmp)(const HC_REAL *restrict B, int64_t R, int64_t K, int64_t q0, int64_t kb,
+                                     int64_t rp, HC_REAL *restrict bt) {
+  if (R < 64) {
+    /* B is read row by row, in memory order; the panel is small enough to be written in cache. */
+    for (int64_t r = 0; r < R; r++) {
+      for (int64_t q = 0; q < kb; q++) bt[q * rp + r] = B[r * K + q0 + q];
+    }
+    for (int64_t q = 0; q < kb; q++) {
+      for (int64_t r = R; r < rp; r++) bt[q * rp + r] = 0;
+    }
+    return;
+  }
+  /* Many right fields: the panel is written in memory order, a row of rp at a time, and the R rows of B it
+     reads stay in L1 across the values of q that share each of their lines (one Zen 4 core, (64,64) and
+     (125,216): up to +20% in double and +30% in float; at (27,27) no better). */
+  for (int64_t q = 0; q < kb; q++) {
+    HC_REAL *row = bt + q * rp;
+    const HC_REAL *b = B + q0 + q;
+    for (int64_t r = 0; r < R; r++) row[r] = b[r * K];
+    for (int64_t r = R; r < rp; r++) row[r] = 0;
+  }
+}
+
+/* Cell-major FieldField of one cell as a small GEMM, O = A B^T: B^T is packed into a panel of at most
+   HC_OMP_KB rows of K at a time (hc_ff_panel_tiles_openmp multiplies each). A: [L][K], B: [R][K], O: [L][R];
+   bt: HC_OMP_KB x rp scalars. */
+static void HC_FN(hc_ff_cell_openmp)(const HC_REAL *restrict A, const HC_REAL *restrict B, HC_REAL *restrict O,
+                                     int64_t L, int64_t R, int64_t K, int sum_into, HC_REAL *restrict bt) {
+  const int64_t rp = (R + HC_OMP_NR - 1) / HC_OMP_NR * HC_OMP_NR;
+  for (int64_t q0 = 0; q0 < K; q0 += HC_OMP_KB) {
+    const int64_t kb = K - q0 < HC_OMP_KB ? K - q0 : HC_OMP_KB;
+    HC_FN(hc_ff_pack_openmp)(B, R, K, q0, kb, rp, bt);
+    HC_FN(hc_ff_panel_tiles_openmp)(A + q0, K, bt, kb, rp, O, L, R, sum_into || q0 > 0);
+  }
+}
+
 /* work: hc_ff_work_openmp(k) scalars per thread. */
 static void HC_FN(hc_fieldfield_openmp)(const hc_contract *k, const HC_REAL *restrict left,
                                         const HC_REAL *restrict right, HC_REAL *restrict out, HC_REAL *work) {

@@ -48,9 +48,9 @@ static void HC_FN(hc_fused_ff_right)(int rank, const hc_basis *b, const hc_cd_po
 }
 
 /* hc_fused_ff_right's rows formed straight into the GEMM's packed panel, transposed: bt[q][r] = right(r, q) for
-   q < K (K <= HC_OMP_KB, one panel), the same values; each panel row from the metric of its point and the
-   reference table transposed (tT: [K][L], hc_fused_ff_table), a loop over the fields that vectorises. The
-   panel's columns r >= L are left as they are (zero: hc_fused_cells clears them once). g: [9 P] scratch. */
+   every q < K, the same values; each panel row from the metric of its point and the reference table transposed
+   (tT: [K][L], hc_fused_ff_table), a loop over the fields that vectorises. The panel's columns r >= L are left
+   as they are (zero: hc_fused_cells clears them once). g: [9 P] scratch. */
 static void HC_FN(hc_fused_ff_right_packed)(int rank, const hc_basis *b, const hc_cd_point *pts, double *restrict g,
                                             const double *restrict tT, int64_t rp, HC_REAL *restrict bt) {
   const int64_t P = b->P, L = b->L;
@@ -94,10 +94,10 @@ static void HC_FN(hc_fused_ff_left)(int rank, const hc_basis *b, HC_REAL *restri
 /* Cells [c0, c1) of kernel k, contracted at once into out (k's layout, overwritten or, with k->sum_into, added to;
    ob: [Lf][Rf], a cell-minor cell's outputs before they are spread), from the point values pts ([P], pb: a batch of
    P points). FieldField in the reference space: the constant left rows (lb: [L][K], hc_fused_ff_left, once) against
-   each cell's right rows (rb: [L][K], hc_fused_ff_right), with the materialized contraction's packed GEMM from
-   HC_OMP_FF_GEMM_L fields on (bt: its panel, hc_ff_panel_openmp scalars; where one panel holds every K, the right
-   rows are formed straight into it, hc_fused_ff_right_packed), else dot products; DataField in the reference
-   space (hc_fused_df_cell); DataData from its per-point entries as the cell data rounds them. dv: [9 P + L + 3 P L]
+   each cell's right rows: from HC_OMP_FF_GEMM_L fields on formed straight into the packed panel of the
+   materialized contraction's GEMM tiles, transposed, the whole K at once (bt: [K][rp], hc_fused_ff_right_packed),
+   else in rows (rb: [L][K], hc_fused_ff_right) for dot products; DataField in the reference space
+   (hc_fused_df_cell); DataData from its per-point entries as the cell data rounds them. dv: [9 P + L + 3 P L]
    doubles. Returns the lowest inverted or degenerate cell, or -1. */
 static int64_t HC_FN(hc_fused_cells)(const hc_cd_shape *shape, const hc_contract *k, int64_t c0, int64_t c1,
                                      hc_cd_point *pts, HC_REAL *restrict lb, HC_REAL *restrict rb, HC_REAL *restrict ob,
@@ -116,11 +116,11 @@ static int64_t HC_FN(hc_fused_cells)(const hc_cd_shape *shape, const hc_contract
   const int ff = fam == HC_FAMILY_FIELDFIELD, add = k->sum_into;
   const int n = desc->geometry_nodes;
   int64_t bad = -1;
-  const int gemm = ff && Lf >= HC_OMP_FF_GEMM_L, packed = gemm && K <= HC_OMP_KB;
+  const int gemm = ff && Lf >= HC_OMP_FF_GEMM_L;
   const int64_t rp = (Rf + HC_OMP_NR - 1) / HC_OMP_NR * HC_OMP_NR; /* the panel's row stride */
   double *tT = dv + 9 * P + b->L;
   if (ff) HC_FN(hc_fused_ff_left)(rank, b, lb);
-  if (packed) {
+  if (gemm) {
     HC_FN(hc_fused_ff_table)(rank, b, tT);
     for (int64_t q = 0; q < K; q++)
       for (int64_t r = Rf; r < rp; r++) bt[q * rp + r] = 0;
@@ -139,7 +139,7 @@ static int64_t HC_FN(hc_fused_cells)(const hc_cd_shape *shape, const hc_contract
       }
       continue;
     }
-    if (packed) {
+    if (gemm) {
       HC_FN(hc_fused_ff_right_packed)(rank, b, pts, dv, tT, rp, bt);
     } else if (ff) {
       HC_FN(hc_fused_ff_right)(rank, b, pts, dv, rb);
@@ -152,18 +152,14 @@ static int64_t HC_FN(hc_fused_cells)(const hc_cd_shape *shape, const hc_contract
     /* out[c, l, r] = sum_q left[l][q] right[r][q]: cell-major straight into the cell's outputs, cell-minor through
        ob and then to every C-th entry */
     if (k->layout == HC_LAYOUT_CELL_MAJOR) {
-      if (packed) {
+      if (gemm) {
         HC_FN(hc_ff_panel_tiles_openmp)(lb, K, bt, K, rp, out + c * Lf * Rf, Lf, Rf, add);
-      } else if (gemm) {
-        HC_FN(hc_ff_cell_openmp)(lb, rb, out + c * Lf * Rf, Lf, Rf, K, add, bt);
       } else {
         HC_FN(hc_ff_cell_dots_openmp)(lb, rb, out + c * Lf * Rf, Lf, Rf, K, add);
       }
     } else {
-      if (packed) {
+      if (gemm) {
         HC_FN(hc_ff_panel_tiles_openmp)(lb, K, bt, K, rp, ob, Lf, Rf, 0);
-      } else if (gemm) {
-        HC_FN(hc_ff_cell_openmp)(lb, rb, ob, Lf, Rf, K, 0, bt);
       } else {
         HC_FN(hc_ff_cell_dots_openmp)(lb, rb, ob, Lf, Rf, K, 0);
       }
@@ -190,7 +186,7 @@ static int64_t HC_FN(hc_fused_openmp)(const hc_cd_shape *shape, const hc_contrac
     const int64_t nt = omp_get_num_threads(), t = omp_get_thread_num();
     const int64_t c0 = C * t / nt, c1 = C * (t + 1) / nt;
     hc_cd_point *pts = malloc(sizeof(*pts) * (size_t)P);
-    const int64_t panel = hc_ff_panel_openmp(K, L, (int64_t)sizeof(HC_REAL));
+    const int64_t panel = 3 * P * ((L + HC_OMP_NR - 1) / HC_OMP_NR * HC_OMP_NR); /* FieldField's whole K */
     HC_REAL *lb = malloc(sizeof(*lb) * (size_t)(2 * L * K + L * L + panel));
     double *dv = malloc(sizeof(*dv) * (size_t)(9 * P + L + 3 * P * L));
     hc_cd_batch pb = {NULL, NULL, 0};

@@ -1,34 +1,10 @@
-/* The OpenMP backend's packed GEMM of one cell-major FieldField cell, for one precision: included once per
-   precision (with HC_REAL and HC_FN(name)) by contract_openmp.c and by celldata_openmp.c, whose fused assembly
-   multiplies each cell's entries with it. The tile sizes are kernels/openmp/hc_omp_gemm.h's. */
+/* The register tiles of the OpenMP backend's packed GEMM of one cell-major FieldField cell, for one precision:
+   included once per precision (with HC_REAL and HC_FN(name)) by contract_openmp.c, whose contraction packs each
+   cell's right fields into a panel (contract_openmp_impl.h), and by celldata_openmp.c, whose fused assembly
+   forms the panel itself. The tile sizes are kernels/openmp/hc_omp_gemm.h's. */
 
 /* Scalars in one 64-byte vector: the SIMD length asked for in the register-blocked loops. */
 #define HC_OMP_GEMM_W (64 / sizeof(HC_REAL))
-
-/* The right fields of one cell, transposed into a panel: bt[q][r] = B[r][q0 + q] for q < kb, with the
-   columns r >= R zero up to rp, a multiple of HC_OMP_NR. B: [R][K]. */
-static void HC_FN(hc_ff_pack_openmp)(const HC_REAL *restrict B, int64_t R, int64_t K, int64_t q0, int64_t kb,
-                                     int64_t rp, HC_REAL *restrict bt) {
-  if (R < 64) {
-    /* B is read row by row, in memory order; the panel is small enough to be written in cache. */
-    for (int64_t r = 0; r < R; r++) {
-      for (int64_t q = 0; q < kb; q++) bt[q * rp + r] = B[r * K + q0 + q];
-    }
-    for (int64_t q = 0; q < kb; q++) {
-      for (int64_t r = R; r < rp; r++) bt[q * rp + r] = 0;
-    }
-    return;
-  }
-  /* Many right fields: the panel is written in memory order, a row of rp at a time, and the R rows of B it
-     reads stay in L1 across the values of q that share each of their lines (one Zen 4 core, (64,64) and
-     (125,216): up to +20% in double and +30% in float; at (27,27) no better). */
-  for (int64_t q = 0; q < kb; q++) {
-    HC_REAL *row = bt + q * rp;
-    const HC_REAL *b = B + q0 + q;
-    for (int64_t r = 0; r < R; r++) row[r] = b[r * K];
-    for (int64_t r = R; r < rp; r++) row[r] = 0;
-  }
-}
 
 /* One micro-tile: acc[i][j] = sum_q a[i][q] bt[q][r + j] for HC_OMP_MR rows of A and HC_OMP_NR columns
    from r, accumulated in registers, then stored into O[i][r + j] for i < mr, r + j < R (added to it when
@@ -73,19 +49,6 @@ static void HC_FN(hc_ff_panel_tiles_openmp)(const HC_REAL *restrict A, int64_t K
     const int64_t mr = L - l < HC_OMP_MR ? L - l : HC_OMP_MR;
     for (int64_t r = 0; r < R; r += HC_OMP_NR)
       HC_FN(hc_ff_tile_openmp)(mr, A + l * K, K, bt, kb, rp, r, R, O + l * R, add);
-  }
-}
-
-/* Cell-major FieldField of one cell as a small GEMM, O = A B^T: B^T is packed into a panel of at most
-   HC_OMP_KB rows of K at a time (hc_ff_panel_tiles_openmp multiplies each). A: [L][K], B: [R][K], O: [L][R];
-   bt: HC_OMP_KB x rp scalars. */
-static void HC_FN(hc_ff_cell_openmp)(const HC_REAL *restrict A, const HC_REAL *restrict B, HC_REAL *restrict O,
-                                     int64_t L, int64_t R, int64_t K, int sum_into, HC_REAL *restrict bt) {
-  const int64_t rp = (R + HC_OMP_NR - 1) / HC_OMP_NR * HC_OMP_NR;
-  for (int64_t q0 = 0; q0 < K; q0 += HC_OMP_KB) {
-    const int64_t kb = K - q0 < HC_OMP_KB ? K - q0 : HC_OMP_KB;
-    HC_FN(hc_ff_pack_openmp)(B, R, K, q0, kb, rp, bt);
-    HC_FN(hc_ff_panel_tiles_openmp)(A + q0, K, bt, kb, rp, O, L, R, sum_into || q0 > 0);
   }
 }
 
