@@ -7,6 +7,7 @@
 
 #include "mesh/hc_hex.h"
 #include "mesh/hc_mesh.h"
+#include "mesh/hc_mesh_cells_impl.h"
 #include "kernels/base/hc_mpi.h"
 
 #ifdef HC_HAVE_METIS
@@ -81,7 +82,7 @@ static const hc_tuple_entry *hc_tuple_map_find(const hc_tuple_map *m, const int6
   return &m->slot[i];
 }
 
-static void hc_sort_small(int64_t *a, int n) {
+void hc_sort_small(int64_t *a, int n) {
   for (int i = 1; i < n; i++)
     for (int j = i; j > 0 && a[j - 1] > a[j]; j--) {
       int64_t t = a[j];
@@ -93,13 +94,11 @@ static void hc_sort_small(int64_t *a, int n) {
 
 /* Corner v = a + 2b + 4c of a cell: its geometry node (a,b,c) scaled to the geometry's lattice. */
 static int64_t hc_corner_vertex(const hc_mesh_cells *mc, int64_t c, int v) {
-  const int n = mc->geometry_nodes == 27 ? 3 : 2, s = n - 1;
-  const int a = (v & 1) * s, b = ((v >> 1) & 1) * s, cc = ((v >> 2) & 1) * s;
-  return mc->cells[c * mc->geometry_nodes + a + n * (b + n * cc)];
+  return mc->cells[c * mc->geometry_nodes + hc_corner_index(mc->geometry_nodes, v)];
 }
 
 /* The 6 faces as (axis held fixed, its side); the 12 edges as (varying axis, the other two sides). */
-static void hc_face_corners(int f, int corners[4]) {
+void hc_face_corners(int f, int corners[4]) {
   const int axis = f / 2, side = f % 2, u = (axis + 1) % 3, w = (axis + 2) % 3;
   int k = 0;
   for (int j = 0; j < 2; j++)
@@ -108,6 +107,79 @@ static void hc_face_corners(int f, int corners[4]) {
       bit[axis] = side, bit[u] = i, bit[w] = j;
       corners[k++] = bit[0] + 2 * bit[1] + 4 * bit[2];
     }
+}
+
+void hc_edge_corners(int e, int *c0, int *c1) {
+  const int d = e / 4, lo = d == 0 ? 1 : 0, hi = d == 2 ? 1 : 2;
+  int bit[3];
+  bit[d] = 0, bit[lo] = e & 1, bit[hi] = (e >> 1) & 1;
+  *c0 = bit[0] + 2 * bit[1] + 4 * bit[2];
+  *c1 = *c0 + (1 << d);
+}
+
+int64_t hc_entity_node_count(const hc_entity_counts *n, int p) {
+  const int64_t m = p - 1;
+  return n->vertices + n->edges * m + n->faces * m * m + n->cells * m * m * m;
+}
+
+int64_t hc_cell_node_gid(const hc_cell_ids *ids, const hc_entity_counts *n, int p, int i, int j, int k) {
+  const int ijk[3] = {i, j, k};
+  int ends = 0, bit[3];
+  for (int d = 0; d < 3; d++) {
+    bit[d] = ijk[d] == p ? 1 : 0;
+    ends += ijk[d] == 0 || ijk[d] == p;
+  }
+  const int64_t m = p - 1;
+  const int64_t edge_base = n->vertices, face_base = edge_base + n->edges * m, cell_base = face_base + n->faces * m * m;
+  if (ends == 3) return ids->v[bit[0] + 2 * bit[1] + 4 * bit[2]];
+  if (ends == 2) {
+    /* An edge along the one axis d whose index is inside; numbered from its lower-numbered vertex. */
+    int d = 0;
+    while (ijk[d] == 0 || ijk[d] == p) d++;
+    const int lo = d == 0 ? 1 : 0, hi = d == 2 ? 1 : 2, e = 4 * d + bit[lo] + 2 * bit[hi];
+    int c0, c1;
+    hc_edge_corners(e, &c0, &c1);
+    const int64_t v0 = ids->v[c0], v1 = ids->v[c1];
+    const int t = v0 < v1 ? ijk[d] : p - ijk[d];
+    return edge_base + ids->e[e] * m + (t - 1);
+  }
+  if (ends == 1) {
+    /* A face whose normal axis a is at an end: its own frame starts at its lowest-numbered corner and runs
+       first towards the lower-numbered of that corner's two neighbours on the face. */
+    int a = 0;
+    while (!(ijk[a] == 0 || ijk[a] == p)) a++;
+    const int u = (a + 1) % 3, w = (a + 2) % 3;
+    int64_t vid[2][2];
+    for (int y = 0; y < 2; y++)
+      for (int x = 0; x < 2; x++) {
+        int b[3];
+        b[a] = bit[a], b[u] = x, b[w] = y;
+        vid[y][x] = ids->v[b[0] + 2 * b[1] + 4 * b[2]];
+      }
+    int x0 = 0, y0 = 0;
+    for (int y = 0; y < 2; y++)
+      for (int x = 0; x < 2; x++)
+        if (vid[y][x] < vid[y0][x0]) x0 = x, y0 = y;
+    const int du = x0 ? p - ijk[u] : ijk[u], dw = y0 ? p - ijk[w] : ijk[w];
+    const int u_first = vid[y0][1 - x0] < vid[1 - y0][x0]; /* the neighbour along u is the lower */
+    const int s = u_first ? du : dw, t = u_first ? dw : du;
+    return face_base + ids->f[2 * a + bit[a]] * m * m + (s - 1) + m * (t - 1);
+  }
+  return cell_base + ids->cell * m * m * m + (i - 1) + m * ((j - 1) + m * (k - 1));
+}
+
+int hc_cell_check(const char *name, int64_t tag, int G, const double *x, const int64_t corner[8], double *volume) {
+  for (int v = 0; v < 8; v++)
+    for (int w = 0; w < v; w++)
+      HC_CHECK(corner[v] != corner[w], HC_ERR_INPUT,
+               "%s: cell %lld is degenerate: its corners %d and %d are the same node", name, (long long)tag, w, v);
+  int where = 0;
+  const double det = hc_hex_min_det(G, x, &where);
+  HC_CHECK(det > 0, HC_ERR_INPUT,
+           "%s: cell %lld is inverted or degenerate: det J = %.3g at its geometry node %d (of %d, tensor order)", name,
+           (long long)tag, det, where, G);
+  *volume = hc_hex_volume(G, x);
+  return HC_OK;
 }
 
 /* ---- Rank 0: the numbering of the whole mesh. ---- */
@@ -133,87 +205,46 @@ static int64_t hc_cell_tag(const hc_mesh_cells *mc, int64_t c) {
   return mc->cell_tag ? mc->cell_tag[c] : c + 1;
 }
 
-/* The global id of node (i,j,k) of cell c, 0 <= i,j,k <= p. */
-static int64_t hc_node_gid(const hc_mesh_cells *mc, const hc_numbering *nb, int p, int64_t c, int i, int j, int k) {
-  const int ijk[3] = {i, j, k};
-  int ends = 0, bit[3];
-  for (int d = 0; d < 3; d++) {
-    bit[d] = ijk[d] == p ? 1 : 0;
-    ends += ijk[d] == 0 || ijk[d] == p;
+/* Cell c's vertex, edge and face ids in rank 0's numbering. */
+static void hc_cell_ids_root(const hc_mesh_cells *mc, const hc_numbering *nb, int64_t c, hc_cell_ids *ids) {
+  for (int v = 0; v < 8; v++) ids->v[v] = nb->vertex_id[hc_corner_vertex(mc, c, v)];
+  for (int e = 0; e < 12; e++) {
+    int c0, c1;
+    hc_edge_corners(e, &c0, &c1);
+    const int64_t a = ids->v[c0], b = ids->v[c1];
+    int64_t key[4] = {a < b ? a : b, a < b ? b : a};
+    ids->e[e] = hc_tuple_map_find(&nb->edges, key)->id;
   }
-  const int64_t m = p - 1;
-  const int64_t edge_base = nb->num_corners, face_base = edge_base + nb->edges.size * m,
-                cell_base = face_base + nb->faces.size * m * m;
-  if (ends == 3) return nb->vertex_id[hc_corner_vertex(mc, c, bit[0] + 2 * bit[1] + 4 * bit[2])];
-  if (ends == 2) {
-    /* An edge along the one axis d whose index is inside; numbered from its lower-numbered vertex. */
-    int d = 0;
-    while (ijk[d] == 0 || ijk[d] == p) d++;
-    int b0[3] = {bit[0], bit[1], bit[2]}, b1[3] = {bit[0], bit[1], bit[2]};
-    b0[d] = 0, b1[d] = 1;
-    int64_t v0 = nb->vertex_id[hc_corner_vertex(mc, c, b0[0] + 2 * b0[1] + 4 * b0[2])];
-    int64_t v1 = nb->vertex_id[hc_corner_vertex(mc, c, b1[0] + 2 * b1[1] + 4 * b1[2])];
-    int64_t key[4] = {v0 < v1 ? v0 : v1, v0 < v1 ? v1 : v0};
-    const hc_tuple_entry *e = hc_tuple_map_find(&nb->edges, key);
-    int t = v0 < v1 ? ijk[d] : p - ijk[d];
-    return edge_base + e->id * m + (t - 1);
-  }
-  if (ends == 1) {
-    /* A face whose normal axis a is at an end: its own frame starts at its lowest-numbered corner and runs
-       first towards the lower-numbered of that corner's two neighbours on the face. */
-    int a = 0;
-    while (!(ijk[a] == 0 || ijk[a] == p)) a++;
-    const int u = (a + 1) % 3, w = (a + 2) % 3;
-    int64_t vid[2][2];
-    for (int y = 0; y < 2; y++)
-      for (int x = 0; x < 2; x++) {
-        int b[3];
-        b[a] = bit[a], b[u] = x, b[w] = y;
-        vid[y][x] = nb->vertex_id[hc_corner_vertex(mc, c, b[0] + 2 * b[1] + 4 * b[2])];
-      }
-    int x0 = 0, y0 = 0;
-    for (int y = 0; y < 2; y++)
-      for (int x = 0; x < 2; x++)
-        if (vid[y][x] < vid[y0][x0]) x0 = x, y0 = y;
-    int64_t key[4] = {vid[0][0], vid[0][1], vid[1][0], vid[1][1]};
+  for (int f = 0; f < 6; f++) {
+    int fc[4];
+    hc_face_corners(f, fc);
+    int64_t key[4] = {ids->v[fc[0]], ids->v[fc[1]], ids->v[fc[2]], ids->v[fc[3]]};
     hc_sort_small(key, 4);
-    const hc_tuple_entry *e = hc_tuple_map_find(&nb->faces, key);
-    const int du = x0 ? p - ijk[u] : ijk[u], dw = y0 ? p - ijk[w] : ijk[w];
-    const int u_first = vid[y0][1 - x0] < vid[1 - y0][x0]; /* the neighbour along u is the lower */
-    const int s = u_first ? du : dw, t = u_first ? dw : du;
-    return face_base + e->id * m * m + (s - 1) + m * (t - 1);
+    ids->f[f] = hc_tuple_map_find(&nb->faces, key)->id;
   }
-  return cell_base + c * m * m * m + (i - 1) + m * ((j - 1) + m * (k - 1));
+  ids->cell = c;
+}
+
+static hc_entity_counts hc_numbering_counts(const hc_numbering *nb, int64_t cells) {
+  return (hc_entity_counts){nb->num_corners, nb->edges.size, nb->faces.size, cells};
 }
 
 /* Checks the cells, numbers edges and faces (the corners are numbered), and marks the boundary nodes. */
 static int hc_numbering_build(const hc_mesh_cells *mc, int p, const int *part, hc_numbering *nb) {
-  const int64_t N = mc->num_cells, NV = mc->num_vertices;
-  const int G = mc->geometry_nodes;
-  /* nb->vertex_id and num_corners are set (hc_mesh_root_prepare); every geometry node is checked here. */
-  for (int64_t c = 0; c < N; c++)
-    for (int g = 0; g < G; g++) {
-      int64_t v = mc->cells[c * G + g];
-      HC_CHECK(v >= 0 && v < NV, HC_ERR_INPUT, "%s: cell %lld names node %lld, not one of the mesh's %lld nodes",
-               mc->name, (long long)hc_cell_tag(mc, c), (long long)v, (long long)NV);
-    }
+  const int64_t N = mc->num_cells;
+  /* nb->vertex_id and num_corners are set and the cells checked (hc_mesh_root_prepare). */
   HC_CALL(hc_tuple_map_init(&nb->edges, 2, 3 * N + 64));
   HC_CALL(hc_tuple_map_init(&nb->faces, 4, 3 * N + 64));
   for (int64_t c = 0; c < N; c++) {
     int64_t corner[8];
     for (int v = 0; v < 8; v++) corner[v] = nb->vertex_id[hc_corner_vertex(mc, c, v)];
-    for (int v = 0; v < 8; v++)
-      for (int w = 0; w < v; w++)
-        HC_CHECK(corner[v] != corner[w], HC_ERR_INPUT,
-                 "%s: cell %lld is degenerate: its corners %d and %d are the same node", mc->name,
-                 (long long)hc_cell_tag(mc, c), w, v);
-    for (int d = 0; d < 3; d++)
-      for (int v = 0; v < 8; v++) {
-        if (v & (1 << d)) continue;
-        int64_t a = corner[v], b = corner[v | (1 << d)];
-        int64_t key[4] = {a < b ? a : b, a < b ? b : a};
-        hc_tuple_map_get(&nb->edges, key, c)->count++;
-      }
+    for (int e = 0; e < 12; e++) {
+      int c0, c1;
+      hc_edge_corners(e, &c0, &c1);
+      const int64_t a = corner[c0], b = corner[c1];
+      int64_t key[4] = {a < b ? a : b, a < b ? b : a};
+      hc_tuple_map_get(&nb->edges, key, c)->count++;
+    }
     for (int f = 0; f < 6; f++) {
       int fc[4];
       hc_face_corners(f, fc);
@@ -229,26 +260,27 @@ static int hc_numbering_build(const hc_mesh_cells *mc, int p, const int *part, h
       if (e->count == 2 && part[e->cell] != part[c]) nb->edge_cut++;
     }
   }
-  const int64_t m = p - 1;
-  nb->num_global_nodes = nb->num_corners + nb->edges.size * m + nb->faces.size * m * m + N * m * m * m;
+  const hc_entity_counts counts = hc_numbering_counts(nb, N);
+  nb->num_global_nodes = hc_entity_node_count(&counts, p);
   nb->boundary = calloc((size_t)nb->num_global_nodes, 1);
   HC_CHECK(nb->boundary, HC_ERR_RESOURCE, "out of memory for the %lld nodes of %s", (long long)nb->num_global_nodes,
            mc->name);
   for (int64_t c = 0; c < N; c++) {
     /* Which of the cell's faces are on the boundary. */
+    hc_cell_ids ids;
+    hc_cell_ids_root(mc, nb, c, &ids);
     int on_boundary[6];
     for (int f = 0; f < 6; f++) {
       int fc[4];
       hc_face_corners(f, fc);
-      int64_t key[4];
-      for (int i = 0; i < 4; i++) key[i] = nb->vertex_id[hc_corner_vertex(mc, c, fc[i])];
+      int64_t key[4] = {ids.v[fc[0]], ids.v[fc[1]], ids.v[fc[2]], ids.v[fc[3]]};
       hc_sort_small(key, 4);
       on_boundary[f] = hc_tuple_map_find(&nb->faces, key)->count == 1;
     }
     for (int k = 0; k <= p; k++)
       for (int j = 0; j <= p; j++)
         for (int i = 0; i <= p; i++) {
-          const int64_t g = hc_node_gid(mc, nb, p, c, i, j, k);
+          const int64_t g = hc_cell_node_gid(&ids, &counts, p, i, j, k);
           const int ijk[3] = {i, j, k};
           for (int f = 0; f < 6; f++)
             if (on_boundary[f] && ijk[f / 2] == (f % 2) * p) nb->boundary[g] = 1;
@@ -343,16 +375,7 @@ static int hc_recv_bytes(void *buf, size_t bytes, MPI_Comm comm) {
   return HC_OK;
 }
 
-/* One rank's cells as rank 0 sends them. */
-typedef struct {
-  int64_t C;
-  double *coords; /* [C][G][3] */
-  int64_t *gid;   /* [C][L] */
-  uint8_t *flags; /* [C][L]: 1 on the mesh's boundary */
-  int64_t *tag;   /* [C]: the cells' numbers in the file */
-} hc_rank_cells;
-
-static void hc_rank_cells_free(hc_rank_cells *rc) {
+void hc_rank_cells_free(hc_rank_cells *rc) {
   free(rc->coords);
   free(rc->gid);
   free(rc->flags);
@@ -360,7 +383,7 @@ static void hc_rank_cells_free(hc_rank_cells *rc) {
   memset(rc, 0, sizeof(*rc));
 }
 
-static int hc_rank_cells_alloc(hc_rank_cells *rc, int64_t C, int G, int L) {
+int hc_rank_cells_alloc(hc_rank_cells *rc, int64_t C, int G, int L) {
   rc->C = C;
   rc->coords = malloc((size_t)C * G * 3 * sizeof(double) + 1);
   rc->gid = malloc((size_t)C * L * sizeof(int64_t) + 1);
@@ -375,9 +398,12 @@ static int hc_rank_cells_alloc(hc_rank_cells *rc, int64_t C, int G, int L) {
 static int hc_rank_cells_make(const hc_mesh_cells *mc, const hc_numbering *nb, int p, const int64_t *list, int64_t C,
                               hc_rank_cells *rc) {
   const int G = mc->geometry_nodes, L = (p + 1) * (p + 1) * (p + 1);
+  const hc_entity_counts counts = hc_numbering_counts(nb, mc->num_cells);
   HC_CALL(hc_rank_cells_alloc(rc, C, G, L));
   for (int64_t k = 0; k < C; k++) {
     const int64_t c = list[k];
+    hc_cell_ids ids;
+    hc_cell_ids_root(mc, nb, c, &ids);
     rc->tag[k] = hc_cell_tag(mc, c);
     for (int g = 0; g < G; g++)
       for (int d = 0; d < 3; d++) rc->coords[(k * G + g) * 3 + d] = mc->coords[3 * mc->cells[c * G + g] + d];
@@ -385,7 +411,7 @@ static int hc_rank_cells_make(const hc_mesh_cells *mc, const hc_numbering *nb, i
       for (int j = 0; j <= p; j++)
         for (int i = 0; i <= p; i++) {
           const int l = i + (p + 1) * (j + (p + 1) * kk);
-          const int64_t g = hc_node_gid(mc, nb, p, c, i, j, kk);
+          const int64_t g = hc_cell_node_gid(&ids, &counts, p, i, j, kk);
           rc->gid[k * L + l] = g;
           rc->flags[k * L + l] = nb->boundary[g];
         }
@@ -465,15 +491,6 @@ cleanup:
 
 /* ---- The constructor. ---- */
 
-/* What rank 0 found, broadcast to every rank. */
-typedef struct {
-  int err;
-  int geometry_nodes;
-  int64_t num_cells, num_global_nodes, edge_cut;
-  double volume, bounds[2][3];
-  char msg[2048];
-} hc_mesh_header;
-
 static int hc_mesh_root_prepare(const hc_mesh_cells *mc, int order, hc_partitioner partitioner, int nranks, int *part,
                                 hc_numbering *nb, hc_mesh_header *hd) {
   HC_CHECK(mc->geometry_nodes == 8 || mc->geometry_nodes == 27, HC_ERR_INPUT,
@@ -486,48 +503,77 @@ static int hc_mesh_root_prepare(const hc_mesh_cells *mc, int order, hc_partition
   nb->vertex_id = malloc((size_t)mc->num_vertices * sizeof(*nb->vertex_id) + 1);
   HC_CHECK(nb->vertex_id, HC_ERR_RESOURCE, "out of memory for the vertices of %s", mc->name);
   for (int64_t v = 0; v < mc->num_vertices; v++) nb->vertex_id[v] = -1;
-  int ierr = HC_OK;
-  double *x = NULL;
-  for (int64_t c = 0; c < mc->num_cells; c++)
-    for (int v = 0; v < 8; v++) {
-      int64_t w = hc_corner_vertex(mc, c, v);
+  const int G = mc->geometry_nodes;
+  for (int64_t c = 0; c < mc->num_cells; c++) {
+    for (int g = 0; g < G; g++) {
+      const int64_t w = mc->cells[c * G + g];
       HC_CHECK(w >= 0 && w < mc->num_vertices, HC_ERR_INPUT,
                "%s: cell %lld names node %lld, not one of the mesh's %lld nodes", mc->name,
                (long long)hc_cell_tag(mc, c), (long long)w, (long long)mc->num_vertices);
+    }
+    for (int v = 0; v < 8; v++) {
+      const int64_t w = hc_corner_vertex(mc, c, v);
       if (nb->vertex_id[w] < 0) nb->vertex_id[w] = nb->num_corners++;
     }
+  }
+  /* Every cell's shape, the volume (compensated sum of exact cell volumes) and the bounding box. */
+  hc_shape_sum sum;
+  hc_shape_sum_init(&sum);
+  for (int64_t c = 0; c < mc->num_cells; c++) {
+    double x[27 * 3], vol = 0;
+    int64_t corner[8];
+    for (int g = 0; g < G; g++)
+      for (int d = 0; d < 3; d++) x[3 * g + d] = mc->coords[3 * mc->cells[c * G + g] + d];
+    for (int v = 0; v < 8; v++) corner[v] = nb->vertex_id[hc_corner_vertex(mc, c, v)];
+    HC_CALL(hc_cell_check(mc->name, hc_cell_tag(mc, c), G, x, corner, &vol));
+    hc_shape_sum_add(&sum, G, x, vol);
+  }
   HC_CALL(hc_partition_cells(mc, nb, partitioner, nranks, part));
   hc_partition_fill_empty(mc->num_cells, nranks, part);
   HC_CALL(hc_numbering_build(mc, order, part, nb));
-  hd->geometry_nodes = mc->geometry_nodes;
+  hd->geometry_nodes = G;
   hd->num_cells = mc->num_cells;
   hd->num_global_nodes = nb->num_global_nodes;
   hd->edge_cut = nb->edge_cut;
-  /* Volume (compensated sum of exact cell volumes) and bounding box. */
-  double sum = 0, comp = 0;
-  for (int d = 0; d < 3; d++) hd->bounds[0][d] = HUGE_VAL, hd->bounds[1][d] = -HUGE_VAL;
-  x = malloc((size_t)mc->geometry_nodes * 3 * sizeof(double));
-  HC_CHECK_GOTO(x, HC_ERR_RESOURCE, cleanup, "out of memory");
-  for (int64_t c = 0; c < mc->num_cells; c++) {
-    for (int g = 0; g < mc->geometry_nodes; g++)
-      for (int d = 0; d < 3; d++) {
-        double v = mc->coords[3 * mc->cells[c * mc->geometry_nodes + g] + d];
-        x[3 * g + d] = v;
-        hd->bounds[0][d] = fmin(hd->bounds[0][d], v);
-        hd->bounds[1][d] = fmax(hd->bounds[1][d], v);
-      }
-    int where = 0;
-    double det = hc_hex_min_det(mc->geometry_nodes, x, &where);
-    HC_CHECK_GOTO(det > 0, HC_ERR_INPUT, cleanup,
-                  "%s: cell %lld is inverted or degenerate: det J = %.3g at its geometry node %d (of %d, tensor order)",
-                  mc->name, (long long)hc_cell_tag(mc, c), det, where, mc->geometry_nodes);
-    double vol = hc_hex_volume(mc->geometry_nodes, x), t = sum + vol;
-    comp += fabs(sum) >= fabs(vol) ? (sum - t) + vol : (vol - t) + sum;
-    sum = t;
+  hd->volume = sum.sum + sum.comp;
+  for (int d = 0; d < 3; d++) hd->bounds[0][d] = sum.lo[d], hd->bounds[1][d] = sum.hi[d];
+  return HC_OK;
+}
+
+int hc_mesh_finish(MPI_Comm comm, int order, const hc_mesh_header *hd, hc_rank_cells *rc, hc_mesh **mesh) {
+  int ierr = HC_OK, rank = 0, nranks = 1;
+  HC_CALL_MPI(MPI_Comm_rank(comm, &rank));
+  HC_CALL_MPI(MPI_Comm_size(comm, &nranks));
+  const int L = (order + 1) * (order + 1) * (order + 1), G = hd->geometry_nodes;
+  hc_mesh *m = calloc(1, sizeof(*m));
+  HC_CHECK_GOTO(m, HC_ERR_RESOURCE, cleanup, "rank %d: out of memory allocating the mesh", rank);
+  m->comm = MPI_COMM_NULL;
+  m->source = HC_MESH_SOURCE_FILE;
+  m->geometry_nodes = G;
+  m->rank = rank;
+  m->nranks = nranks;
+  hc_mesh_params_init(&m->params);
+  m->params.order = order;
+  m->params.jitter = 0;
+  m->order = order;
+  m->nodes_per_cell = L;
+  m->num_global_cells = hd->num_cells;
+  m->num_global_nodes = hd->num_global_nodes;
+  m->volume = hd->volume;
+  m->edge_cut = hd->edge_cut;
+  for (int d = 0; d < 3; d++) {
+    m->bounds[0][d] = hd->bounds[0][d], m->bounds[1][d] = hd->bounds[1][d];
+    m->length[d] = hd->bounds[1][d] - hd->bounds[0][d];
   }
-  hd->volume = sum + comp;
+  HC_CALL_GOTO(hc_mesh_from_rank_cells(m, rc), cleanup);
+  HC_CALL_MPI_GOTO(MPI_Comm_dup(comm, &m->comm), cleanup);
+  HC_CALL_MPI_GOTO(MPI_Comm_set_errhandler(m->comm, MPI_ERRORS_RETURN), cleanup);
+  /* Ownership from the global ids, as for the box: the lowest rank holding a node (the sharing stays for the halo). */
+  HC_CALL_GOTO(hc_mesh_own(m), cleanup);
+  *mesh = m;
+  m = NULL;
 cleanup:
-  free(x);
+  if (m) hc_mesh_destroy(&m);
   return ierr;
 }
 
@@ -546,7 +592,6 @@ int hc_mesh_create_cells(MPI_Comm comm, const hc_mesh_cells *cells, int order, h
   int64_t *list = NULL, *start = NULL;
   hc_rank_cells rc;
   memset(&rc, 0, sizeof(rc));
-  hc_mesh *m = NULL;
   if (rank == 0) {
     if (!cells) {
       hd.err = HC_ERROR(HC_ERR_INPUT, "hc_mesh_create_cells: rank 0 has no cells");
@@ -600,35 +645,8 @@ agree:
     if (!ierr && any) ierr = HC_ERROR(any, "rank %d: another rank failed to get its cells of the mesh", rank);
     if (ierr) goto cleanup;
   }
-  m = calloc(1, sizeof(*m));
-  HC_CHECK_GOTO(m, HC_ERR_RESOURCE, cleanup, "rank %d: out of memory allocating the mesh", rank);
-  m->comm = MPI_COMM_NULL;
-  m->source = HC_MESH_SOURCE_FILE;
-  m->geometry_nodes = G;
-  m->rank = rank;
-  m->nranks = nranks;
-  hc_mesh_params_init(&m->params);
-  m->params.order = order;
-  m->params.jitter = 0;
-  m->order = order;
-  m->nodes_per_cell = L;
-  m->num_global_cells = hd.num_cells;
-  m->num_global_nodes = hd.num_global_nodes;
-  m->volume = hd.volume;
-  m->edge_cut = hd.edge_cut;
-  for (int d = 0; d < 3; d++) {
-    m->bounds[0][d] = hd.bounds[0][d], m->bounds[1][d] = hd.bounds[1][d];
-    m->length[d] = hd.bounds[1][d] - hd.bounds[0][d];
-  }
-  HC_CALL_GOTO(hc_mesh_from_rank_cells(m, &rc), cleanup);
-  HC_CALL_MPI_GOTO(MPI_Comm_dup(comm, &m->comm), cleanup);
-  HC_CALL_MPI_GOTO(MPI_Comm_set_errhandler(m->comm, MPI_ERRORS_RETURN), cleanup);
-  /* Ownership from the global ids, as for the box: the lowest rank holding a node (the sharing stays for the halo). */
-  HC_CALL_GOTO(hc_mesh_own(m), cleanup);
-  *mesh = m;
-  m = NULL;
+  ierr = hc_mesh_finish(comm, order, &hd, &rc, mesh);
 cleanup:
-  if (m) hc_mesh_destroy(&m);
   hc_rank_cells_free(&rc);
   hc_numbering_free(&nb);
   free(part);
