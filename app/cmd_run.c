@@ -97,7 +97,8 @@ static void hc_config_from_deck(const hc_deck *deck, hc_run_config *cfg) {
   memset(cfg, 0, sizeof(*cfg));
   cfg->mesh_source = deck->mesh.source;
   hc_deck_mesh_file(deck, cfg->mesh_file, sizeof(cfg->mesh_file));
-  cfg->partitioner = HC_PARTITIONER_METIS;
+  cfg->partitioner = deck->mesh.partitioner == HC_DECK_PARTITIONER_PTSCOTCH ? HC_PARTITIONER_PTSCOTCH
+                                                                          : HC_PARTITIONER_METIS;
   hc_mesh_params_init(&cfg->mesh);
   cfg->mesh.sizing = deck->mesh.sizing;
   for (int d = 0; d < 3; d++) cfg->mesh.cells[d] = deck->mesh.cells[d], cfg->mesh.length[d] = deck->mesh.length[d];
@@ -332,15 +333,12 @@ static int hc_run_check_outputs(const hc_deck *deck, const hc_run_config *cfg, i
   return HC_OK;
 }
 
-/* Float runs hold cell volumes (w|J| ~ h^3) and box volumes (the checks' sums) in single precision: both
-   must stay well inside its normal range, 1.2e-38 to 3.4e38. (The deck's ranges keep double runs inside
-   theirs.) */
-#define HC_RUN_FLOAT_MIN_VOLUME 1e-30
-#define HC_RUN_FLOAT_MAX_VOLUME 1e30
+/* The float range (HC_RUN_FLOAT_MIN_VOLUME, hc_run.h); the deck's ranges keep double runs inside theirs. */
 
 static int hc_run_check_scale(const hc_deck *deck, const hc_run_config *cfg, int nranks) {
   if (cfg->precision != HC_FLOAT) return HC_OK;
   if (cfg->mesh_source == HC_MESH_SOURCE_FILE) {
+    if (cfg->file_volume == 0) return HC_OK; /* read in parts: checked by the run (hc_run_check_file_scale) */
     const double cell = cfg->file_volume / (double)cfg->file_cells;
     if (cell < HC_RUN_FLOAT_MIN_VOLUME || cfg->file_volume > HC_RUN_FLOAT_MAX_VOLUME)
       return HC_DECK_ERROR(
@@ -425,11 +423,13 @@ static int hc_run_check_mesh_keys(const hc_deck *deck) {
     return HC_DECK_ERROR(deck, "mesh.file", HC_ERR_INPUT, "mesh.source is file but mesh.file names no file");
   if (m->source == HC_MESH_SOURCE_FILE && m->partitioner == HC_DECK_PARTITIONER_CARTESIAN)
     return HC_DECK_ERROR(deck, "mesh.partitioner", HC_ERR_INPUT,
-                         "cartesian splits the box into blocks; a mesh file is partitioned by metis (or auto)");
-  if (m->source == HC_MESH_SOURCE_BOX && m->partitioner == HC_DECK_PARTITIONER_METIS)
+                         "cartesian splits the box into blocks; a mesh file is partitioned by metis (or auto) or ptscotch");
+  if (m->source == HC_MESH_SOURCE_BOX &&
+      (m->partitioner == HC_DECK_PARTITIONER_METIS || m->partitioner == HC_DECK_PARTITIONER_PTSCOTCH))
     return HC_DECK_ERROR(deck, "mesh.partitioner", HC_ERR_INPUT,
-                         "metis partitions mesh files (mesh.source: file); the box is split into blocks (cartesian "
-                         "or auto)");
+                         "%s partitions mesh files (mesh.source: file); the box is split into blocks (cartesian "
+                         "or auto)",
+                         m->partitioner == HC_DECK_PARTITIONER_METIS ? "metis" : "ptscotch");
   if (m->source == HC_MESH_SOURCE_FILE && m->sizing == HC_SIZING_PER_RANK)
     return HC_DECK_ERROR(deck, "mesh.sizing", HC_ERR_INPUT,
                          "per-rank sizing grows the box with the ranks; a mesh file is fixed (strong scaling only): "
@@ -442,12 +442,24 @@ static int hc_run_check_mesh_keys(const hc_deck *deck) {
   return HC_OK;
 }
 
-/* Rank 0 reads the mesh file (the run partitions it later); the cells stay in *file. */
+/* Rank 0 reads the mesh file (the run partitions it later); the cells stay in *file. With ptscotch and a file read
+   in parts (Exodus II) it reads only the header: every rank reads its own part in the run. */
 static int hc_run_read_mesh(const hc_deck *deck, int nranks, hc_run_config *cfg, hc_meshfile **file,
                             hc_mesh_cells *cells) {
   HC_CALL(hc_run_check_mesh_keys(deck));
   if (cfg->mesh_source != HC_MESH_SOURCE_FILE) return HC_OK;
-  if (nranks > 1 && !hc_mesh_metis_built())
+  const int ptscotch = cfg->partitioner == HC_PARTITIONER_PTSCOTCH;
+  if (nranks > 1 && ptscotch && !hc_mesh_ptscotch_built())
+    return HC_DECK_ERROR(deck, "mesh.partitioner", HC_ERR_NOT_BUILT,
+                         "ptscotch: this build has no PT-Scotch (install libptscotch-dev and configure with "
+                         "HC_ENABLE_PTSCOTCH=ON)");
+  if (ptscotch && hc_meshfile_reads_in_parts(cfg->mesh_file)) {
+    const double t0 = hc_wtime();
+    int err = hc_meshfile_count(cfg->mesh_file, &cfg->file_geometry_nodes, &cfg->file_cells);
+    cfg->file_read_s = hc_wtime() - t0;
+    return err ? hc_run_key_error(deck, "mesh.file", err, "") : HC_OK;
+  }
+  if (nranks > 1 && !ptscotch && !hc_mesh_metis_built())
     return HC_DECK_ERROR(deck, "mesh.partitioner", HC_ERR_NOT_BUILT,
                          "a mesh file on %d ranks is partitioned with METIS, which this build lacks (install "
                          "libmetis-dev and configure with HC_ENABLE_METIS=ON)",
@@ -465,7 +477,9 @@ static int hc_run_read_mesh(const hc_deck *deck, int nranks, hc_run_config *cfg,
                            .cell_tag = f->cell_tag,
                            .name = f->path};
   cfg->mesh_cells = cells;
+  cfg->mesh_whole = f;
   cfg->file_cells = f->num_cells;
+  cfg->file_geometry_nodes = f->nodes_per_cell;
   cfg->file_volume = hc_meshfile_volume(f);
   return HC_OK;
 }
@@ -646,6 +660,7 @@ int hc_main_run(int argc, char **argv) {
   if (!err) err = hc_run_execute(comm, &cfg, &run);
   hc_signal_release();
   cfg.mesh_cells = NULL;
+  cfg.mesh_whole = NULL;
   hc_meshfile_destroy(&meshfile);
   if (err) hc_run_abort(comm, err);
   int shared_max = 1;

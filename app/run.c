@@ -11,6 +11,7 @@
 #include "app/hc_host.h"
 #include "app/hc_inject.h"
 #include "app/hc_measure.h"
+#include "io/hc_meshfile.h"
 #include "app/hc_signal.h"
 #include "app/hc_timer.h"
 #include "io/hc_npy.h"
@@ -45,7 +46,7 @@ int hc_run_estimate_memory(const hc_run_config *cfg, int nranks, int is_device, 
   if (cfg->mesh_source == HC_MESH_SOURCE_FILE) {
     /* A file's cells over the ranks, with METIS's 3% imbalance; nodes as in a cube of as many cells. */
     C = ceil(1.03 * (double)cfg->file_cells / nranks);
-    G = cfg->mesh_cells ? cfg->mesh_cells->geometry_nodes : 8;
+    G = cfg->file_geometry_nodes > 0 ? cfg->file_geometry_nodes : 8;
     nodes = pow(p * cbrt(C) + 1, 3);
   } else {
     int grid[3];
@@ -151,6 +152,40 @@ static int hc_run_time_transfer(const hc_backend *be, void *h, void *d, size_t b
   return HC_OK;
 }
 
+/* mesh.partitioner ptscotch: every rank reads its slice of the file (hc_meshfile_read_slice: an Exodus II file in
+   parts, a Gmsh file dealt out by rank 0, which has read it whole) and the ranks partition and number it together
+   (hc_mesh_create_dist). */
+static int hc_run_mesh_in_parts(hc_run *run) {
+  hc_run_config *cfg = &run->cfg;
+  const double t0 = hc_wtime();
+  hc_meshfile_slice *slice = NULL;
+  HC_CALL(hc_meshfile_read_slice(run->comm, cfg->mesh_file, run->rank == 0 ? cfg->mesh_whole : NULL, &slice));
+  cfg->file_read_s += hc_wtime() - t0;
+  cfg->file_volume = slice->volume;
+  cfg->file_cells = slice->num_global_cells;
+  cfg->file_geometry_nodes = slice->mesh.nodes_per_cell;
+  int ierr = HC_OK;
+  const double cell = slice->volume / (double)slice->num_global_cells;
+  if (cfg->precision == HC_FLOAT && (cell < HC_RUN_FLOAT_MIN_VOLUME || slice->volume > HC_RUN_FLOAT_MAX_VOLUME)) {
+    ierr = HC_ERROR(HC_ERR_INPUT,
+                    "%s: a volume of %.3g in cells of %.3g on average is outside what float precision holds with its "
+                    "accuracy (cells above %.0e, the mesh below %.0e): scale the mesh or run.precision: double",
+                    cfg->mesh_file, slice->volume, cell, HC_RUN_FLOAT_MIN_VOLUME, HC_RUN_FLOAT_MAX_VOLUME);
+  } else {
+    const hc_mesh_slice ms = {.geometry_nodes = slice->mesh.nodes_per_cell,
+                              .num_global_cells = slice->num_global_cells,
+                              .first = slice->first,
+                              .num_cells = slice->mesh.num_cells,
+                              .nodes = slice->node,
+                              .coords = slice->mesh.coords,
+                              .cell_tag = slice->mesh.cell_tag,
+                              .name = cfg->mesh_file};
+    ierr = hc_mesh_create_dist(run->comm, &ms, cfg->mesh.order, &run->mesh);
+  }
+  hc_meshfile_slice_destroy(&slice);
+  return ierr;
+}
+
 /* The rates of the step's roofline (README.md, section The step's roofline), measured on every rank at once so that
    ranks that share a memory measure their share of it: the backend's copy bandwidth (hc_backend.mem_copy, the bench's
    copy kernel) on 2 x 128 MiB per memory shared out among its ranks (at least 2 x 16 MiB per rank), at most a
@@ -221,7 +256,10 @@ static int hc_run_setup(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
   HC_CALL(hc_run_measure_rates(run));
   const double t_mesh = hc_wtime();
   if (cfg->mesh_source == HC_MESH_SOURCE_FILE) {
-    HC_CALL(hc_mesh_create_cells(comm, cfg->mesh_cells, cfg->mesh.order, cfg->partitioner, &run->mesh));
+    if (cfg->partitioner == HC_PARTITIONER_PTSCOTCH)
+      HC_CALL(hc_run_mesh_in_parts(run));
+    else
+      HC_CALL(hc_mesh_create_cells(comm, cfg->mesh_cells, cfg->mesh.order, cfg->partitioner, &run->mesh));
   } else {
     HC_CALL(hc_mesh_create(comm, &cfg->mesh, &run->mesh));
   }

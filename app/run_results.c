@@ -231,9 +231,11 @@ int hc_run_results_gather(const hc_run *run, hc_results *res) {
   snprintf(res->mesh_source, sizeof(res->mesh_source), "%s", file ? "file" : "box");
   if (file) snprintf(res->mesh_file, sizeof(res->mesh_file), "%.511s", run->cfg.mesh_file);
   snprintf(res->partitioner, sizeof(res->partitioner), "%s",
-           !file                                          ? "cartesian"
-           : run->cfg.partitioner == HC_PARTITIONER_METIS ? (run->nranks > 1 ? "metis" : "none")
-                                                          : "blocks");
+           !file                                             ? "cartesian"
+           : run->nranks == 1                                ? "none"
+           : run->cfg.partitioner == HC_PARTITIONER_METIS    ? "metis"
+           : run->cfg.partitioner == HC_PARTITIONER_PTSCOTCH ? "ptscotch"
+                                                             : "blocks");
   res->geometry_nodes = m->geometry_nodes;
   res->volume = m->volume;
   res->edge_cut = m->edge_cut;
@@ -326,8 +328,10 @@ void hc_run_print_header(const hc_deck *deck, const hc_run_config *cfg, int nran
   printf("deck: %s\n", deck->path[0] ? deck->path : "(none: defaults)");
   if (cfg->mesh_source == HC_MESH_SOURCE_FILE) {
     printf("mesh: %s, %lld hex%d cells, partitioned by %s, order %d (L = %d), q = %d (P = %d), shear A = %g\n",
-           cfg->mesh_file, (long long)cfg->file_cells, cfg->mesh_cells ? cfg->mesh_cells->geometry_nodes : 8,
-           nranks > 1 ? "metis" : "none (one rank)", p, (p + 1) * (p + 1) * (p + 1), q, q * q * q,
+           cfg->mesh_file, (long long)cfg->file_cells, cfg->file_geometry_nodes,
+           nranks == 1                                  ? "none (one rank)"
+           : cfg->partitioner == HC_PARTITIONER_PTSCOTCH ? "ptscotch"
+                                                         : "metis", p, (p + 1) * (p + 1) * (p + 1), q, q * q * q,
            cfg->shear_amplitude);
   } else {
     printf("mesh: %lld x %lld x %lld cells %s, order %d (L = %d), q = %d (P = %d), jitter %g, shear A = %g\n",

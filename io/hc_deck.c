@@ -62,7 +62,7 @@ static const char *hc_deck_source_choice(int i) {
   return i == 0 ? "box" : i == 1 ? "file" : NULL;
 }
 static const char *hc_deck_partitioner_choice(int i) {
-  return i == 0 ? "auto" : i == 1 ? "cartesian" : i == 2 ? "metis" : NULL;
+  return i == 0 ? "auto" : i == 1 ? "cartesian" : i == 2 ? "metis" : i == 3 ? "ptscotch" : NULL;
 }
 static const char *hc_deck_sizing_choice(int i) {
   return i == 0 ? "global" : i == 1 ? "per-rank" : NULL;
@@ -97,7 +97,7 @@ static const hc_deck_key_info hc_deck_keys[HC_DECK_NUM_KEYS] = {
     [HC_DECK_MESH_FILE] = {"mesh.file", HC_DECK_OPTIONAL_STRING, HC_FIELD(mesh, file), 0, 0, 0, 0, NULL,
                            "a mesh file (.msh, .exo or .e; under 1024 bytes), or \"\" for none", NULL},
     [HC_DECK_MESH_PARTITIONER] = {"mesh.partitioner", HC_DECK_ENUM, HC_FIELD(mesh, partitioner), 0, 0, 0, 0,
-                                  hc_deck_partitioner_choice, "auto, cartesian or metis", NULL},
+                                  hc_deck_partitioner_choice, "auto, cartesian, metis or ptscotch", NULL},
     [HC_DECK_MESH_CELLS] = {"mesh.cells", HC_DECK_INT64_3, HC_FIELD(mesh, cells), 1, HC_DECK_MAX_CELLS, 0, 0, NULL,
                             "a list of 3 integers 1..1000000 [NX, NY, NZ] (or one integer for all three)",
                             "an integer 1..1000000"},

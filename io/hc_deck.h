@@ -53,7 +53,8 @@ typedef struct {
 typedef enum {
   HC_DECK_PARTITIONER_AUTO = 0,
   HC_DECK_PARTITIONER_CARTESIAN = 1,
-  HC_DECK_PARTITIONER_METIS = 2
+  HC_DECK_PARTITIONER_METIS = 2,
+  HC_DECK_PARTITIONER_PTSCOTCH = 3
 } hc_deck_partitioner;
 
 typedef enum {

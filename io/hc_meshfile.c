@@ -139,7 +139,7 @@ static double hc_cell_min_det(const hc_meshfile *m, int64_t cell, int *where) {
 /* det J <= 0 anywhere it is checked: HC_ERR_INPUT naming the cell, the node and its position. Degenerate cells
    (two nodes at one place) give det J = 0 up to rounding, so "not positive" means below 1e-12 of the cell's size
    cubed. */
-static int hc_meshfile_check_cells(const hc_meshfile *m) {
+int hc_meshfile_check_cells(const hc_meshfile *m) {
   const int n = m->nodes_per_cell == 8 ? 2 : 3;
   for (int64_t cell = 0; cell < m->num_cells; cell++) {
     int where = 0;
@@ -373,4 +373,24 @@ int hc_meshfile_write_gmsh(const hc_meshfile *mesh, const char *path) {
     return HC_ERROR(HC_ERR_RUNTIME, "'%s': writing the mesh file failed", path);
   }
   return hc_atomic_file_commit(&af);
+}
+
+int hc_meshfile_reads_in_parts(const char *path) {
+  return HC_HAVE_EXODUS && path && hc_meshfile_kind(path) == 2;
+}
+
+int hc_meshfile_count(const char *path, int *nodes_per_cell, int64_t *num_cells) {
+  HC_CHECK(hc_meshfile_reads_in_parts(path), HC_ERR_UNSUPPORTED, "'%s': only an Exodus II file is counted from its header",
+           path ? path : "");
+#if HC_HAVE_EXODUS
+  hc_exodus_file *f = NULL;
+  int64_t nodes = 0;
+  HC_CALL(hc_exodus_open(path, &f));
+  hc_exodus_counts(f, nodes_per_cell, &nodes, num_cells);
+  hc_exodus_close(&f);
+#else
+  (void)nodes_per_cell;
+  (void)num_cells;
+#endif
+  return HC_OK;
 }

@@ -2,6 +2,7 @@
 #ifndef HC_MESHFILE_H
 #define HC_MESHFILE_H
 
+#include <mpi.h>
 #include <stdint.h>
 
 /* A hexahedral mesh read from a file: geometry nodes and cells, in hexcontract's node order. */
@@ -45,6 +46,34 @@ void hc_meshfile_bounds(const hc_meshfile *mesh, double lo[3], double hi[3]);
    1..num_cells in the mesh's order) — used by tests and by run_scripts to write a box as a mesh file.
    Needs no Gmsh library. The file is written atomically (a temporary file renamed over path). */
 int hc_meshfile_write_gmsh(const hc_meshfile *mesh, const char *path);
+
+/* One rank's slice of a mesh file, for runs in which no rank holds the whole mesh (mesh.partitioner: ptscotch):
+   the file's hexahedra first .. first + mesh.num_cells - 1, each cell with its own copy of its geometry nodes. */
+typedef struct hc_meshfile_slice {
+  hc_meshfile mesh;         /* the slice's cells: mesh.num_vertices = cells x nodes_per_cell, mesh.cells[c][g] =
+                               c nodes_per_cell + g, mesh.coords in that order, mesh.vertex_tag the nodes' numbers in
+                               the file, mesh.cell_tag the cells' */
+  int64_t *node;            /* node: [num_cells][nodes_per_cell], each geometry node's index among the file's nodes
+                               (0-based; cells that share a node share its index) */
+  int64_t first;            /* the slice's first cell among the file's hexahedra (0-based) */
+  int64_t num_global_cells; /* the file's hexahedra */
+  double volume;            /* the whole mesh's volume (hc_meshfile_volume over every slice, summed) */
+} hc_meshfile_slice;
+
+/* Reads this rank's slice of path: rank r of R gets the cells floor(N r / R) .. floor(N (r + 1) / R) - 1 of the N
+   in the file. Collective over comm. An Exodus II file (where its reader is built) is read by every rank in parts:
+   its cells' connectivity, and its share of the nodes, whose coordinates go to the ranks that need them; no rank
+   reads the whole file. A Gmsh file (whose library reads a file whole) is read by rank 0 alone, which deals the
+   slices out: rank 0 passes it in whole if it has read it already (else NULL; other ranks pass NULL). Every check
+   of hc_meshfile_read is made (on each slice) and its errors are raised on every rank alike. */
+int hc_meshfile_read_slice(MPI_Comm comm, const char *path, const hc_meshfile *whole, hc_meshfile_slice **slice);
+/* Frees a slice; accepts NULL and *slice == NULL. */
+int hc_meshfile_slice_destroy(hc_meshfile_slice **slice);
+/* Whether path names a file that hc_meshfile_read_slice reads in parts (Exodus II, its reader built). */
+int hc_meshfile_reads_in_parts(const char *path);
+/* The file's numbers of hexahedra and of geometry nodes per cell, from its header where the format reads in parts
+   (Exodus II); HC_ERR_UNSUPPORTED for the others. Not collective. */
+int hc_meshfile_count(const char *path, int *nodes_per_cell, int64_t *num_cells);
 
 /* What --version says of a format's reader ("gmsh" or "exodus"): the library it reads through and its version, or
    NULL when that reader was not built into this binary. */

@@ -51,8 +51,25 @@ typedef struct {
 /* How hc_mesh_create_cells deals the cells to the ranks. */
 typedef enum {
   HC_PARTITIONER_METIS = 0, /* k-way partition of the cells' face-adjacency (dual) graph with METIS */
-  HC_PARTITIONER_BLOCKS = 1 /* contiguous runs of the cells in file order (no partitioner) */
+  HC_PARTITIONER_BLOCKS = 1, /* contiguous runs of the cells in file order (no partitioner) */
+  HC_PARTITIONER_PTSCOTCH = 2 /* every rank reads a slice, PT-Scotch partitions the dual graph in parallel
+                                 (hc_mesh_create_dist) */
 } hc_partitioner;
+
+/* One rank's slice of an unstructured mesh of hexahedra, for hc_mesh_create_dist: the cells first ..
+   first + num_cells - 1 of the whole mesh's order, the slices of ranks 0, 1, ... following one another without
+   gaps. Every array is borrowed; geometry nodes in tensor order as in hc_mesh_cells. */
+typedef struct {
+  int geometry_nodes;       /* 8 or 27 */
+  int64_t num_global_cells; /* cells of the whole mesh */
+  int64_t first;            /* this slice's first cell */
+  int64_t num_cells;        /* this slice's cells, >= 1 */
+  const int64_t *nodes;     /* nodes: [num_cells][geometry_nodes], the geometry nodes' numbers in the whole mesh
+                               (0-based; only the corners' are used, to tell shared vertices) */
+  const double *coords;     /* coords: [num_cells][geometry_nodes][3] */
+  const int64_t *cell_tag;  /* cell_tag: [num_cells], the file's numbers of the cells; NULL: first + c + 1 */
+  const char *name;         /* the file, for messages */
+} hc_mesh_slice;
 
 /* One rank's part of the mesh. Every field is read-only for callers; the mesh owns every array.
 
@@ -138,6 +155,17 @@ int hc_mesh_create(MPI_Comm comm, const hc_mesh_params *params, hc_mesh **mesh);
    non-conforming mesh, fewer cells than ranks, METIS not built) are raised on every rank alike. */
 int hc_mesh_create_cells(MPI_Comm comm, const hc_mesh_cells *cells, int order, hc_partitioner partitioner,
                          hc_mesh **mesh);
+
+/* Builds this rank's part of an unstructured mesh from slices of it, one on every rank, no rank holding the whole
+   mesh. Collective over comm. Each rank checks its slice's cells (shape, a face in three cells), their faces are
+   matched through owner ranks into the dual graph, PT-Scotch partitions it in parallel, the cells move to their
+   parts, and the order-p nodes are numbered through the owners of the vertices, edges and faces (every shared node
+   numbered once whatever the cells' orientations, as hc_mesh_create_cells). Errors are raised on every rank alike
+   (the lowest failing rank's message); PT-Scotch not built is HC_ERR_NOT_BUILT. One rank needs no PT-Scotch. */
+int hc_mesh_create_dist(MPI_Comm comm, const hc_mesh_slice *slice, int order, hc_mesh **mesh);
+
+/* Whether hc_mesh_create_dist can partition with PT-Scotch in this build (HC_ENABLE_PTSCOTCH). */
+int hc_mesh_ptscotch_built(void);
 
 /* For the constructors: node ownership from node_global_id and cell_nodes alone, as for any mesh: which ranks
    hold each node (m->sharing, kept for the halo), the lowest of them owning it. Collective over m->comm. */

@@ -50,7 +50,7 @@ static int hc_tuple_map_init(hc_tuple_map *m, int width, int64_t expected) {
   return HC_OK;
 }
 
-static uint64_t hc_tuple_hash(const int64_t *key, int width) {
+uint64_t hc_tuple_hash(const int64_t *key, int width) {
   uint64_t h = 0x9E3779B97F4A7C15ull;
   for (int i = 0; i < width; i++) {
     h ^= (uint64_t)key[i] + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
@@ -122,50 +122,67 @@ int64_t hc_entity_node_count(const hc_entity_counts *n, int p) {
   return n->vertices + n->edges * m + n->faces * m * m + n->cells * m * m * m;
 }
 
-int64_t hc_cell_node_gid(const hc_cell_ids *ids, const hc_entity_counts *n, int p, int i, int j, int k) {
+int hc_node_entity(int p, int i, int j, int k, int *index) {
   const int ijk[3] = {i, j, k};
   int ends = 0, bit[3];
   for (int d = 0; d < 3; d++) {
     bit[d] = ijk[d] == p ? 1 : 0;
     ends += ijk[d] == 0 || ijk[d] == p;
   }
-  const int64_t m = p - 1;
-  const int64_t edge_base = n->vertices, face_base = edge_base + n->edges * m, cell_base = face_base + n->faces * m * m;
-  if (ends == 3) return ids->v[bit[0] + 2 * bit[1] + 4 * bit[2]];
-  if (ends == 2) {
-    /* An edge along the one axis d whose index is inside; numbered from its lower-numbered vertex. */
+  if (ends == 3) {
+    *index = bit[0] + 2 * bit[1] + 4 * bit[2];
+  } else if (ends == 2) {
     int d = 0;
     while (ijk[d] == 0 || ijk[d] == p) d++;
-    const int lo = d == 0 ? 1 : 0, hi = d == 2 ? 1 : 2, e = 4 * d + bit[lo] + 2 * bit[hi];
-    int c0, c1;
-    hc_edge_corners(e, &c0, &c1);
-    const int64_t v0 = ids->v[c0], v1 = ids->v[c1];
-    const int t = v0 < v1 ? ijk[d] : p - ijk[d];
-    return edge_base + ids->e[e] * m + (t - 1);
-  }
-  if (ends == 1) {
-    /* A face whose normal axis a is at an end: its own frame starts at its lowest-numbered corner and runs
-       first towards the lower-numbered of that corner's two neighbours on the face. */
+    const int lo = d == 0 ? 1 : 0, hi = d == 2 ? 1 : 2;
+    *index = 4 * d + bit[lo] + 2 * bit[hi];
+  } else if (ends == 1) {
     int a = 0;
     while (!(ijk[a] == 0 || ijk[a] == p)) a++;
-    const int u = (a + 1) % 3, w = (a + 2) % 3;
+    *index = 2 * a + bit[a];
+  } else {
+    *index = 0;
+  }
+  return 3 - ends;
+}
+
+int64_t hc_cell_node_gid(const hc_cell_ids *ids, const hc_entity_counts *n, int p, int i, int j, int k) {
+  const int ijk[3] = {i, j, k};
+  const int64_t m = p - 1;
+  const int64_t edge_base = n->vertices, face_base = edge_base + n->edges * m, cell_base = face_base + n->faces * m * m;
+  int x = 0;
+  switch (hc_node_entity(p, i, j, k, &x)) {
+  case 0:
+    return ids->v[x];
+  case 1: {
+    /* Inside edge x along axis d: numbered from its lower-numbered vertex. */
+    const int d = x / 4;
+    int c0, c1;
+    hc_edge_corners(x, &c0, &c1);
+    const int t = ids->v[c0] < ids->v[c1] ? ijk[d] : p - ijk[d];
+    return edge_base + ids->e[x] * m + (t - 1);
+  }
+  case 2: {
+    /* Inside face x, normal to axis a: its own frame starts at its lowest-numbered corner and runs first
+       towards the lower-numbered of that corner's two neighbours on the face. */
+    const int a = x / 2, u = (a + 1) % 3, w = (a + 2) % 3;
+    int fc[4];
+    hc_face_corners(x, fc);
     int64_t vid[2][2];
     for (int y = 0; y < 2; y++)
-      for (int x = 0; x < 2; x++) {
-        int b[3];
-        b[a] = bit[a], b[u] = x, b[w] = y;
-        vid[y][x] = ids->v[b[0] + 2 * b[1] + 4 * b[2]];
-      }
+      for (int z = 0; z < 2; z++) vid[y][z] = ids->v[fc[2 * y + z]];
     int x0 = 0, y0 = 0;
     for (int y = 0; y < 2; y++)
-      for (int x = 0; x < 2; x++)
-        if (vid[y][x] < vid[y0][x0]) x0 = x, y0 = y;
+      for (int z = 0; z < 2; z++)
+        if (vid[y][z] < vid[y0][x0]) x0 = z, y0 = y;
     const int du = x0 ? p - ijk[u] : ijk[u], dw = y0 ? p - ijk[w] : ijk[w];
     const int u_first = vid[y0][1 - x0] < vid[1 - y0][x0]; /* the neighbour along u is the lower */
     const int s = u_first ? du : dw, t = u_first ? dw : du;
-    return face_base + ids->f[2 * a + bit[a]] * m * m + (s - 1) + m * (t - 1);
+    return face_base + ids->f[x] * m * m + (s - 1) + m * (t - 1);
   }
-  return cell_base + ids->cell * m * m * m + (i - 1) + m * ((j - 1) + m * (k - 1));
+  default:
+    return cell_base + ids->cell * m * m * m + (i - 1) + m * ((j - 1) + m * (k - 1));
+  }
 }
 
 int hc_cell_check(const char *name, int64_t tag, int G, const double *x, const int64_t corner[8], double *volume) {

@@ -17,6 +17,9 @@ static inline int hc_corner_index(int G, int v) {
   return (v & 1) * s + n * (((v >> 1) & 1) * s + n * (((v >> 2) & 1) * s));
 }
 
+/* A hash of a tuple of width numbers. */
+uint64_t hc_tuple_hash(const int64_t *key, int width);
+
 /* Insertion sort of a few numbers. */
 void hc_sort_small(int64_t *a, int n);
 
@@ -40,6 +43,11 @@ typedef struct {
 typedef struct {
   int64_t vertices, edges, faces, cells;
 } hc_entity_counts;
+
+/* Which entity of the reference cell node (i,j,k), 0 <= i,j,k <= p, lies inside: returns its dimension (0: a corner,
+   1: an edge, 2: a face, 3: the cell) and sets *index to the corner (a + 2b + 4c), edge or face (numbered as above;
+   0 for the cell). */
+int hc_node_entity(int p, int i, int j, int k, int *index);
 
 /* The global id of node (i,j,k), 0 <= i,j,k <= p, of the cell ids describes. */
 int64_t hc_cell_node_gid(const hc_cell_ids *ids, const hc_entity_counts *n, int p, int i, int j, int k);

@@ -68,9 +68,11 @@ hc_add_test(meshrun_cartesian_file COMMAND ${HC_EXPECT} 2 "mesh.partitioner=cart
             LABELS app mesh)
 hc_add_test(meshrun_metis_box COMMAND ${HC_EXPECT} 2 "mesh.partitioner=metis: metis partitions mesh files" --
             ${HC_EXE} ${HC_MESHRUN} --set mesh.partitioner=metis LABELS app mesh)
+hc_add_test(meshrun_ptscotch_box COMMAND ${HC_EXPECT} 2 "mesh.partitioner=ptscotch: ptscotch partitions mesh files" --
+            ${HC_EXE} ${HC_MESHRUN} --set mesh.partitioner=ptscotch LABELS app mesh)
 hc_add_test(meshrun_jitter_file COMMAND ${HC_EXPECT} 2 "mesh.jitter=0.1: jitter moves the box.s vertices" --
             ${HC_EXE} ${HC_MESHRUN} --set mesh.source=file --set mesh.file=x.msh --set mesh.jitter=0.1 LABELS app mesh)
-hc_add_test(meshrun_bad_partitioner COMMAND ${HC_EXPECT} 2 "mesh.partitioner must be auto, cartesian or metis" --
+hc_add_test(meshrun_bad_partitioner COMMAND ${HC_EXPECT} 2 "mesh.partitioner must be auto, cartesian, metis or ptscotch" --
             ${HC_EXE} ${HC_MESHRUN} --set mesh.partitioner=scotch LABELS app mesh)
 hc_add_test(meshrun_per_rank_file COMMAND ${HC_EXPECT} 2 "mesh.sizing=per-rank: per-rank sizing grows the box" --
             ${HC_EXE} ${HC_MESHRUN} --set mesh.source=file --set mesh.file=x.msh --set mesh.sizing=per-rank
@@ -109,5 +111,46 @@ ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} $<TARGET_FILE:hexcontract> -
     hc_add_test(meshrun_${mesh}_exodus_agrees COMMAND compare_results 1e-12 ${HC_MESHRUN_DIR}/${mesh}_np${np}.yaml
                 ${HC_MESHRUN_DIR}/${mesh}_exo_np${np}.yaml LABELS app mesh)
     set_tests_properties(meshrun_${mesh}_exodus_agrees PROPERTIES FIXTURES_REQUIRED "meshrun_${mesh};meshrun_${mesh}_exo")
+  endforeach()
+endif()
+
+# mesh.partitioner ptscotch: every rank reads its own part of an Exodus II file (no rank reads it whole), PT-Scotch
+# partitions the cells in parallel and owner ranks number the nodes (mesh/hc_mesh_dist.c). Every check ok, and the
+# global results those of the one-rank Gmsh run above (rank 0's numbering) to 1e-12: hex8, hex27 (the pipe) and cells
+# of every orientation at order 3. A Gmsh file with ptscotch is read by rank 0 and dealt out in slices. Damaged
+# files read in parts: exit 2 naming the file and the cell, on every rank alike.
+if(HC_HAVE_GMSH AND HC_HAVE_EXODUS AND HC_HAVE_PTSCOTCH)
+  foreach(case "lbracket:2:4:exo" "pipe:2:3:exo" "mixed-orientation:3:2:exo" "box-4x4x4:2:3:msh")
+    string(REPLACE ":" ";" parts ${case})
+    list(GET parts 0 mesh)
+    list(GET parts 1 order)
+    list(GET parts 2 np)
+    list(GET parts 3 ext)
+    if(ext STREQUAL "exo")
+      set(file ${HC_MESHRUN_DIR}/${mesh}_pt.exo)
+      set(make "$<TARGET_FILE:msh2exo> '${HC_MESH_DIR}/${mesh}.msh' '${file}' && ")
+    else()
+      set(file ${HC_MESH_DIR}/${mesh}.msh)
+      set(make "")
+    endif()
+    hc_add_test(meshrun_${mesh}_ptscotch_np${np} COMMAND ${HC_EXPECT} 0 "device_vs_host +ok" --not "FAILED"
+                --file ${HC_MESHRUN_DIR}/${mesh}_pt_np${np}.yaml --file-match "^  partitioner: ptscotch" -- sh -c
+                "${make}${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} $<TARGET_FILE:hexcontract> \
+--set run.backend=${HC_RUN_BACKEND} --set run.steps=2 --set run.roofline=false --set output.dir=${HC_MESHRUN_DIR} \
+--set mesh.source=file --set mesh.file=${file} --set mesh.partitioner=ptscotch --set mesh.order=${order} \
+--set output.results=${mesh}_pt_np${np}.yaml" LABELS app mpi mesh TIMEOUT 120)
+    set_tests_properties(meshrun_${mesh}_ptscotch_np${np} PROPERTIES FIXTURES_SETUP meshrun_${mesh}_pt)
+    hc_add_test(meshrun_${mesh}_ptscotch_agrees COMMAND compare_results 1e-12 ${HC_MESHRUN_DIR}/${mesh}_np1.yaml
+                ${HC_MESHRUN_DIR}/${mesh}_pt_np${np}.yaml LABELS app mesh)
+    set_tests_properties(meshrun_${mesh}_ptscotch_agrees PROPERTIES FIXTURES_REQUIRED "meshrun_${mesh};meshrun_${mesh}_pt")
+  endforeach()
+  foreach(case "inverted:cell 103 is inverted" "truncated:truncated")
+    string(REPLACE ":" ";" parts ${case})
+    list(GET parts 0 name)
+    list(GET parts 1 want)
+    hc_add_test(meshrun_ptscotch_${name} COMMAND ${HC_EXPECT} 2 "${name}.exo.*${want}" --
+                ${HC_MPIRUN} 2 ${HC_EXE} ${HC_MESHRUN} --set mesh.source=file
+                --set mesh.file=${HC_MESHFILE_DIR}/exodus/${name}.exo --set mesh.partitioner=ptscotch LABELS app mpi mesh)
+    set_tests_properties(meshrun_ptscotch_${name} PROPERTIES FIXTURES_REQUIRED meshfile_files)
   endforeach()
 endif()

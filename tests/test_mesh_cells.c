@@ -83,6 +83,36 @@ static void free_box(test_box *b) {
   free(b->cells);
 }
 
+/* This rank's slice of mc for hc_mesh_create_dist (the cells N r / R .. N (r + 1) / R - 1); free *coords after. */
+static hc_mesh_slice slice_of(const hc_mesh_cells *mc, double **coords) {
+  const int G = mc->geometry_nodes;
+  const int64_t N = mc->num_cells, first = N * rank_ / nranks_, C = N * (rank_ + 1) / nranks_ - first;
+  *coords = malloc((size_t)(C > 0 ? C : 1) * G * 3 * sizeof(double));
+  for (int64_t c = 0; c < C; c++)
+    for (int g = 0; g < G; g++)
+      for (int d = 0; d < 3; d++) (*coords)[(c * G + g) * 3 + d] = mc->coords[3 * mc->cells[(first + c) * G + g] + d];
+  return (hc_mesh_slice){.geometry_nodes = G,
+                         .num_global_cells = N,
+                         .first = first,
+                         .num_cells = C,
+                         .nodes = mc->cells + first * G,
+                         .coords = *coords,
+                         .cell_tag = NULL,
+                         .name = mc->name};
+}
+
+/* The mesh of mc by partitioner: PTSCOTCH through hc_mesh_create_dist, every rank passing its slice (every rank
+   has mc), the others through hc_mesh_create_cells from rank 0. */
+static int create(const hc_mesh_cells *mc, int order, hc_partitioner partitioner, hc_mesh **m) {
+  if (partitioner != HC_PARTITIONER_PTSCOTCH)
+    return hc_mesh_create_cells(MPI_COMM_WORLD, rank_ == 0 ? mc : NULL, order, partitioner, m);
+  double *coords = NULL;
+  const hc_mesh_slice s = slice_of(mc, &coords);
+  const int err = hc_mesh_create_dist(MPI_COMM_WORLD, &s, order, m);
+  free(coords);
+  return err;
+}
+
 /* Numbering of a rotated box on every order, geometry and partitioner: the global node count of the box,
    one position per global id (every cell that has a node puts it at the same place), one owner per node,
    boundary flags on the box's faces exactly. */
@@ -91,7 +121,7 @@ static void check_box(int G, int order, hc_partitioner partitioner, int rotate) 
   test_box b;
   make_box(&b, G, nx, ny, nz, rotate);
   hc_mesh *m = NULL;
-  int err = hc_mesh_create_cells(MPI_COMM_WORLD, rank_ == 0 ? &b.mc : NULL, order, partitioner, &m);
+  int err = create(&b.mc, order, partitioner, &m);
   EXPECT(err == 0, "create: %s", hc_error_message());
   if (err) {
     free_box(&b);
@@ -163,13 +193,18 @@ static void test_numbering_hex8(void **state) {
   for (int p = 1; p <= 4; p++) {
     check_box(8, p, HC_PARTITIONER_BLOCKS, 1);
     if (hc_mesh_metis_built()) check_box(8, p, HC_PARTITIONER_METIS, 1);
+    if (hc_mesh_ptscotch_built() || nranks_ == 1) check_box(8, p, HC_PARTITIONER_PTSCOTCH, 1);
   }
   check_box(8, 3, HC_PARTITIONER_BLOCKS, 0);
+  if (hc_mesh_ptscotch_built() || nranks_ == 1) check_box(8, 3, HC_PARTITIONER_PTSCOTCH, 0);
 }
 
 static void test_numbering_hex27(void **state) {
   (void)state;
-  for (int p = 1; p <= 4; p++) check_box(27, p, HC_PARTITIONER_BLOCKS, 1);
+  for (int p = 1; p <= 4; p++) {
+    check_box(27, p, HC_PARTITIONER_BLOCKS, 1);
+    if (hc_mesh_ptscotch_built() || nranks_ == 1) check_box(27, p, HC_PARTITIONER_PTSCOTCH, 1);
+  }
   if (hc_mesh_metis_built()) check_box(27, 2, HC_PARTITIONER_METIS, 1);
 }
 
@@ -182,6 +217,21 @@ static void test_volume_bounds(void **state) {
   hc_mesh *m = NULL;
   int err = hc_mesh_create_cells(MPI_COMM_WORLD, rank_ == 0 ? &b.mc : NULL, 2, HC_PARTITIONER_BLOCKS, &m);
   EXPECT(!err, "%s", hc_error_message());
+  hc_mesh *dm = NULL;
+  if (hc_mesh_ptscotch_built() || nranks_ == 1) {
+    /* The distributed constructor: the same volume (to rounding: summed in another order), bounds and counts. */
+    const int derr = create(&b.mc, 2, HC_PARTITIONER_PTSCOTCH, &dm);
+    EXPECT(!derr, "dist: %s", hc_error_message());
+    if (!derr && !err) {
+      EXPECT(fabs(dm->volume - m->volume) < 1e-14, "dist volume %.17g, rank 0's %.17g", dm->volume, m->volume);
+      for (int d3 = 0; d3 < 3; d3++)
+        EXPECT(dm->bounds[0][d3] == m->bounds[0][d3] && dm->bounds[1][d3] == m->bounds[1][d3], "dist bounds");
+      EXPECT(dm->num_global_nodes == m->num_global_nodes, "dist nodes %lld, rank 0's %lld",
+             (long long)dm->num_global_nodes, (long long)m->num_global_nodes);
+      EXPECT(dm->edge_cut >= 0 && (nranks_ > 1 || dm->edge_cut == 0), "dist edge cut %lld", (long long)dm->edge_cut);
+    }
+    hc_mesh_destroy(&dm);
+  }
   if (!err) {
     double want = 0;
     for (int64_t c = 0; c < b.mc.num_cells; c++) {
@@ -199,14 +249,27 @@ static void test_volume_bounds(void **state) {
   assert_all_ranks_ok();
 }
 
-/* Bad meshes: an error on every rank, the same code, the message naming the file and the cell. */
+/* Bad meshes: an error on every rank, the same code, the message naming the file and the cell (by its number, 1-based,
+   where want_cell > 0), from both constructors. */
+static void expect_error_cell(const hc_mesh_cells *mc, const char *what, int64_t want_cell) {
+  for (int dist = 0; dist < 2; dist++) {
+    if (dist && !(hc_mesh_ptscotch_built() || nranks_ == 1)) continue;
+    hc_mesh *m = NULL;
+    int err = create(mc, 2, dist ? HC_PARTITIONER_PTSCOTCH : HC_PARTITIONER_BLOCKS, &m);
+    EXPECT(err == HC_ERR_INPUT, "%s (%s): code %d", what, dist ? "dist" : "rank 0", err);
+    EXPECT(strstr(hc_error_message(), "test box") != NULL, "%s: message '%s' names no file", what,
+           hc_error_message());
+    char cell[64];
+    snprintf(cell, sizeof(cell), "cell %lld ", (long long)want_cell);
+    EXPECT(want_cell <= 0 || strstr(hc_error_message(), cell) != NULL, "%s (%s): message '%s' names not %s", what,
+           dist ? "dist" : "rank 0", hc_error_message(), cell);
+    EXPECT(m == NULL, "%s: a mesh came back", what);
+    assert_all_ranks_ok();
+  }
+}
+
 static void expect_error(const hc_mesh_cells *mc, const char *what) {
-  hc_mesh *m = NULL;
-  int err = hc_mesh_create_cells(MPI_COMM_WORLD, rank_ == 0 ? mc : NULL, 2, HC_PARTITIONER_BLOCKS, &m);
-  EXPECT(err == HC_ERR_INPUT, "%s: code %d", what, err);
-  EXPECT(strstr(hc_error_message(), "test box") != NULL, "%s: message '%s' names no file", what, hc_error_message());
-  EXPECT(m == NULL, "%s: a mesh came back", what);
-  assert_all_ranks_ok();
+  expect_error_cell(mc, what, 0);
 }
 
 static void test_bad_meshes(void **state) {
@@ -216,13 +279,23 @@ static void test_bad_meshes(void **state) {
   /* Inverted: swap two corners of cell 1 (a reflection). */
   int64_t t = b.cells[8 + 0];
   b.cells[8 + 0] = b.cells[8 + 1], b.cells[8 + 1] = t;
-  expect_error(&b.mc, "inverted");
+  expect_error_cell(&b.mc, "inverted", 2);
   b.cells[8 + 1] = b.cells[8 + 0], b.cells[8 + 0] = t;
-  /* A node out of range. */
+  /* A node out of range (rank 0's constructor; the slices' readers check their nodes). */
   int64_t keep = b.cells[5];
   b.cells[5] = b.mc.num_vertices + 3;
-  expect_error(&b.mc, "bad node");
+  {
+    hc_mesh *m = NULL;
+    int err = hc_mesh_create_cells(MPI_COMM_WORLD, rank_ == 0 ? &b.mc : NULL, 2, HC_PARTITIONER_BLOCKS, &m);
+    EXPECT(err == HC_ERR_INPUT && m == NULL, "bad node: code %d", err);
+    assert_all_ranks_ok();
+  }
   b.cells[5] = keep;
+  /* Degenerate: two corners of cell 3 the same node. */
+  keep = b.cells[8 * 2 + 7];
+  b.cells[8 * 2 + 7] = b.cells[8 * 2 + 6];
+  expect_error_cell(&b.mc, "degenerate", 3);
+  b.cells[8 * 2 + 7] = keep;
   /* A face in three cells: cell 0 twice. */
   hc_mesh_cells three = b.mc;
   int64_t *cells = malloc((size_t)(b.mc.num_cells + 2) * 8 * sizeof(int64_t));
@@ -231,7 +304,7 @@ static void test_bad_meshes(void **state) {
   memcpy(cells + 8 * (b.mc.num_cells + 1), b.cells, 8 * sizeof(int64_t));
   three.cells = cells;
   three.num_cells += 2;
-  expect_error(&three, "face in three cells");
+  expect_error_cell(&three, "face in three cells", 0);
   free(cells);
   /* Fewer cells than ranks. */
   if (nranks_ > 1) {

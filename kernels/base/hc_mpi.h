@@ -3,6 +3,8 @@
 #define HC_MPI_H
 
 #include <mpi.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "kernels/base/hc_error.h"
 
@@ -39,6 +41,29 @@ static inline int hc_mpi_error(int mpi_err, const char *expr, const char *file, 
       goto label;                                                            \
     }                                                                        \
   } while (0)
+
+/* After a step that may fail on some ranks only: every rank returns the error of the lowest rank that failed
+   (its code and message), HC_OK where none did. Collective over comm. */
+static inline int hc_mpi_agree(MPI_Comm comm, int ierr) {
+  int rank = 0, nranks = 1, e = MPI_Comm_rank(comm, &rank);
+  if (e == MPI_SUCCESS) e = MPI_Comm_size(comm, &nranks);
+  int mine = ierr ? rank : nranks, first = nranks;
+  if (e == MPI_SUCCESS) e = MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
+  if (e != MPI_SUCCESS) return hc_mpi_error(e, "MPI_Allreduce", __FILE__, __LINE__, __func__);
+  if (first == nranks) return HC_OK;
+  struct {
+    int err;
+    char msg[2048];
+  } said;
+  memset(&said, 0, sizeof(said));
+  if (rank == first) {
+    said.err = ierr;
+    snprintf(said.msg, sizeof(said.msg), "%s", hc_error_message());
+  }
+  e = MPI_Bcast(&said, (int)sizeof(said), MPI_BYTE, first, comm);
+  if (e != MPI_SUCCESS) return hc_mpi_error(e, "MPI_Bcast", __FILE__, __LINE__, __func__);
+  return rank == first ? ierr : HC_ERROR(said.err, "%s", said.msg);
+}
 
 #ifdef __cplusplus
 }
