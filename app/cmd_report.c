@@ -443,23 +443,34 @@ static const hc_report_run *hc_report_halo_reference(const hc_report *rep) {
   return NULL;
 }
 
-/* A mesh file's sweep: the partitions METIS made and the halo traffic they cost (no model: the traffic depends on
-   the partition, not on a rank grid). */
+/* The partitioner of a mesh file's sweep, as its runs name it: METIS or PT-Scotch ("the partitioner" where none of
+   the runs split the mesh). */
+static const char *hc_report_partitioner(const hc_report *rep) {
+  for (int i = 0; i < rep->n; i++) {
+    if (strcmp(rep->runs[i].f->partitioner, "metis") == 0) return "METIS";
+    if (strcmp(rep->runs[i].f->partitioner, "ptscotch") == 0) return "PT-Scotch";
+  }
+  return "the partitioner";
+}
+
+/* A mesh file's sweep: the partitions METIS (or PT-Scotch) made and the halo traffic they cost (no model: the traffic
+   depends on the partition, not on a rank grid). */
 static void hc_report_md_partition(const hc_report *rep, FILE *f) {
   char b1[32], b2[32], b3[32], b4[32], bw[32];
-  fprintf(f,
-          "## Partition and halo traffic\n\n"
-          "The mesh file's cells are partitioned by METIS (k-way, cells joined by their faces) for each rank count. "
-          "`cells/rank` and its imbalance (max / avg - 1) are the partition's balance, `faces cut` the faces between "
-          "cells of different ranks (METIS's objective), `neighbours` and `shared nodes` per rank what each rank "
-          "exchanges in the halo (%d nodal vector%s per step, one round of messages). The implied bandwidth is "
-          "`bytes per rank and step / halo seconds per step (min over ranks)`. Without a rank grid there is no "
-          "closed-form traffic model to extrapolate.\n\n"
-          "| ranks | partitioner | cells/rank min..max | imbalance | faces cut | neighbours min..max | shared nodes "
-          "min..max | bytes/rank/step (max) | halo s/step min | avg | max | implied bandwidth |\n"
-          "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
-          rep->runs[rep->n - 1].f->halo_exchanges_per_step,
-          rep->runs[rep->n - 1].f->halo_exchanges_per_step == 1 ? "" : "s");
+  fprintf(
+      f,
+      "## Partition and halo traffic\n\n"
+      "The mesh file's cells are partitioned by %s (k-way, cells joined by their faces) for each rank count. "
+      "`cells/rank` and its imbalance (max / avg - 1) are the partition's balance, `faces cut` the faces between "
+      "cells of different ranks (the partitioner's objective), `neighbours` and `shared nodes` per rank what each rank "
+      "exchanges in the halo (%d nodal vector%s per step, one round of messages). The implied bandwidth is "
+      "`bytes per rank and step / halo seconds per step (min over ranks)`. Without a rank grid there is no "
+      "closed-form traffic model to extrapolate.\n\n"
+      "| ranks | partitioner | cells/rank min..max | imbalance | faces cut | neighbours min..max | shared nodes "
+      "min..max | bytes/rank/step (max) | halo s/step min | avg | max | implied bandwidth |\n"
+      "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+      hc_report_partitioner(rep), rep->runs[rep->n - 1].f->halo_exchanges_per_step,
+      rep->runs[rep->n - 1].f->halo_exchanges_per_step == 1 ? "" : "s");
   for (int i = 0; i < rep->n; i++) {
     const hc_report_run *r = &rep->runs[i];
     const hc_results *x = r->f;
@@ -576,7 +587,7 @@ static void hc_report_md(const hc_report *rep, FILE *f) {
   fprintf(f, "%d run%s from `%s`, written by `hexcontract report` (%s) on %s.\n\n", rep->n, rep->n == 1 ? "" : "s",
           rep->dir, HC_VERSION, date);
   if (rep->file) {
-    fprintf(f, "- Scaling: **%s** (a mesh file, partitioned by METIS)", hc_mode_name(rep));
+    fprintf(f, "- Scaling: **%s** (a mesh file, partitioned by %s)", hc_mode_name(rep), hc_report_partitioner(rep));
   } else {
     fprintf(f, "- Scaling: **%s** (mesh.sizing %s%s)", hc_mode_name(rep), hc_sizing_name(rep->sizing),
             rep->weak_global ? ", mesh.cells grown with the ranks" : "");

@@ -97,8 +97,8 @@ static void hc_config_from_deck(const hc_deck *deck, hc_run_config *cfg) {
   memset(cfg, 0, sizeof(*cfg));
   cfg->mesh_source = deck->mesh.source;
   hc_deck_mesh_file(deck, cfg->mesh_file, sizeof(cfg->mesh_file));
-  cfg->partitioner = deck->mesh.partitioner == HC_DECK_PARTITIONER_PTSCOTCH ? HC_PARTITIONER_PTSCOTCH
-                                                                          : HC_PARTITIONER_METIS;
+  cfg->partitioner =
+      deck->mesh.partitioner == HC_DECK_PARTITIONER_PTSCOTCH ? HC_PARTITIONER_PTSCOTCH : HC_PARTITIONER_METIS;
   hc_mesh_params_init(&cfg->mesh);
   cfg->mesh.sizing = deck->mesh.sizing;
   for (int d = 0; d < 3; d++) cfg->mesh.cells[d] = deck->mesh.cells[d], cfg->mesh.length[d] = deck->mesh.length[d];
@@ -422,8 +422,9 @@ static int hc_run_check_mesh_keys(const hc_deck *deck) {
   if (m->source == HC_MESH_SOURCE_FILE && !m->file[0])
     return HC_DECK_ERROR(deck, "mesh.file", HC_ERR_INPUT, "mesh.source is file but mesh.file names no file");
   if (m->source == HC_MESH_SOURCE_FILE && m->partitioner == HC_DECK_PARTITIONER_CARTESIAN)
-    return HC_DECK_ERROR(deck, "mesh.partitioner", HC_ERR_INPUT,
-                         "cartesian splits the box into blocks; a mesh file is partitioned by metis (or auto) or ptscotch");
+    return HC_DECK_ERROR(
+        deck, "mesh.partitioner", HC_ERR_INPUT,
+        "cartesian splits the box into blocks; a mesh file is partitioned by metis (or auto) or ptscotch");
   if (m->source == HC_MESH_SOURCE_BOX &&
       (m->partitioner == HC_DECK_PARTITIONER_METIS || m->partitioner == HC_DECK_PARTITIONER_PTSCOTCH))
     return HC_DECK_ERROR(deck, "mesh.partitioner", HC_ERR_INPUT,

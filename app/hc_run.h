@@ -21,19 +21,19 @@
 
 /* Everything a run needs to know, taken from the effective deck. */
 typedef struct {
-  hc_mesh_source mesh_source;      /* mesh.source: the box of `mesh`, or the cells of mesh_file */
-  char mesh_file[2048];            /* mesh.file as the run opens it (hc_deck_mesh_file) */
-  hc_partitioner partitioner;      /* a file mesh's partitioner (mesh.partitioner) */
-  const hc_mesh_cells *mesh_cells; /* a file mesh, on rank 0 only: its cells, read before the run (NULL where the
-                                      ranks read it in parts: ptscotch with an Exodus II file) */
+  hc_mesh_source mesh_source;           /* mesh.source: the box of `mesh`, or the cells of mesh_file */
+  char mesh_file[2048];                 /* mesh.file as the run opens it (hc_deck_mesh_file) */
+  hc_partitioner partitioner;           /* a file mesh's partitioner (mesh.partitioner) */
+  const hc_mesh_cells *mesh_cells;      /* a file mesh, on rank 0 only: its cells, read before the run (NULL where the
+                                           ranks read it in parts: ptscotch with an Exodus II file) */
   const struct hc_meshfile *mesh_whole; /* the file mesh that mesh_cells describes (rank 0) */
   int64_t file_cells;                   /* a file mesh, on rank 0 only: its number of cells */
   int file_geometry_nodes;              /* a file mesh, on rank 0 only: 8 or 27 */
-  double file_volume; /* a file mesh, on rank 0 only: its volume (0 until read where the ranks read it in parts) */
-  double file_read_s;              /* a file mesh, on rank 0 only: seconds reading it */
-  hc_mesh_params mesh;             /* sizing, cells, length, order, jitter, seed (the box's; order on every mesh) */
-  int quadrature;                  /* q points per direction; 0: order + 1 */
-  double shear_amplitude;          /* A of the shear x = X + A sin(2 pi Y/LY) sin(2 pi Z/LZ) sin(omega t) */
+  double file_volume;     /* a file mesh, on rank 0 only: its volume (0 until read where the ranks read it in parts) */
+  double file_read_s;     /* a file mesh, on rank 0 only: seconds reading it */
+  hc_mesh_params mesh;    /* sizing, cells, length, order, jitter, seed (the box's; order on every mesh) */
+  int quadrature;         /* q points per direction; 0: order + 1 */
+  double shear_amplitude; /* A of the shear x = X + A sin(2 pi Y/LY) sin(2 pi Z/LZ) sin(omega t) */
   double shear_omega;
   int steps, warmup; /* timed steps, untimed steps before them */
   double dt;

@@ -329,10 +329,10 @@ void hc_run_print_header(const hc_deck *deck, const hc_run_config *cfg, int nran
   if (cfg->mesh_source == HC_MESH_SOURCE_FILE) {
     printf("mesh: %s, %lld hex%d cells, partitioned by %s, order %d (L = %d), q = %d (P = %d), shear A = %g\n",
            cfg->mesh_file, (long long)cfg->file_cells, cfg->file_geometry_nodes,
-           nranks == 1                                  ? "none (one rank)"
+           nranks == 1                                   ? "none (one rank)"
            : cfg->partitioner == HC_PARTITIONER_PTSCOTCH ? "ptscotch"
-                                                         : "metis", p, (p + 1) * (p + 1) * (p + 1), q, q * q * q,
-           cfg->shear_amplitude);
+                                                         : "metis",
+           p, (p + 1) * (p + 1) * (p + 1), q, q * q * q, cfg->shear_amplitude);
   } else {
     printf("mesh: %lld x %lld x %lld cells %s, order %d (L = %d), q = %d (P = %d), jitter %g, shear A = %g\n",
            (long long)cfg->mesh.cells[0], (long long)cfg->mesh.cells[1], (long long)cfg->mesh.cells[2],
@@ -434,8 +434,14 @@ void hc_run_print_summary(const hc_deck *deck, const hc_run *run, const hc_resul
       res->cells_per_rank.max, res->nodes_per_rank.min, res->nodes_per_rank.max, res->shared_nodes_per_rank.min,
       res->shared_nodes_per_rank.max, res->halo_neighbors.min, res->halo_neighbors.max, (long long)m->edge_cut);
   if (m->source == HC_MESH_SOURCE_FILE) {
-    printf("mesh file: read in %.2f s on rank 0; partitioned, numbered and dealt out in %.2f s\n",
-           res->mesh_read_seconds, res->mesh_setup_seconds);
+    if (run->cfg.partitioner == HC_PARTITIONER_PTSCOTCH)
+      printf(
+          "mesh file: read in %.2f s (rank 0; every rank reads its part); partitioned, numbered and moved in "
+          "%.2f s\n",
+          res->mesh_read_seconds, res->mesh_setup_seconds);
+    else
+      printf("mesh file: read in %.2f s on rank 0; partitioned, numbered and dealt out in %.2f s\n",
+             res->mesh_read_seconds, res->mesh_setup_seconds);
   }
   printf("rank 0 ran on %s (%s)\n", res->rank_info[0].device, res->rank_info[0].host);
   const hc_results_stat *step = &res->phases[HC_PHASE_STEP].s;

@@ -380,8 +380,8 @@ int hc_meshfile_reads_in_parts(const char *path) {
 }
 
 int hc_meshfile_count(const char *path, int *nodes_per_cell, int64_t *num_cells) {
-  HC_CHECK(hc_meshfile_reads_in_parts(path), HC_ERR_UNSUPPORTED, "'%s': only an Exodus II file is counted from its header",
-           path ? path : "");
+  HC_CHECK(hc_meshfile_reads_in_parts(path), HC_ERR_UNSUPPORTED,
+           "'%s': only an Exodus II file is counted from its header", path ? path : "");
 #if HC_HAVE_EXODUS
   hc_exodus_file *f = NULL;
   int64_t nodes = 0;

@@ -187,8 +187,8 @@ int hc_exodus_read_cells(hc_exodus_file *f, int64_t first, int64_t count, int64_
                     f->block_id[b]);
       HC_CHECK_GOTO(ex_get_partial_conn(f->exoid, EX_ELEM_BLOCK, f->block_id[b], lo + 1, k, conn, NULL, NULL) >= 0 &&
                         ex_get_partial_id_map(f->exoid, EX_ELEM_MAP, f->block_first[b] + lo + 1, k, tags + out) >= 0,
-                    HC_ERR_INPUT, done, "'%s': cannot read the connectivity of element block %" PRId64 ": %s",
-                    f->path, f->block_id[b], hc_exodus_last_error(msg, sizeof(msg)));
+                    HC_ERR_INPUT, done, "'%s': cannot read the connectivity of element block %" PRId64 ": %s", f->path,
+                    f->block_id[b], hc_exodus_last_error(msg, sizeof(msg)));
       for (int64_t e = 0; e < k; e++) {
         /* Element numbers are positive; netCDF reads the missing part of a truncated file as zeros, without error. */
         HC_CHECK_GOTO(tags[out + e] > 0, HC_ERR_INPUT, done,

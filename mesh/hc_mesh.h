@@ -50,8 +50,8 @@ typedef struct {
 
 /* How hc_mesh_create_cells deals the cells to the ranks. */
 typedef enum {
-  HC_PARTITIONER_METIS = 0, /* k-way partition of the cells' face-adjacency (dual) graph with METIS */
-  HC_PARTITIONER_BLOCKS = 1, /* contiguous runs of the cells in file order (no partitioner) */
+  HC_PARTITIONER_METIS = 0,   /* k-way partition of the cells' face-adjacency (dual) graph with METIS */
+  HC_PARTITIONER_BLOCKS = 1,  /* contiguous runs of the cells in file order (no partitioner) */
   HC_PARTITIONER_PTSCOTCH = 2 /* every rank reads a slice, PT-Scotch partitions the dual graph in parallel
                                  (hc_mesh_create_dist) */
 } hc_partitioner;

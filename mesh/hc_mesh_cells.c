@@ -24,27 +24,16 @@ int hc_mesh_metis_built(void) {
 
 /* ---- A hash map from a sorted tuple of up to 4 vertex numbers to a dense id (edges and faces). ---- */
 
-typedef struct {
-  int64_t key[4]; /* sorted vertex numbers; key[0] = -1 marks an empty slot */
-  int64_t id;     /* dense id, in order of first insertion */
-  int64_t cell;   /* the first cell that has it */
-  int count;      /* cells that have it */
-} hc_tuple_entry;
-
-typedef struct {
-  hc_tuple_entry *slot;
-  int64_t capacity; /* a power of two */
-  int64_t size;
-  int width; /* 2 (edges) or 4 (faces) */
-} hc_tuple_map;
-
-static int hc_tuple_map_init(hc_tuple_map *m, int width, int64_t expected) {
+int hc_tuple_map_init(hc_tuple_map *m, int width, int64_t expected) {
   m->width = width;
   m->size = 0;
   m->capacity = 1024;
   while (m->capacity < 2 * expected) m->capacity *= 2;
   m->slot = malloc((size_t)m->capacity * sizeof(*m->slot));
-  HC_CHECK(m->slot, HC_ERR_RESOURCE, "out of memory for the mesh's %s (%lld slots)", width == 2 ? "edges" : "faces",
+  HC_CHECK(m->slot, HC_ERR_RESOURCE, "out of memory for the mesh's %s (%lld slots)",
+           width == 1   ? "vertices"
+           : width == 2 ? "edges"
+                        : "faces",
            (long long)m->capacity);
   for (int64_t i = 0; i < m->capacity; i++) m->slot[i].key[0] = -1;
   return HC_OK;
@@ -60,7 +49,7 @@ uint64_t hc_tuple_hash(const int64_t *key, int width) {
 }
 
 /* Finds key (sorted) or inserts it with the next id; returns its entry. */
-static hc_tuple_entry *hc_tuple_map_get(hc_tuple_map *m, const int64_t *key, int64_t cell) {
+hc_tuple_entry *hc_tuple_map_get(hc_tuple_map *m, const int64_t *key, int64_t cell) {
   uint64_t i = hc_tuple_hash(key, m->width) & (uint64_t)(m->capacity - 1);
   for (;; i = (i + 1) & (uint64_t)(m->capacity - 1)) {
     hc_tuple_entry *e = &m->slot[i];
@@ -152,36 +141,36 @@ int64_t hc_cell_node_gid(const hc_cell_ids *ids, const hc_entity_counts *n, int 
   const int64_t edge_base = n->vertices, face_base = edge_base + n->edges * m, cell_base = face_base + n->faces * m * m;
   int x = 0;
   switch (hc_node_entity(p, i, j, k, &x)) {
-  case 0:
-    return ids->v[x];
-  case 1: {
-    /* Inside edge x along axis d: numbered from its lower-numbered vertex. */
-    const int d = x / 4;
-    int c0, c1;
-    hc_edge_corners(x, &c0, &c1);
-    const int t = ids->v[c0] < ids->v[c1] ? ijk[d] : p - ijk[d];
-    return edge_base + ids->e[x] * m + (t - 1);
-  }
-  case 2: {
-    /* Inside face x, normal to axis a: its own frame starts at its lowest-numbered corner and runs first
-       towards the lower-numbered of that corner's two neighbours on the face. */
-    const int a = x / 2, u = (a + 1) % 3, w = (a + 2) % 3;
-    int fc[4];
-    hc_face_corners(x, fc);
-    int64_t vid[2][2];
-    for (int y = 0; y < 2; y++)
-      for (int z = 0; z < 2; z++) vid[y][z] = ids->v[fc[2 * y + z]];
-    int x0 = 0, y0 = 0;
-    for (int y = 0; y < 2; y++)
-      for (int z = 0; z < 2; z++)
-        if (vid[y][z] < vid[y0][x0]) x0 = z, y0 = y;
-    const int du = x0 ? p - ijk[u] : ijk[u], dw = y0 ? p - ijk[w] : ijk[w];
-    const int u_first = vid[y0][1 - x0] < vid[1 - y0][x0]; /* the neighbour along u is the lower */
-    const int s = u_first ? du : dw, t = u_first ? dw : du;
-    return face_base + ids->f[x] * m * m + (s - 1) + m * (t - 1);
-  }
-  default:
-    return cell_base + ids->cell * m * m * m + (i - 1) + m * ((j - 1) + m * (k - 1));
+    case 0:
+      return ids->v[x];
+    case 1: {
+      /* Inside edge x along axis d: numbered from its lower-numbered vertex. */
+      const int d = x / 4;
+      int c0, c1;
+      hc_edge_corners(x, &c0, &c1);
+      const int t = ids->v[c0] < ids->v[c1] ? ijk[d] : p - ijk[d];
+      return edge_base + ids->e[x] * m + (t - 1);
+    }
+    case 2: {
+      /* Inside face x, normal to axis a: its own frame starts at its lowest-numbered corner and runs first
+         towards the lower-numbered of that corner's two neighbours on the face. */
+      const int a = x / 2, u = (a + 1) % 3, w = (a + 2) % 3;
+      int fc[4];
+      hc_face_corners(x, fc);
+      int64_t vid[2][2];
+      for (int y = 0; y < 2; y++)
+        for (int z = 0; z < 2; z++) vid[y][z] = ids->v[fc[2 * y + z]];
+      int x0 = 0, y0 = 0;
+      for (int y = 0; y < 2; y++)
+        for (int z = 0; z < 2; z++)
+          if (vid[y][z] < vid[y0][x0]) x0 = z, y0 = y;
+      const int du = x0 ? p - ijk[u] : ijk[u], dw = y0 ? p - ijk[w] : ijk[w];
+      const int u_first = vid[y0][1 - x0] < vid[1 - y0][x0]; /* the neighbour along u is the lower */
+      const int s = u_first ? du : dw, t = u_first ? dw : du;
+      return face_base + ids->f[x] * m * m + (s - 1) + m * (t - 1);
+    }
+    default:
+      return cell_base + ids->cell * m * m * m + (i - 1) + m * ((j - 1) + m * (k - 1));
   }
 }
 

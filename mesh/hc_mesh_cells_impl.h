@@ -17,6 +17,26 @@ static inline int hc_corner_index(int G, int v) {
   return (v & 1) * s + n * (((v >> 1) & 1) * s + n * (((v >> 2) & 1) * s));
 }
 
+/* A hash map from a sorted tuple of up to 4 vertex numbers (non-negative) to a dense id. */
+typedef struct {
+  int64_t key[4]; /* sorted vertex numbers; key[0] = -1 marks an empty slot */
+  int64_t id;     /* dense id, in order of first insertion */
+  int64_t cell;   /* the first cell that has it */
+  int count;      /* cells that have it */
+} hc_tuple_entry;
+
+typedef struct {
+  hc_tuple_entry *slot;
+  int64_t capacity; /* a power of two */
+  int64_t size;
+  int width; /* 1 (vertices), 2 (edges) or 4 (faces) */
+} hc_tuple_map;
+
+/* An empty map for about `expected` keys of width numbers (capacity at least twice that); free m->slot after. */
+int hc_tuple_map_init(hc_tuple_map *m, int width, int64_t expected);
+/* Finds key (sorted) or inserts it with the next id (cell recorded, count 0); returns its entry. */
+hc_tuple_entry *hc_tuple_map_get(hc_tuple_map *m, const int64_t *key, int64_t cell);
+
 /* A hash of a tuple of width numbers. */
 uint64_t hc_tuple_hash(const int64_t *key, int width);
 

@@ -57,8 +57,8 @@ static int hc_dist_request_cmp(const void *a, const void *b) {
    may come several times, also from one rank): every distinct key over all ranks gets one id in 0 .. *count - 1,
    numbered in increasing key order on each owner, the owners in rank order. flags and payload (each may be NULL)
    ride along. Collective; deterministic for a given number of ranks. */
-static int hc_dist_ids(MPI_Comm comm, int width, int64_t n, const int64_t *keys, const uint8_t *flags,
-                       const int64_t *payload, hc_dist_reply *reply, int64_t *count) {
+static int hc_dist_ids_sent(MPI_Comm comm, int width, int64_t n, const int64_t *keys, const uint8_t *flags,
+                            const int64_t *payload, hc_dist_reply *reply, int64_t *count) {
   int ierr = HC_OK, rank = 0, R = 1;
   HC_CALL_MPI(MPI_Comm_rank(comm, &rank));
   HC_CALL_MPI(MPI_Comm_size(comm, &R));
@@ -104,6 +104,8 @@ static int hc_dist_ids(MPI_Comm comm, int width, int64_t n, const int64_t *keys,
   /* Counts and displacements in numbers, not requests. */
   for (int r = 0; r < R; r++) scount[r] *= W, rcount[r] *= W, sdispl[r] *= W, rdispl[r] *= W;
   HC_CALL_MPI_GOTO(MPI_Alltoallv(sbuf, scount, sdispl, MPI_INT64_T, rbuf, rcount, rdispl, MPI_INT64_T, comm), done);
+  free(sbuf); /* each buffer freed once done with: the peak is what one round needs at once */
+  sbuf = NULL;
 
   /* The owner: sort its requests by key, number the distinct keys. */
   for (int r = 0; r < R; r++)
@@ -116,6 +118,8 @@ static int hc_dist_ids(MPI_Comm comm, int width, int64_t n, const int64_t *keys,
       e->pos = q;
       e->src = r;
     }
+  free(rbuf);
+  rbuf = NULL;
   qsort(req, (size_t)M, sizeof(*req), hc_dist_request_cmp);
   int64_t local = 0, offset = 0, total = 0;
   for (int64_t a = 0; a < M; local++) {
@@ -150,6 +154,8 @@ static int hc_dist_ids(MPI_Comm comm, int width, int64_t n, const int64_t *keys,
     }
     a = b;
   }
+  free(req);
+  req = NULL;
   for (int r = 0; r < R; r++)
     scount[r] = scount[r] / W * V, rcount[r] = rcount[r] / W * V, sdispl[r] = sdispl[r] / W * V,
     rdispl[r] = rdispl[r] / W * V;
@@ -174,6 +180,50 @@ done:
   return ierr;
 }
 
+/* hc_dist_ids_sent, each key sent once where no payload rides along (the replies' multiplicity then counts the
+   ranks' distinct requests): a rank's cells share most of their vertices, edges and faces. */
+static int hc_dist_ids(MPI_Comm comm, int width, int64_t n, const int64_t *keys, const uint8_t *flags,
+                       const int64_t *payload, hc_dist_reply *reply, int64_t *count) {
+  if (payload) return hc_dist_ids_sent(comm, width, n, keys, flags, payload, reply, count);
+  int ierr = HC_OK;
+  hc_tuple_map map;
+  memset(&map, 0, sizeof(map));
+  int64_t *local = malloc((size_t)n * sizeof(int64_t) + 1), *ukeys = NULL;
+  uint8_t *uflag = NULL;
+  hc_dist_reply *ureply = NULL;
+  ierr = local ? hc_tuple_map_init(&map, width, n / 2 + 64) : HC_ERROR(HC_ERR_RESOURCE, "out of memory");
+  if (!ierr)
+    for (int64_t i = 0; i < n; i++) local[i] = hc_tuple_map_get(&map, keys + i * width, i)->id;
+  const int64_t u = map.size;
+  if (!ierr) {
+    ukeys = malloc((size_t)u * width * sizeof(int64_t) + 1);
+    uflag = calloc((size_t)u + 1, 1);
+    ureply = malloc((size_t)u * sizeof(*ureply) + 1);
+    if (!ukeys || !uflag || !ureply) ierr = HC_ERROR(HC_ERR_RESOURCE, "out of memory for %lld keys", (long long)u);
+  }
+  if (!ierr) {
+    for (int64_t s = 0; s < map.capacity; s++)
+      if (map.slot[s].key[0] >= 0)
+        memcpy(ukeys + map.slot[s].id * width, map.slot[s].key, (size_t)width * sizeof(int64_t));
+    if (flags)
+      for (int64_t i = 0; i < n; i++) uflag[local[i]] |= flags[i];
+    free(map.slot);
+    map.slot = NULL;
+  }
+  /* Every rank takes part in the exchange, also one that failed here (with no keys), so that none waits. */
+  const int64_t send = ierr ? 0 : u;
+  const int err = hc_dist_ids_sent(comm, width, send, ukeys, uflag, NULL, ureply, count);
+  if (!ierr) ierr = err;
+  if (!ierr)
+    for (int64_t i = 0; i < n; i++) reply[i] = ureply[local[i]];
+  free(map.slot);
+  free(local);
+  free(ukeys);
+  free(uflag);
+  free(ureply);
+  return ierr;
+}
+
 /* ---- The partition. ---- */
 
 /* part[c] for this rank's C cells (the slice's, in order) from their face neighbours nbr[C][6]
@@ -191,9 +241,11 @@ static int hc_dist_partition(MPI_Comm comm, const char *name, int64_t C, int64_t
   HC_CHECK(SCOTCH_numSizeof() == (int)sizeof(SCOTCH_Num), HC_ERR_RUNTIME,
            "%s: the PT-Scotch library's numbers are %d bytes, its header's %d: a header of another build", name,
            SCOTCH_numSizeof(), (int)sizeof(SCOTCH_Num));
-  HC_CHECK(N * 6 < SCOTCH_NUMMAX, HC_ERR_INPUT, "%s: %lld cells are more than this PT-Scotch (%d-bit numbers) partitions",
-           name, (long long)N, (int)(8 * sizeof(SCOTCH_Num)));
-  SCOTCH_Num *vert = malloc((size_t)(C + 1) * sizeof(SCOTCH_Num)), *edge = malloc((size_t)(6 * C + 1) * sizeof(SCOTCH_Num));
+  HC_CHECK(N * 6 < SCOTCH_NUMMAX, HC_ERR_INPUT,
+           "%s: %lld cells are more than this PT-Scotch (%d-bit numbers) partitions", name, (long long)N,
+           (int)(8 * sizeof(SCOTCH_Num)));
+  SCOTCH_Num *vert = malloc((size_t)(C + 1) * sizeof(SCOTCH_Num)),
+             *edge = malloc((size_t)(6 * C + 1) * sizeof(SCOTCH_Num));
   SCOTCH_Num *sp = malloc((size_t)C * sizeof(SCOTCH_Num) + 1);
   HC_CHECK_GOTO(vert && edge && sp, HC_ERR_RESOURCE, cleanup, "rank %d: out of memory partitioning %s", rank, name);
   SCOTCH_Num ne = 0;
@@ -235,10 +287,11 @@ cleanup:
   (void)nbr;
   (void)part;
   (void)N;
-  return HC_ERROR(HC_ERR_NOT_BUILT,
-                  "%s: mesh.partitioner ptscotch: this build has no PT-Scotch (configure with HC_ENABLE_PTSCOTCH=ON and "
-                  "libptscotch-dev installed)",
-                  name);
+  return HC_ERROR(
+      HC_ERR_NOT_BUILT,
+      "%s: mesh.partitioner ptscotch: this build has no PT-Scotch (configure with HC_ENABLE_PTSCOTCH=ON and "
+      "libptscotch-dev installed)",
+      name);
 #endif
 }
 
@@ -376,7 +429,8 @@ done:
 static int hc_dist_number(MPI_Comm comm, int W, int64_t C, const int64_t *rec, hc_cell_ids *ids, uint8_t *vflag,
                           uint8_t *eflag, hc_entity_counts *counts, int64_t *cut) {
   int ierr = HC_OK;
-  int64_t *keys = malloc((size_t)C * 12 * 4 * sizeof(int64_t) + 1);
+  /* keys: the most numbers a round needs, 24 a cell (12 edges of 2, 6 faces of 4). */
+  int64_t *keys = malloc((size_t)C * 24 * sizeof(int64_t) + 1);
   uint8_t *flag = malloc((size_t)C * 12 + 1);
   hc_dist_reply *rep = malloc((size_t)C * 12 * sizeof(*rep) + 1);
   HC_CHECK_GOTO(keys && flag && rep, HC_ERR_RESOURCE, done, "out of memory numbering %lld cells", (long long)C);
@@ -518,8 +572,8 @@ int hc_mesh_create_dist(MPI_Comm comm, const hc_mesh_slice *slice, int order, hc
   ids = malloc((size_t)C * sizeof(*ids) + 1);
   vflag = malloc((size_t)C * 8 + 1);
   eflag = malloc((size_t)C * 12 + 1);
-  ierr = ids && vflag && eflag ? HC_OK : HC_ERROR(HC_ERR_RESOURCE, "rank %d: out of memory for %lld cells", rank,
-                                                  (long long)C);
+  ierr = ids && vflag && eflag ? HC_OK
+                               : HC_ERROR(HC_ERR_RESOURCE, "rank %d: out of memory for %lld cells", rank, (long long)C);
   HC_CALL_GOTO(hc_mpi_agree(comm, ierr), cleanup);
   hc_entity_counts counts = {0, 0, 0, s->num_global_cells};
   ierr = hc_dist_number(comm, W, C, moved, ids, vflag, eflag, &counts, &hd.edge_cut);
@@ -539,17 +593,17 @@ int hc_mesh_create_dist(MPI_Comm comm, const hc_mesh_slice *slice, int order, hc
           const int l = i + (order + 1) * (j + (order + 1) * k);
           int x = 0, flag = 0;
           switch (hc_node_entity(order, i, j, k, &x)) {
-          case 0:
-            flag = vflag[c * 8 + x];
-            break;
-          case 1:
-            flag = eflag[c * 12 + x];
-            break;
-          case 2:
-            flag = (int)((r[HC_REC_BFACES] >> x) & 1);
-            break;
-          default:
-            break;
+            case 0:
+              flag = vflag[c * 8 + x];
+              break;
+            case 1:
+              flag = eflag[c * 12 + x];
+              break;
+            case 2:
+              flag = (int)((r[HC_REC_BFACES] >> x) & 1);
+              break;
+            default:
+              break;
           }
           rc.gid[c * L + l] = hc_cell_node_gid(&ids[c], &counts, order, i, j, k);
           rc.flags[c * L + l] = (uint8_t)flag;

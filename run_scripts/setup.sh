@@ -21,7 +21,8 @@ case "${HC_CMAKE_ARGS:-}" in
 esac
 # Mesh files (issue 17), each optional on its own: the Gmsh reader (HC_ENABLE_GMSH, AUTO: libgmsh-dev) and the gmsh
 # program that run_scripts/mesh.sh runs, the Exodus II reader (HC_ENABLE_EXODUS, AUTO: libexodusii-dev), METIS for
-# partitioning file meshes (libmetis-dev), and meshio, which tests read meshes back with (python3-meshio). A package
+# partitioning file meshes (libmetis-dev), PT-Scotch for partitioning them in parallel with every rank reading its
+# own part (HC_ENABLE_PTSCOTCH, AUTO: libptscotch-dev, built with Debian's Open MPI), and meshio, which tests read meshes back with (python3-meshio). A package
 # the distribution lacks is skipped with a message; the build goes on without that part.
 each=""
 case "${HC_CMAKE_ARGS:-}" in
@@ -33,6 +34,10 @@ case "${HC_CMAKE_ARGS:-}" in
   *) each="$each libexodusii-dev" ;;
 esac
 each="$each libmetis-dev python3-meshio"
+case "${HC_CMAKE_ARGS:-}" in
+  *HC_ENABLE_PTSCOTCH=OFF*) ;;
+  *) each="$each libptscotch-dev" ;;
+esac
 if command -v dpkg-query >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
   sudo=""
   [ "$(id -u)" = 0 ] || sudo="sudo"

@@ -144,6 +144,13 @@ if(HC_HAVE_GMSH AND HC_HAVE_EXODUS AND HC_HAVE_PTSCOTCH)
                 ${HC_MESHRUN_DIR}/${mesh}_pt_np${np}.yaml LABELS app mesh)
     set_tests_properties(meshrun_${mesh}_ptscotch_agrees PROPERTIES FIXTURES_REQUIRED "meshrun_${mesh};meshrun_${mesh}_pt")
   endforeach()
+  # The strong-scaling report of a ptscotch sweep names PT-Scotch and its partitions.
+  hc_add_test(meshrun_scaling_ptscotch COMMAND ${HC_EXPECT} 0 "wrote .*report.md"
+              --file ${HC_MESHRUN_DIR}/scaling_pt/report.md --file-match "^\\| 2 \\| ptscotch \\|" -- sh -c
+              "rm -rf '${HC_MESHRUN_DIR}/scaling_pt' && '${PROJECT_SOURCE_DIR}/run_scripts/scaling.sh' strong \
+--deck '${PROJECT_SOURCE_DIR}/inputs/lbracket.yaml' --ranks '1 2' --backend ${HC_RUN_BACKEND} --set run.steps=2 \
+--set run.roofline=false --set mesh.partitioner=ptscotch --exe '$<TARGET_FILE:hexcontract>' \
+--out '${HC_MESHRUN_DIR}/scaling_pt'" LABELS app mesh report TIMEOUT 180)
   foreach(case "inverted:cell 103 is inverted" "truncated:truncated")
     string(REPLACE ":" ";" parts ${case})
     list(GET parts 0 name)

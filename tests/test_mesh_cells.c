@@ -257,8 +257,7 @@ static void expect_error_cell(const hc_mesh_cells *mc, const char *what, int64_t
     hc_mesh *m = NULL;
     int err = create(mc, 2, dist ? HC_PARTITIONER_PTSCOTCH : HC_PARTITIONER_BLOCKS, &m);
     EXPECT(err == HC_ERR_INPUT, "%s (%s): code %d", what, dist ? "dist" : "rank 0", err);
-    EXPECT(strstr(hc_error_message(), "test box") != NULL, "%s: message '%s' names no file", what,
-           hc_error_message());
+    EXPECT(strstr(hc_error_message(), "test box") != NULL, "%s: message '%s' names no file", what, hc_error_message());
     char cell[64];
     snprintf(cell, sizeof(cell), "cell %lld ", (long long)want_cell);
     EXPECT(want_cell <= 0 || strstr(hc_error_message(), cell) != NULL, "%s (%s): message '%s' names not %s", what,
