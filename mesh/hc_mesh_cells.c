@@ -49,7 +49,27 @@ uint64_t hc_tuple_hash(const int64_t *key, int width) {
 }
 
 /* Finds key (sorted) or inserts it with the next id; returns its entry. */
+/* Doubles the capacity, keeping every entry (and its id). 0 when out of memory (the map is then unchanged). */
+static int hc_tuple_map_grow(hc_tuple_map *m) {
+  const int64_t cap = 2 * m->capacity;
+  hc_tuple_entry *slot = malloc((size_t)cap * sizeof(*slot));
+  if (!slot) return 0;
+  for (int64_t i = 0; i < cap; i++) slot[i].key[0] = -1;
+  for (int64_t k = 0; k < m->capacity; k++) {
+    if (m->slot[k].key[0] < 0) continue;
+    uint64_t i = hc_tuple_hash(m->slot[k].key, m->width) & (uint64_t)(cap - 1);
+    while (slot[i].key[0] >= 0) i = (i + 1) & (uint64_t)(cap - 1);
+    slot[i] = m->slot[k];
+  }
+  free(m->slot);
+  m->slot = slot;
+  m->capacity = cap;
+  return 1;
+}
+
 hc_tuple_entry *hc_tuple_map_get(hc_tuple_map *m, const int64_t *key, int64_t cell) {
+  /* At most half full: probes stay short, and there is always an empty slot. */
+  if (2 * (m->size + 1) > m->capacity && !hc_tuple_map_grow(m)) return NULL;
   uint64_t i = hc_tuple_hash(key, m->width) & (uint64_t)(m->capacity - 1);
   for (;; i = (i + 1) & (uint64_t)(m->capacity - 1)) {
     hc_tuple_entry *e = &m->slot[i];
@@ -249,7 +269,9 @@ static int hc_numbering_build(const hc_mesh_cells *mc, int p, const int *part, h
       hc_edge_corners(e, &c0, &c1);
       const int64_t a = corner[c0], b = corner[c1];
       int64_t key[4] = {a < b ? a : b, a < b ? b : a};
-      hc_tuple_map_get(&nb->edges, key, c)->count++;
+      hc_tuple_entry *edge = hc_tuple_map_get(&nb->edges, key, c);
+      HC_CHECK(edge, HC_ERR_RESOURCE, "out of memory for the edges of %s", mc->name);
+      edge->count++;
     }
     for (int f = 0; f < 6; f++) {
       int fc[4];
@@ -257,6 +279,7 @@ static int hc_numbering_build(const hc_mesh_cells *mc, int p, const int *part, h
       int64_t key[4] = {corner[fc[0]], corner[fc[1]], corner[fc[2]], corner[fc[3]]};
       hc_sort_small(key, 4);
       hc_tuple_entry *e = hc_tuple_map_get(&nb->faces, key, c);
+      HC_CHECK(e, HC_ERR_RESOURCE, "out of memory for the faces of %s", mc->name);
       e->count++;
       HC_CHECK(e->count <= 2, HC_ERR_INPUT,
                "%s: the face of cell %lld with corners %lld, %lld, %lld, %lld is also a face of two other cells (cell "

@@ -32,9 +32,11 @@ typedef struct {
   int width; /* 1 (vertices), 2 (edges) or 4 (faces) */
 } hc_tuple_map;
 
-/* An empty map for about `expected` keys of width numbers (capacity at least twice that); free m->slot after. */
+/* An empty map for about `expected` keys of width numbers (capacity at least twice that, grown as needed); free
+   m->slot after. */
 int hc_tuple_map_init(hc_tuple_map *m, int width, int64_t expected);
-/* Finds key (sorted) or inserts it with the next id (cell recorded, count 0); returns its entry. */
+/* Finds key (sorted) or inserts it with the next id (cell recorded, count 0); returns its entry, valid until the next
+   call (the map grows, keeping ids, when it is half full), or NULL when out of memory. */
 hc_tuple_entry *hc_tuple_map_get(hc_tuple_map *m, const int64_t *key, int64_t cell);
 
 /* A hash of a tuple of width numbers. */

@@ -31,9 +31,9 @@ int hc_mesh_ptscotch_built(void) {
 typedef struct {
   int64_t id;    /* the key's id, 0 .. count - 1, the same for every request of the key */
   int64_t other; /* the payload of another request of the key; -1 where it has no other */
-  int64_t mult;  /* requests of the key over all ranks */
-  int ranks;     /* distinct ranks that asked for it */
-  int flag;      /* OR of the requests' flags */
+  int32_t mult;  /* requests of the key over all ranks (saturating at INT32_MAX) */
+  int16_t ranks; /* distinct ranks that asked for it (saturating at INT16_MAX) */
+  int16_t flag;  /* OR of the requests' flags */
 } hc_dist_reply;
 
 /* A request as its owner sorts it. */
@@ -163,7 +163,10 @@ static int hc_dist_ids_sent(MPI_Comm comm, int width, int64_t n, const int64_t *
   for (int64_t s = 0; s < n; s++) {
     const int64_t *w = mine + s * V;
     hc_dist_reply *y = &reply[order[s]];
-    y->id = w[0], y->other = w[1], y->mult = w[2], y->ranks = (int)w[3], y->flag = (int)w[4];
+    y->id = w[0], y->other = w[1];
+    y->mult = (int32_t)(w[2] < INT32_MAX ? w[2] : INT32_MAX);
+    y->ranks = (int16_t)(w[3] < INT16_MAX ? w[3] : INT16_MAX);
+    y->flag = (int16_t)w[4];
   }
 done:
   free(scount);
@@ -191,9 +194,15 @@ static int hc_dist_ids(MPI_Comm comm, int width, int64_t n, const int64_t *keys,
   int64_t *local = malloc((size_t)n * sizeof(int64_t) + 1), *ukeys = NULL;
   uint8_t *uflag = NULL;
   hc_dist_reply *ureply = NULL;
-  ierr = local ? hc_tuple_map_init(&map, width, n / 2 + 64) : HC_ERROR(HC_ERR_RESOURCE, "out of memory");
-  if (!ierr)
-    for (int64_t i = 0; i < n; i++) local[i] = hc_tuple_map_get(&map, keys + i * width, i)->id;
+  /* Cells of a part share most entities: start at a quarter of the keys, grow where fewer are shared. */
+  ierr = local ? hc_tuple_map_init(&map, width, n / 8 + 64) : HC_ERROR(HC_ERR_RESOURCE, "out of memory");
+  for (int64_t i = 0; i < n && !ierr; i++) {
+    const hc_tuple_entry *e = hc_tuple_map_get(&map, keys + i * width, i);
+    if (e)
+      local[i] = e->id;
+    else
+      ierr = HC_ERROR(HC_ERR_RESOURCE, "out of memory for %lld mesh entities", (long long)n);
+  }
   const int64_t u = map.size;
   if (!ierr) {
     ukeys = malloc((size_t)u * width * sizeof(int64_t) + 1);
