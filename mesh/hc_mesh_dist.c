@@ -67,33 +67,36 @@ static int hc_dist_ids_sent(MPI_Comm comm, int width, int64_t n, const int64_t *
   int *sdispl = calloc((size_t)R + 1, sizeof(int)), *rdispl = calloc((size_t)R + 1, sizeof(int));
   int *dest = malloc((size_t)n * sizeof(int) + 1);
   int64_t *order = malloc((size_t)n * sizeof(int64_t) + 1), *sbuf = NULL, *rbuf = NULL, *back = NULL, *mine = NULL;
+  int64_t *next = calloc((size_t)R, sizeof(int64_t));
   hc_dist_request *req = NULL;
-  HC_CHECK_GOTO(scount && rcount && sdispl && rdispl && dest && order, HC_ERR_RESOURCE, done,
-                "rank %d: out of memory numbering %lld mesh entities", rank, (long long)n);
-  HC_CHECK_GOTO(n * W < INT_MAX, HC_ERR_RESOURCE, done,
-                "rank %d: %lld mesh entities are more than one message carries; use more ranks", rank, (long long)n);
+  /* A rank that fails says so before each exchange (hc_mpi_agree), so that no rank waits for it. */
+  if (!(scount && rcount && sdispl && rdispl && dest && order && next))
+    ierr = HC_ERROR(HC_ERR_RESOURCE, "rank %d: out of memory numbering %lld mesh entities", rank, (long long)n);
+  else if (n * W >= INT_MAX)
+    ierr = HC_ERROR(HC_ERR_RESOURCE, "rank %d: %lld mesh entities are more than one message carries; use more ranks",
+                    rank, (long long)n);
+  HC_CALL_GOTO(hc_mpi_agree(comm, ierr), done);
   for (int64_t i = 0; i < n; i++) {
     dest[i] = (int)(hc_tuple_hash(keys + i * width, width) % (uint64_t)R);
     scount[dest[i]]++;
   }
   for (int r = 0; r < R; r++) sdispl[r + 1] = sdispl[r] + scount[r];
-  {
-    int64_t *next = calloc((size_t)R, sizeof(int64_t));
-    HC_CHECK_GOTO(next, HC_ERR_RESOURCE, done, "rank %d: out of memory", rank);
-    for (int64_t i = 0; i < n; i++) order[sdispl[dest[i]] + next[dest[i]]++] = i;
-    free(next);
-  }
+  for (int64_t i = 0; i < n; i++) order[sdispl[dest[i]] + next[dest[i]]++] = i;
   HC_CALL_MPI_GOTO(MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, comm), done);
-  for (int r = 0; r < R; r++) {
-    HC_CHECK_GOTO((int64_t)rdispl[r] + rcount[r] < INT_MAX / W, HC_ERR_RESOURCE, done,
-                  "rank %d: more mesh entities come to it than one message carries; use more ranks", rank);
-    rdispl[r + 1] = rdispl[r] + rcount[r];
+  for (int r = 0; r < R && !ierr; r++) {
+    if ((int64_t)rdispl[r] + rcount[r] >= INT_MAX / W)
+      ierr = HC_ERROR(HC_ERR_RESOURCE,
+                      "rank %d: more mesh entities come to it than one message carries; use more ranks", rank);
+    else
+      rdispl[r + 1] = rdispl[r] + rcount[r];
   }
-  const int64_t M = rdispl[R];
+  const int64_t M = ierr ? 0 : rdispl[R];
   sbuf = malloc((size_t)n * W * sizeof(int64_t) + 1);
   rbuf = malloc((size_t)M * W * sizeof(int64_t) + 1);
   req = malloc((size_t)M * sizeof(*req) + 1);
-  HC_CHECK_GOTO(sbuf && rbuf && req, HC_ERR_RESOURCE, done, "rank %d: out of memory numbering mesh entities", rank);
+  if (!ierr && !(sbuf && rbuf && req))
+    ierr = HC_ERROR(HC_ERR_RESOURCE, "rank %d: out of memory numbering mesh entities", rank);
+  HC_CALL_GOTO(hc_mpi_agree(comm, ierr), done);
   for (int64_t s = 0; s < n; s++) {
     const int64_t i = order[s];
     int64_t *w = sbuf + s * W;
@@ -135,7 +138,8 @@ static int hc_dist_ids_sent(MPI_Comm comm, int width, int64_t n, const int64_t *
   enum { V = 5 };
   back = malloc((size_t)M * V * sizeof(int64_t) + 1);
   mine = malloc((size_t)n * V * sizeof(int64_t) + 1);
-  HC_CHECK_GOTO(back && mine, HC_ERR_RESOURCE, done, "rank %d: out of memory numbering mesh entities", rank);
+  if (!(back && mine)) ierr = HC_ERROR(HC_ERR_RESOURCE, "rank %d: out of memory numbering mesh entities", rank);
+  HC_CALL_GOTO(hc_mpi_agree(comm, ierr), done);
   for (int64_t a = 0, id = offset; a < M; id++) {
     int64_t b = a + 1;
     while (b < M && !memcmp(req[a].key, req[b].key, sizeof(req[a].key))) b++;
@@ -175,6 +179,7 @@ done:
   free(rdispl);
   free(dest);
   free(order);
+  free(next);
   free(sbuf);
   free(rbuf);
   free(back);
@@ -256,7 +261,8 @@ static int hc_dist_partition(MPI_Comm comm, const char *name, int64_t C, int64_t
   SCOTCH_Num *vert = malloc((size_t)(C + 1) * sizeof(SCOTCH_Num)),
              *edge = malloc((size_t)(6 * C + 1) * sizeof(SCOTCH_Num));
   SCOTCH_Num *sp = malloc((size_t)C * sizeof(SCOTCH_Num) + 1);
-  HC_CHECK_GOTO(vert && edge && sp, HC_ERR_RESOURCE, cleanup, "rank %d: out of memory partitioning %s", rank, name);
+  if (!(vert && edge && sp)) ierr = HC_ERROR(HC_ERR_RESOURCE, "rank %d: out of memory partitioning %s", rank, name);
+  HC_CALL_GOTO(hc_mpi_agree(comm, ierr), cleanup);
   SCOTCH_Num ne = 0;
   vert[0] = 0;
   for (int64_t c = 0; c < C; c++) {
@@ -310,7 +316,8 @@ static int hc_dist_fill_empty(MPI_Comm comm, int64_t first, int64_t C, int *part
   HC_CALL_MPI(MPI_Comm_size(comm, &R));
   int64_t *count = calloc((size_t)R, sizeof(int64_t)), *all = calloc((size_t)R, sizeof(int64_t));
   int ierr = HC_OK;
-  HC_CHECK_GOTO(count && all, HC_ERR_RESOURCE, done, "out of memory balancing the partition");
+  if (!(count && all)) ierr = HC_ERROR(HC_ERR_RESOURCE, "out of memory balancing the partition");
+  HC_CALL_GOTO(hc_mpi_agree(comm, ierr), done);
   for (int64_t c = 0; c < C; c++) count[part[c]]++;
   HC_CALL_MPI_GOTO(MPI_Allreduce(count, all, R, MPI_INT64_T, MPI_SUM, comm), done);
   for (int r = 0; r < R; r++) {
@@ -353,21 +360,24 @@ static int hc_dist_move(MPI_Comm comm, int W, int64_t C, const int64_t *rec, con
   int64_t *sbuf = malloc((size_t)C * W * sizeof(int64_t) + 1), *next = calloc((size_t)R, sizeof(int64_t));
   MPI_Datatype type = MPI_DATATYPE_NULL;
   *out = NULL;
-  HC_CHECK_GOTO(sc && rc && sd && rd && sbuf && next, HC_ERR_RESOURCE, done, "rank %d: out of memory moving cells",
-                rank);
+  if (!(sc && rc && sd && rd && sbuf && next))
+    ierr = HC_ERROR(HC_ERR_RESOURCE, "rank %d: out of memory moving cells", rank);
+  HC_CALL_GOTO(hc_mpi_agree(comm, ierr), done);
   for (int64_t c = 0; c < C; c++) sc[part[c]]++;
   for (int r = 0; r < R; r++) sd[r + 1] = sd[r] + sc[r];
   for (int64_t c = 0; c < C; c++)
     memcpy(sbuf + (sd[part[c]] + next[part[c]]++) * W, rec + c * W, (size_t)W * sizeof(int64_t));
   HC_CALL_MPI_GOTO(MPI_Alltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, comm), done);
-  for (int r = 0; r < R; r++) {
-    HC_CHECK_GOTO((int64_t)rd[r] + rc[r] < INT_MAX, HC_ERR_RESOURCE, done, "rank %d: too many cells; use more ranks",
-                  rank);
-    rd[r + 1] = rd[r] + rc[r];
+  for (int r = 0; r < R && !ierr; r++) {
+    if ((int64_t)rd[r] + rc[r] >= INT_MAX)
+      ierr = HC_ERROR(HC_ERR_RESOURCE, "rank %d: too many cells; use more ranks", rank);
+    else
+      rd[r + 1] = rd[r] + rc[r];
   }
-  *Cout = rd[R];
-  *out = malloc((size_t)rd[R] * W * sizeof(int64_t) + 1);
-  HC_CHECK_GOTO(*out, HC_ERR_RESOURCE, done, "rank %d: out of memory for %d cells", rank, rd[R]);
+  *Cout = ierr ? 0 : rd[R];
+  *out = malloc((size_t)*Cout * W * sizeof(int64_t) + 1);
+  if (!ierr && !*out) ierr = HC_ERROR(HC_ERR_RESOURCE, "rank %d: out of memory for %d cells", rank, rd[R]);
+  HC_CALL_GOTO(hc_mpi_agree(comm, ierr), done);
   HC_CALL_MPI_GOTO(MPI_Type_contiguous(W, MPI_INT64_T, &type), done);
   HC_CALL_MPI_GOTO(MPI_Type_commit(&type), done);
   HC_CALL_MPI_GOTO(MPI_Alltoallv(sbuf, sc, sd, type, *out, rc, rd, type, comm), done);
@@ -442,7 +452,8 @@ static int hc_dist_number(MPI_Comm comm, int W, int64_t C, const int64_t *rec, h
   int64_t *keys = malloc((size_t)C * 24 * sizeof(int64_t) + 1);
   uint8_t *flag = malloc((size_t)C * 12 + 1);
   hc_dist_reply *rep = malloc((size_t)C * 12 * sizeof(*rep) + 1);
-  HC_CHECK_GOTO(keys && flag && rep, HC_ERR_RESOURCE, done, "out of memory numbering %lld cells", (long long)C);
+  if (!(keys && flag && rep)) ierr = HC_ERROR(HC_ERR_RESOURCE, "out of memory numbering %lld cells", (long long)C);
+  HC_CALL_GOTO(hc_mpi_agree(comm, ierr), done);
   /* Vertices: the file's numbers, on the boundary where on a boundary face of any cell. */
   for (int64_t c = 0; c < C; c++) {
     const int64_t *r = rec + c * W;
