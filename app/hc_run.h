@@ -134,6 +134,8 @@ typedef struct {
   int32_t *d_cell_nodes;             /* [C][L] node map in the backend's memory (aliases the mesh's on the host) */
   double *d_u;                       /* u in the backend's memory (aliases u on the host) */
   double *d_u0, *d_du;               /* u0 and du there, where the step computes u (aliases on the host) */
+  double *d_v;                       /* [C][L] in the backend's memory: FieldField's element apply rows, where the
+                                        fused kernels compute them (hc_fused_element), else NULL */
   double *d_y[HC_NUM_KERNELS];       /* assembled nodal vectors in the backend's memory (alias y on the host) */
   int64_t num_shared;                /* nodes shared with other ranks (device assembly: only these cross) */
   const int32_t *shared;             /* their local ids (borrowed from the halo) */

@@ -65,6 +65,7 @@ int hc_run_estimate_memory(const hc_run_config *cfg, int nranks, int is_device, 
      outputs. */
   double inputs = cfg->checks && !cfg->fused ? (L + 1) * P : 0, outputs = 0;
   int nodal = 5; /* u, its parts u0 and du (hc_run_prepare_u), and two scratch vectors of the checks */
+  int ff = 0;
   for (int kid = 0; kid < HC_NUM_KERNELS; kid++) {
     if (!cfg->enabled[kid]) continue;
     hc_family fam = hc_kernel_family((hc_kernel)kid);
@@ -74,15 +75,17 @@ int hc_run_estimate_memory(const hc_run_config *cfg, int nranks, int is_device, 
     if (in > inputs && !cfg->fused) inputs = in;
     outputs += out;
     if (fam != HC_FAMILY_DATADATA) nodal++;
+    if (fam == HC_FAMILY_FIELDFIELD) ff = 1;
   }
   /* Host: cell index, geometry nodes, node map, node coordinates of a step; per node: ids, ownership,
      nodal vectors and halo lists (generously). Backend: geometry nodes, inputs, outputs, a scratch output; on
-     a device also the node map and the nodal vectors it assembles into (u, u0, du and one per field kernel). */
+     a device also the node map and the nodal vectors it assembles into (u, u0, du and one per field kernel), and
+     fused with FieldField the element apply's rows (run->d_v, L doubles). */
   const double X0_cell = 3.0 * G * 8; /* X0: [C][geometry_nodes][3] double */
   const double host_cell = 3 * 8 + X0_cell + L * 4 + L * 3 * 8 + (is_device ? s * outputs : 0);
   const double host_node = 8 + 2 + 8 * nodal + 16;
-  const double dev_cell =
-      X0_cell + s * (inputs + outputs + L * L) + (is_device ? L * 4 + 8.0 * (nodal - 2) * nodes / C : 0);
+  const double dev_cell = X0_cell + s * (inputs + outputs + L * L) +
+                          (is_device ? L * 4 + 8.0 * (nodal - 2) * nodes / C + (cfg->fused && ff ? 8 * L : 0) : 0);
   est->cells = C;
   est->host_per_cell = host_cell + host_node * nodes / C + (is_device ? 0 : dev_cell);
   est->device_per_cell = is_device ? dev_cell : 0;
@@ -356,6 +359,10 @@ static int hc_run_setup(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
     run->d_u = run->u, run->d_u0 = run->u0, run->d_du = run->du;
     for (int kid = 0; kid < HC_NUM_KERNELS; kid++) run->d_y[kid] = run->y[kid];
   }
+  /* Fused, where the backend's FieldField kernels also apply each element matrix to u as they form it: their rows
+     A_c u_c, which the assembly then scatters as a vector instead of reading the matrices back (hc_run_kernel). */
+  if (cfg->fused && hc_run_any_fieldfield(run) && hc_fused_element_check(be) == HC_OK)
+    HC_CALL(be->mem_alloc(sizeof(double) * (size_t)(m->C * m->nodes_per_cell), (void **)&run->d_v));
   return HC_OK;
 }
 
@@ -382,6 +389,7 @@ void hc_run_destroy(hc_run *run) {
       run->d_y[kid] = run->y[kid] = NULL;
     }
     if (run->d_X0) be->mem_free(run->d_X0);
+    if (run->d_v) be->mem_free(run->d_v);
     if (run->d_left) be->mem_free(run->d_left);
     if (run->d_scratch) be->mem_free(run->d_scratch);
     be->release();
@@ -391,7 +399,7 @@ void hc_run_destroy(hc_run *run) {
   run->d_shared = NULL;
   run->d_shbuf = NULL;
   run->d_cell_nodes = NULL;
-  run->d_u = run->d_u0 = run->d_du = NULL;
+  run->d_u = run->d_u0 = run->d_du = run->d_v = NULL;
   run->d_X0 = run->d_left = run->d_right = run->d_scratch = NULL;
   free(run->u);
   free(run->u0);
@@ -597,15 +605,19 @@ typedef struct {
   double ph[HC_NUM_PHASES], kern[HC_NUM_KERNELS], cd[HC_NUM_KERNELS];
 } hc_step_times;
 
-/* One fused kernel call for hc_measure_call. */
+/* One fused kernel call for hc_measure_call; with v, FieldField's element apply rows too (hc_fused_element). */
 typedef struct {
   const hc_celldata_desc *desc;
   const hc_contract *k;
   void *out;
+  const int32_t *cell_nodes;
+  const double *u;
+  double *v;
 } hc_run_fused_arg;
 
 static int hc_run_fused_fn(const hc_backend *backend, const void *arg) {
   const hc_run_fused_arg *a = arg;
+  if (a->v) return hc_fused_element(backend, a->desc, a->k, a->out, a->cell_nodes, a->u, a->v);
   return hc_fused_apply(backend, a->desc, a->k, a->out);
 }
 
@@ -616,10 +628,13 @@ static int hc_run_kernel(hc_run *run, const hc_celldata_desc *desc, int kid, int
   const hc_mesh *m = run->mesh;
   const hc_contract *k = &run->k[kid];
   double t0;
+  hc_family fam = hc_kernel_family((hc_kernel)kid);
+  /* FieldField's element apply rows from the fused kernel (run->d_v), the assembly a vector's */
+  double *v = run->cfg.fused && fam == HC_FAMILY_FIELDFIELD ? run->d_v : NULL;
   if (run->cfg.fused) {
     /* The fused kernel, timed as the kernel's contraction; the cell-data phase stays empty. */
     hc_run_range(run, "fused", kid);
-    const hc_run_fused_arg call = {desc, k, run->d_out[kid]};
+    const hc_run_fused_arg call = {desc, k, run->d_out[kid], run->d_cell_nodes, run->d_u, v};
     HC_CALL(hc_measure_call(be, hc_run_fused_fn, &call, &tm->kern[kid]));
     tm->ph[HC_PHASE_CONTRACT] += tm->kern[kid];
     hc_run_range_end(run);
@@ -641,7 +656,6 @@ static int hc_run_kernel(hc_run *run, const hc_celldata_desc *desc, int kid, int
   }
   if (dump) HC_CALL(hc_run_dump(run, (hc_kernel)kid));
 
-  hc_family fam = hc_kernel_family((hc_kernel)kid);
   if (fam == HC_FAMILY_DATADATA) {
     /* No assembly. With run.deterministic the C values come to the host for its exact sum (else the backend sums
        them where they are, in the reduction). */
@@ -660,6 +674,14 @@ static int hc_run_kernel(hc_run *run, const hc_celldata_desc *desc, int kid, int
   HC_CALL(be->mem_zero(run->d_y[kid], sizeof(double) * (size_t)m->num_nodes));
   if (fam == HC_FAMILY_DATAFIELD) {
     HC_CALL(be->assemble_vector(k, run->coloring, run->d_out[kid], run->d_cell_nodes, run->d_y[kid]));
+  } else if (v) {
+    /* y[node(c,l)] += v[c][l]: the element apply's sums, scattered as a DataField output of doubles is */
+    hc_contract kv = *k;
+    kv.kernel = HC_DATAFIELD_SCALAR;
+    kv.R = 1;
+    kv.layout = HC_LAYOUT_CELL_MAJOR;
+    kv.precision = HC_DOUBLE;
+    HC_CALL(be->assemble_vector(&kv, run->coloring, v, run->d_cell_nodes, run->d_y[kid]));
   } else {
     HC_CALL(be->assemble_apply(k, run->coloring, run->d_out[kid], run->d_cell_nodes, run->d_u, run->d_y[kid], NULL));
   }

@@ -70,7 +70,8 @@ int hc_celldata_fill(const hc_backend *backend, const hc_celldata_desc *desc, hc
   return backend->celldata(desc, kernel, left, right);
 }
 
-int hc_fused_apply(const hc_backend *backend, const hc_celldata_desc *desc, const hc_contract *k, void *out) {
+/* The checks of hc_fused_apply's arguments. */
+static int hc_fused_args(const hc_backend *backend, const hc_celldata_desc *desc, const hc_contract *k, void *out) {
   hc_contract kd;
   HC_CHECK(backend && k, HC_ERR_INPUT, "fused assembly: no backend or no problem");
   HC_CALL(hc_celldata_contract(desc, k->kernel, &kd));
@@ -80,13 +81,33 @@ int hc_fused_apply(const hc_backend *backend, const hc_celldata_desc *desc, cons
            hc_kernel_name(k->kernel), (long long)kd.C, kd.L, kd.P, hc_layout_name(kd.layout),
            hc_precision_name(kd.precision));
   HC_CHECK(out, HC_ERR_INPUT, "fused assembly: %s needs an output array", hc_kernel_name(k->kernel));
-  const int rc = backend->fused(desc, k, out);
+  return HC_OK;
+}
+
+/* rc, where the backend says it does not take the case, with the backend's name. */
+static int hc_fused_named(const hc_backend *backend, int rc) {
   if (rc == HC_ERR_UNSUPPORTED) {
     char why[512];
     snprintf(why, sizeof(why), "%s", hc_error_message());
     return HC_ERROR(rc, "backend %s: %s", backend->name, why);
   }
   return rc;
+}
+
+int hc_fused_apply(const hc_backend *backend, const hc_celldata_desc *desc, const hc_contract *k, void *out) {
+  HC_CALL(hc_fused_args(backend, desc, k, out));
+  return hc_fused_named(backend, backend->fused(desc, k, out));
+}
+
+int hc_fused_element(const hc_backend *backend, const hc_celldata_desc *desc, const hc_contract *k, void *out,
+                     const int32_t *cell_nodes, const double *u, double *v) {
+  HC_CALL(hc_fused_args(backend, desc, k, out));
+  HC_CHECK(hc_kernel_family(k->kernel) == HC_FAMILY_FIELDFIELD && k->L == k->R, HC_ERR_INPUT,
+           "fused assembly: the element apply takes a square FieldField output, got %s with L = %d, R = %d",
+           hc_kernel_name(k->kernel), k->L, k->R);
+  HC_CHECK(cell_nodes && u && v, HC_ERR_INPUT, "fused assembly: the element apply of %s needs cell_nodes, u and v",
+           hc_kernel_name(k->kernel));
+  return hc_fused_named(backend, backend->fused_element(desc, k, out, cell_nodes, u, v));
 }
 
 int hc_celldata_cell_error(const hc_celldata_desc *desc, int64_t c, const double *h_X0c) {

@@ -70,6 +70,15 @@ int hc_celldata_fill(const hc_backend *backend, const hc_celldata_desc *desc, hc
    without the fused operation (hc_backend.fused: serial, cuda so far) gives HC_ERR_UNSUPPORTED naming it. */
 int hc_fused_apply(const hc_backend *backend, const hc_celldata_desc *desc, const hc_contract *k, void *out);
 
+/* hc_fused_apply for a square FieldField k, and also the element apply's rows while each cell's matrix is in the
+   backend's scratch: v[c][l] = sum_r out[c,l,r] u[cell_nodes[c][r]] (v: [C][L] doubles, cell-major whatever k's
+   layout; cell_nodes: [C][L]; u: nodal; all in backend memory), each entry of out as stored and r in order, the
+   sums the element apply (hc_backend.assemble_apply) scatters, so that assembling v as a vector
+   (hc_backend.assemble_vector) gives its y. A backend without the operation (hc_backend.fused_element: cuda
+   alone has it; hc_fused_element_check) gives HC_ERR_UNSUPPORTED naming it. */
+int hc_fused_element(const hc_backend *backend, const hc_celldata_desc *desc, const hc_contract *k, void *out,
+                     const int32_t *cell_nodes, const double *u, double *v);
+
 /* Host, serial: the geometry of every cell and point. desc->X0 in host memory. geom: [C][P]. Inverted or
    degenerate cells are the same error as in hc_celldata_fill. */
 int hc_celldata_geometry(const hc_celldata_desc *desc, hc_point_geom *geom);

@@ -499,6 +499,12 @@ static int hc_no_fused(const struct hc_celldata_desc *desc, const hc_contract *k
   return HC_ERROR(HC_ERR_UNSUPPORTED, "fused assembly is not yet on this backend (run.assembly: materialized is)");
 }
 
+static int hc_no_fused_element(const struct hc_celldata_desc *desc, const hc_contract *k, void *out,
+                               const int32_t *cell_nodes, const double *u, double *v) {
+  (void)desc, (void)k, (void)out, (void)cell_nodes, (void)u, (void)v;
+  return HC_ERROR(HC_ERR_UNSUPPORTED, "fused assembly with the element apply is not on this backend");
+}
+
 static void hc_no_range_push(const char *name) {
   (void)name;
 }
@@ -540,6 +546,7 @@ static int hc_backend_complete(const hc_backend *own, hc_backend *done) {
   HC_DEFAULT(timer_start, host ? hc_clock_timer_start : NULL);
   HC_DEFAULT(timer_stop, host ? hc_clock_timer_stop : NULL);
   HC_DEFAULT(fused, hc_no_fused);
+  HC_DEFAULT(fused_element, hc_no_fused_element);
   HC_DEFAULT(device_name, hc_no_device_name);
   HC_DEFAULT(device_count, hc_no_device_count);
   HC_DEFAULT(device_select, hc_no_device_select);
@@ -558,6 +565,13 @@ int hc_fused_check(const hc_backend *backend) {
   HC_CHECK(backend, HC_ERR_INPUT, "no backend");
   HC_CHECK(backend->fused && backend->fused != hc_no_fused, HC_ERR_UNSUPPORTED,
            "fused assembly is not yet on backend %s", backend->name);
+  return HC_OK;
+}
+
+int hc_fused_element_check(const hc_backend *backend) {
+  HC_CHECK(backend, HC_ERR_INPUT, "no backend");
+  HC_CHECK(backend->fused_element && backend->fused_element != hc_no_fused_element, HC_ERR_UNSUPPORTED,
+           "fused assembly with the element apply is not on backend %s", backend->name);
   return HC_OK;
 }
 

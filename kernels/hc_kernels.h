@@ -202,6 +202,11 @@ typedef struct hc_backend {
      cells of desc directly, storing no left or right array. k: hc_celldata_contract's problem for k->kernel, with
      its sum_into. Default: HC_ERR_UNSUPPORTED, "fused assembly is not yet on this backend". */
   int (*fused)(const struct hc_celldata_desc *desc, const hc_contract *k, void *out);
+  /* Fused assembly with FieldField's element apply (see hc_fused_element): as fused for a square FieldField k,
+     and also v[c][l] = sum_r out[c,l,r] u[cell_nodes[c][r]] while each cell's matrix is in the kernel's scratch.
+     Default: HC_ERR_UNSUPPORTED (hc_fused_element_check says so beforehand). */
+  int (*fused_element)(const struct hc_celldata_desc *desc, const hc_contract *k, void *out, const int32_t *cell_nodes,
+                       const double *u, double *v);
   /* The backend's memory (default: 64-byte aligned host memory, memmove, nothing to wait for). mem_zero zeroes
      bytes; mem_copy copies bytes between two buffers of the backend's memory with its own copy kernel, queued
      like a contraction (its bandwidth is the bench's memory roof). */
@@ -297,6 +302,10 @@ int hc_backend_is(const hc_backend *backend, hc_backend_id id);
 /* HC_OK when backend has its own fused operation (hc_backend.fused), else HC_ERR_UNSUPPORTED saying that fused
    assembly is not yet on it. */
 int hc_fused_check(const hc_backend *backend);
+
+/* HC_OK when backend has its own fused operation with the element apply (hc_backend.fused_element), else
+   HC_ERR_UNSUPPORTED. */
+int hc_fused_element_check(const hc_backend *backend);
 
 /* Validates k, asks the backend whether it supports k, then runs it. */
 int hc_contract_apply(const hc_backend *backend, const hc_contract *k, const void *left, const void *right, void *out);

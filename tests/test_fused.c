@@ -1,8 +1,10 @@
 /* Unit tests of the fused assembly (hc_fused_apply) on one backend (argv[1], default openmp): every kernel's
    fused output against the serial reference's cell data contracted by the serial reference, entry by entry, on
    small random meshes of trilinear and triquadratic cells, both layouts and precisions; sum_into, bad cells,
-   a problem that does not match the cell data, and the backends without the operation. A device backend gets
-   the geometry nodes and the output in its own memory; with no usable device it exits 77 (skipped). */
+   a problem that does not match the cell data, and the backends without the operation. With the element apply
+   (hc_fused_element, where the backend has it): the same outputs, and rows A_c u_c equal to the element apply's. A
+   device backend gets the geometry nodes and the output in its own memory; with no usable device it exits 77 (skipped).
+ */
 #include <float.h>
 #include <math.h>
 #include <setjmp.h>
@@ -147,6 +149,138 @@ static void check_kernel(const hc_celldata_desc *desc, hc_kernel kernel, int sum
   free(ref), free(mag), free(out);
 }
 
+/* hc_fused_element on the backend's memory (as fused_call): out (k's output, in and out) and v ([C][L]) from
+   cell_nodes ([C][L]) and u (n nodes). */
+static int element_call(const hc_celldata_desc *desc, const hc_contract *k, void *out, const int32_t *cell_nodes,
+                        const double *u, int64_t n, double *v) {
+  const size_t xbytes = sizeof(double) * 3 * (size_t)desc->geometry_nodes * (size_t)desc->C;
+  const size_t obytes = hc_precision_size(k->precision) * (size_t)hc_contract_numel(k, HC_ARRAY_OUT);
+  const size_t mbytes = sizeof(int32_t) * (size_t)(k->C * k->L), vbytes = sizeof(double) * (size_t)(k->C * k->L);
+  void *d_X0 = NULL, *d_out = NULL, *d_nodes = NULL, *d_u = NULL, *d_v = NULL;
+  assert_int_equal(backend->mem_alloc(xbytes, &d_X0), HC_OK);
+  assert_int_equal(backend->mem_alloc(obytes, &d_out), HC_OK);
+  assert_int_equal(backend->mem_alloc(mbytes, &d_nodes), HC_OK);
+  assert_int_equal(backend->mem_alloc(sizeof(double) * (size_t)n, &d_u), HC_OK);
+  assert_int_equal(backend->mem_alloc(vbytes, &d_v), HC_OK);
+  assert_int_equal(backend->copy_to_device(d_X0, desc->X0, xbytes), HC_OK);
+  assert_int_equal(backend->copy_to_device(d_out, out, obytes), HC_OK);
+  assert_int_equal(backend->copy_to_device(d_nodes, cell_nodes, mbytes), HC_OK);
+  assert_int_equal(backend->copy_to_device(d_u, u, sizeof(double) * (size_t)n), HC_OK);
+  assert_int_equal(backend->copy_to_device(d_v, v, vbytes), HC_OK);
+  hc_celldata_desc d_desc = *desc;
+  d_desc.X0 = d_X0;
+  const int err = hc_fused_element(backend, &d_desc, k, d_out, d_nodes, d_u, d_v);
+  char message[2048];
+  snprintf(message, sizeof(message), "%s", hc_error_message());
+  if (err == HC_OK) {
+    assert_int_equal(backend->copy_to_host(out, d_out, obytes), HC_OK);
+    assert_int_equal(backend->copy_to_host(v, d_v, vbytes), HC_OK);
+  }
+  void *bufs[] = {d_X0, d_out, d_nodes, d_u, d_v};
+  for (int i = 0; i < 5; i++) assert_int_equal(backend->mem_free(bufs[i]), HC_OK);
+  if (err != HC_OK) return HC_ERROR(err, "%s", message);
+  return HC_OK;
+}
+
+/* FieldField kernel with the element apply against hc_fused_apply on the same cells: the element matrices
+   bitwise the same, and each row sum_r out[c,l,r] u[node(c,r)] bitwise the element apply's (assembly_cuda.cu: in
+   double, r in order, each product added by an FMA), on a random node map and u. With sum_into, out starts from
+   the same numbers in both calls and the rows are those of the sums. */
+static void check_element(const hc_celldata_desc *desc, hc_kernel kernel, int sum_into, const char *what) {
+  hc_contract k;
+  assert_int_equal(hc_celldata_contract(desc, kernel, &k), HC_OK);
+  k.sum_into = sum_into;
+  const size_t s = hc_precision_size(k.precision);
+  const int64_t no = hc_contract_numel(&k, HC_ARRAY_OUT), CL = k.C * k.L, n = CL / 2 + 1;
+  void *plain = malloc(s * (size_t)no), *out = malloc(s * (size_t)no);
+  int32_t *nodes = malloc(sizeof(*nodes) * (size_t)CL);
+  double *u = malloc(sizeof(*u) * (size_t)n), *v = malloc(sizeof(*v) * (size_t)CL);
+  uint64_t seed = 11 + (uint64_t)kernel;
+  for (int64_t i = 0; i < no; i++) {
+    const double x = sum_into ? rnd(&seed) : NAN; /* NaNs: every entry must be written */
+    if (k.precision == HC_FLOAT) {
+      ((float *)plain)[i] = (float)x;
+    } else {
+      ((double *)plain)[i] = x;
+    }
+  }
+  memcpy(out, plain, s * (size_t)no);
+  for (int64_t i = 0; i < CL; i++) nodes[i] = (int32_t)((int64_t)((rnd(&seed) + 1.0) / 2 * (double)n) % n);
+  for (int64_t i = 0; i < n; i++) u[i] = rnd(&seed);
+  for (int64_t i = 0; i < CL; i++) v[i] = NAN;
+  if (fused_call(desc, &k, plain) != HC_OK) fail_msg("%s: %s", what, hc_error_message());
+  if (element_call(desc, &k, out, nodes, u, n, v) != HC_OK) fail_msg("%s: %s", what, hc_error_message());
+  if (memcmp(plain, out, s * (size_t)no) != 0)
+    fail_msg("%s: %s %s %s: the element matrices differ from hc_fused_apply's", what, hc_kernel_name(kernel),
+             hc_layout_name(k.layout), hc_precision_name(k.precision));
+  const int minor = k.layout == HC_LAYOUT_CELL_MINOR;
+  for (int64_t c = 0; c < k.C; c++) {
+    for (int l = 0; l < k.L; l++) {
+      double r = 0;
+      for (int j = 0; j < k.L; j++) {
+        const int64_t o = (int64_t)l * k.L + j;
+        r = fma(at(out, minor ? o * k.C + c : c * no / k.C + o, k.precision), u[nodes[c * k.L + j]], r);
+      }
+      const double x = v[c * k.L + l];
+      if (!(x == r))
+        fail_msg("%s: %s %s %s sum_into %d cell %lld row %d: fused %.17g, element apply %.17g", what,
+                 hc_kernel_name(kernel), hc_layout_name(k.layout), hc_precision_name(k.precision), sum_into,
+                 (long long)c, l, x, r);
+    }
+  }
+  free(plain), free(out), free(nodes), free(u), free(v);
+}
+
+/* The element apply with the fused FieldField kernels (hc_fused_element): orders 1 to 4, trilinear and
+   triquadratic cells, both layouts and precisions, sum_into; a backend without it (openmp) says so. */
+static void test_element(void **state) {
+  (void)state;
+  hc_basis *b = NULL;
+  if (hc_fused_element_check(backend) != HC_OK) {
+    assert_int_equal(hc_basis_create(1, 0, &b), HC_OK);
+    double *X0 = mesh_make(2, 1, 1, 8, 1);
+    hc_celldata_desc desc;
+    hc_celldata_desc_init(&desc, b, 2, X0, 1.0, 1.2, 0.8);
+    hc_contract k;
+    assert_int_equal(hc_celldata_contract(&desc, HC_FIELDFIELD_VECTOR, &k), HC_OK);
+    double out[2 * 64], u[16] = {0}, v[16];
+    int32_t nodes[16] = {0};
+    assert_int_equal(hc_fused_element(backend, &desc, &k, out, nodes, u, v), HC_ERR_UNSUPPORTED);
+    assert_non_null(strstr(hc_error_message(), backend_name));
+    free(X0);
+    hc_basis_destroy(&b);
+    return;
+  }
+  /* on cuda: order 1 (dot products) and 4 (the 128 x 128 tile) leave the rows to the element apply's kernel;
+     order 2 (fused_warps), order 2 with 5^3 points (too many for fused_warps: fused_cells' 32 x 32 GEMM) and
+     order 3 (its 64 x 64 GEMM) form them in the kernel */
+  const struct {
+    int p, q, nodes, cells[3];
+  } cases[] = {{1, 0, 8, {3, 2, 2}}, {2, 0, 8, {2, 2, 3}},  {3, 0, 8, {2, 1, 2}},
+               {4, 0, 8, {1, 2, 1}}, {2, 0, 27, {2, 1, 2}}, {2, 5, 8, {2, 1, 2}}};
+  for (size_t ci = 0; ci < sizeof(cases) / sizeof(cases[0]); ci++) {
+    assert_int_equal(hc_basis_create(cases[ci].p, cases[ci].q, &b), HC_OK);
+    const int64_t C = (int64_t)cases[ci].cells[0] * cases[ci].cells[1] * cases[ci].cells[2];
+    double *X0 = mesh_make(cases[ci].cells[0], cases[ci].cells[1], cases[ci].cells[2], cases[ci].nodes, 5 + ci);
+    for (int prec = 0; prec < 2; prec++) {
+      for (int lay = 0; lay < 2; lay++) {
+        hc_celldata_desc desc;
+        hc_celldata_desc_init(&desc, b, C, X0, 1.0, 1.2, 0.8);
+        desc.geometry_nodes = cases[ci].nodes;
+        desc.t = 0.4, desc.motion.A = 0.03, desc.motion.omega = 1.3;
+        desc.precision = (hc_precision)prec;
+        desc.layout = (hc_layout)lay;
+        char what[96];
+        snprintf(what, sizeof(what), "element apply, order %d, %d-node cells", cases[ci].p, cases[ci].nodes);
+        for (int kern = HC_FIELDFIELD_SCALAR; kern <= HC_FIELDFIELD_TENSOR; kern++)
+          for (int sum_into = 0; sum_into < 2; sum_into++) check_element(&desc, (hc_kernel)kern, sum_into, what);
+      }
+    }
+    free(X0);
+    hc_basis_destroy(&b);
+  }
+}
+
 /* Every kernel, layout and precision, orders 1 to 4 and non-default quadratures (7 points per direction: more
    points than a block has threads), trilinear and triquadratic cells, the shear on. */
 static void test_agreement(void **state) {
@@ -237,6 +371,14 @@ static void test_invalid(void **state) {
   assert_int_equal(hc_fused_apply(serial, &desc, &k, out), HC_ERR_UNSUPPORTED);
   assert_non_null(strstr(hc_error_message(), "backend serial"));
   assert_non_null(strstr(hc_error_message(), "not yet on this backend"));
+  /* the element apply takes a square FieldField output alone, and the serial reference has none */
+  int32_t nodes[16] = {0};
+  double u[16] = {0}, v[16];
+  assert_int_equal(hc_fused_element(backend, &desc, &k, out, nodes, u, v), HC_ERR_INPUT);
+  assert_non_null(strstr(hc_error_message(), "square FieldField"));
+  assert_int_equal(hc_celldata_contract(&desc, HC_FIELDFIELD_SCALAR, &k), HC_OK);
+  assert_int_equal(hc_fused_element(serial, &desc, &k, out, nodes, u, v), HC_ERR_UNSUPPORTED);
+  assert_non_null(strstr(hc_error_message(), "backend serial"));
   free(X0);
   hc_basis_destroy(&b);
 }
@@ -249,10 +391,8 @@ int main(int argc, char **argv) {
   }
   if (hc_test_no_device(backend, backend_name)) return 77;
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_agreement),
-      cmocka_unit_test(test_sum_into),
-      cmocka_unit_test(test_bad_cell),
-      cmocka_unit_test(test_invalid),
+      cmocka_unit_test(test_agreement), cmocka_unit_test(test_sum_into), cmocka_unit_test(test_element),
+      cmocka_unit_test(test_bad_cell),  cmocka_unit_test(test_invalid),
   };
   char name[64];
   snprintf(name, sizeof(name), "fused[%s]", backend_name);

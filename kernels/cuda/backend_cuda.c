@@ -29,6 +29,7 @@ const hc_backend hc_backend_cuda = {
     .synchronize = hc_stream_synchronize_cuda,
     .celldata = hc_celldata_fill_cuda,
     .fused = hc_fused_cuda,
+    .fused_element = hc_fused_element_cuda,
     .device_name = hc_device_name_cuda,
     .device_count = hc_device_count_cuda,
     .device_select = hc_device_select_cuda,

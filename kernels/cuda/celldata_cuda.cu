@@ -95,6 +95,11 @@ struct celldata_args {
   const double *grad;  // [L][P][3]
   const double *tabT;  // [P][4][L]: phi and the reference gradient, fields fastest
   unsigned long long *bad;
+  // FieldField's element apply in the fused kernels (hc_fused_element_cuda), else null: the node map [C][L], the
+  // nodal vector u, and v[c][l] = sum_r out[c,l,r] u[cell_nodes[c][r]] ([C][L], doubles)
+  const int32_t *cell_nodes = nullptr;
+  const double *u = nullptr;
+  double *v = nullptr;
 };
 
 // The data functions a kernel's arrays use, packed after J^-1 and w|J| in each point record:
@@ -713,6 +718,15 @@ __global__ void __launch_bounds__(NT, fused_min_blocks<NT>())
         }
         __syncthreads();  // the next chunk or cell overwrites the matrices
       }
+      // with the element apply, u at the cell's nodes into the chunk's right rows (free until the next cell's
+      // chunk, where they hold L doubles, 8-byte aligned), loaded while the matrix is stored
+      const int32_t *cn = a.v ? a.cell_nodes + c * f.Lf : nullptr;
+      double *us = a.v && (size_t)f.RM * f.LDK * sizeof(T) >= (size_t)f.Lf * sizeof(double) &&
+                           (size_t)f.LM * f.LDK * sizeof(T) % sizeof(double) == 0
+                       ? reinterpret_cast<double *>(Rs)
+                       : nullptr;
+      if (us)
+        for (int l = tid; l < f.Lf; l += nt) us[l] = __ldg(&a.u[__ldg(&cn[l])]);
       auto store = [&](int o, T v) { hc_store(&out[cell_minor ? (int64_t)o * C + c : c * f.nout + o], v, sum_into); };
       if constexpr (kGemm) {
         math.store(out + (cell_minor ? c : c * f.nout), f.Lf, f.Rf, 0, 0, sum_into, tid, cell_minor ? C : 1);
@@ -726,6 +740,25 @@ __global__ void __launch_bounds__(NT, fused_min_blocks<NT>())
         }
       } else if (o0 < f.nout) {
         store(o0, acc);
+      }
+      if (a.v) {
+        // the element apply's rows (with the 256-thread GEMM blocks: fused_apply_in_kernel), one thread each,
+        // from the matrix as stored (the block's stores are seen after the barrier), r in the order of the element
+        // apply (assembly_cuda.cu): the same sums
+        __syncthreads();
+        const int64_t rs = cell_minor ? C : 1;
+        for (int l = tid; l < f.Lf; l += nt) {
+          const T *row = out + (cell_minor ? c : c * f.nout) + (int64_t)l * f.Rf * rs;
+          double s = 0;
+          if (us) {
+#pragma unroll 8
+            for (int r = 0; r < f.Rf; r++) s += (double)row[r * rs] * us[r];
+          } else {
+            for (int r = 0; r < f.Rf; r++) s += (double)row[r * rs] * __ldg(&a.u[__ldg(&cn[r])]);
+          }
+          a.v[c * f.Lf + l] = s;
+        }
+        __syncthreads();  // the next cell's chunk overwrites u
       }
     }
   }
@@ -741,8 +774,9 @@ __global__ void __launch_bounds__(NT, fused_min_blocks<NT>())
 // lane keeps one point's metric in registers and takes every fourth row, neighbouring lanes neighbouring rows,
 // so that in double a half-warp's reads and writes fall in distinct banks) and adds their product with the table's
 // columns to its 32 x 32 tile (warp_math: mma.sync in double, FMA register blocks in float), and finally
-// writes the element matrix: cell-major through its shared memory where it fits the chunk's rows (L <= LDC:
-// FieldFieldVector and Tensor up to 28 fields), so that the stores coalesce.
+// writes the element matrix: cell-major through its shared memory (the chunk rows' space, made large enough for
+// L x L), so that the stores coalesce. With the element apply (a.v) it also writes each row's sum against u at
+// the cell's nodes from the staged matrix (cell-minor staged too).
 constexpr int kWarpPoints = 8;                      // points per chunk: 8 Dk entries, whole mma or FMA steps
 constexpr int kWarpRows = 32;                       // the element matrix padded to 32 x 32
 constexpr size_t kFusedWarpSmemBytes = 112 * 1024;  // two blocks per SM
@@ -754,6 +788,7 @@ struct fused_warp_shape {
   int LDK;           // row stride of the table: its entries padded to whole chunks, plus the math's pad
   int LDC;           // row stride of a chunk's right rows: kWarpPoints Dk plus the math's pad
   int warp_doubles;  // per warp: nodes, floor, metrics (made even), then the chunk's right rows [32][LDC] of T
+                     // (or the staged element matrix [L][L], where larger)
   int warp_bytes;
 };
 
@@ -821,14 +856,32 @@ __global__ void __launch_bounds__(kFusedThreads, 2)
       for (int kk = 0; kk < kn; kk += Math::kStepK) math.kstep(Ls + p0 * Dk, w.LDK, Rs, w.LDC, kk, lane);
       __syncwarp();  // the next chunk overwrites the right rows
     }
-    if (cell_minor || L > w.LDC) {
-      math.store(out + (cell_minor ? c : c * L * L), L, L, 0, 0, sum_into, lane, cell_minor ? C : 1);
+    if (cell_minor && !a.v) {
+      math.store(out + c, L, L, 0, 0, sum_into, lane, C);
     } else {
-      math.store(Rs, L, L, 0, 0, 0, lane);  // [L][L] within the chunk's L formed rows, as L <= LDC
+      // staged in the warp's shared memory, [L][L] within the chunk rows' space (made large enough for it,
+      // fused_warp_shape_of): cell-major the stores coalesce; with the element apply the rows, as stored, are at
+      // hand for it (read back from out instead, FieldFieldScalar's double step was 0.72 -> 1.17 ms on an H200)
+      const double ur = a.v && lane < L ? __ldg(&a.u[__ldg(&a.cell_nodes[c * L + lane])]) : 0.0;  // lane r: u_r
+      math.store(Rs, L, L, 0, 0, 0, lane);
       __syncwarp();
-      T *o = out + c * L * L;
-      for (int e = lane; e < L * L; e += 32) hc_store(&o[e], Rs[e], sum_into);
+      for (int e = lane; e < L * L; e += 32) {
+        T *o = cell_minor ? out + (int64_t)e * C + c : out + c * L * L + e;
+        const T val = sum_into ? *o + Rs[e] : Rs[e];  // hc_store's sum
+        *o = val;
+        if (sum_into) Rs[e] = val;
+      }
+      if (a.v) {
+        // row l, lane l: sum_r A[l][r] u_r in the order of the element apply (assembly_cuda.cu), the same sum
+        __syncwarp();
+        const T *row = Rs + (lane < L ? lane : 0) * L;
+        double s = 0;
+        for (int r = 0; r < L; r++) s += (double)row[r] * __shfl_sync(0xffffffffu, ur, r);
+        if (lane < L) a.v[c * L + lane] = s;
+      }
       __syncwarp();  // the next cell's chunks overwrite them
+      // where the matrix covered the chunk's padding rows (FieldFieldScalar), those are zero again
+      for (int it = L * w.LDC + lane; it < L * L && it < kWarpRows * w.LDC; it += 32) Rs[it] = T(0);
     }
   }
 }
@@ -1007,7 +1060,9 @@ fused_warp_shape fused_warp_shape_of(const celldata_args &a) {
   w.LDK = (a.P + kWarpPoints - 1) / kWarpPoints * kWarpPoints * Dk + pad;
   w.LDC = kWarpPoints * Dk + pad;
   w.warp_doubles = (NV * 3 + kFloorDoubles + G * a.P + 1) / 2 * 2;
-  w.warp_bytes = (int)(sizeof(double) * w.warp_doubles + sizeof(T) * kWarpRows * w.LDC);
+  // the chunk's right rows, where the element matrix is staged too ([L][L]: FieldFieldScalar's rows are short)
+  const int rows = kWarpRows * w.LDC >= a.L * a.L ? kWarpRows * w.LDC : (a.L * a.L + 3) / 4 * 4;  // 16 bytes
+  w.warp_bytes = (int)(sizeof(double) * w.warp_doubles + sizeof(T) * rows);
   return w;
 }
 template <typename T>
@@ -1034,6 +1089,18 @@ cudaError_t fused_warps_launch(const celldata_args &a, bool minor, int sum_into,
   kernel<<<hc_cuda_grid((a.C + cells - 1) / cells), kFusedThreads, smem, hc_cuda_stream()>>>(a, w, minor, sum_into,
                                                                                              static_cast<T *>(d_out));
   return cudaGetLastError();
+}
+
+// Whether FieldField's kernel for a.L fields and a.P points takes the element apply (a.v) itself: fused_warps, and
+// fused_cells with the 256-thread GEMM blocks (32 or 64 rows: orders 2 and 3). Not the 128 x 128 tile (order 4),
+// whose block fills an SM so that the rows' loads back from out stall it (on an H200 the three FieldField kernels
+// of order4.yaml took 0.30 ms more, the assembly 0.24 ms less), nor the dot products of order 1 (0.04 ms more,
+// the assembly no less): there the rows come from the element apply's kernel after it (hc_element_rows_cuda).
+template <hc_kernel Kernel, typename T, int NV>
+bool fused_apply_in_kernel(const celldata_args &a) {
+  if (fused_warps_take<Kernel, T, NV>(a)) return true;
+  const fused_shape f = fused_shape_of<Kernel, NV>(a, sizeof(T));
+  return f.BM == 32 || f.BM == 64;
 }
 
 template <hc_kernel Kernel, typename T, int NV, int NT = kFusedThreads, class Math = void>
@@ -1144,6 +1211,11 @@ extern "C" int hc_celldata_fill_cuda(const hc_celldata_desc *desc, hc_kernel ker
 }
 
 extern "C" int hc_fused_cuda(const hc_celldata_desc *desc, const hc_contract *k, void *d_out) {
+  return hc_fused_element_cuda(desc, k, d_out, nullptr, nullptr, nullptr);
+}
+
+extern "C" int hc_fused_element_cuda(const hc_celldata_desc *desc, const hc_contract *k, void *d_out,
+                                     const int32_t *d_cell_nodes, const double *d_u, double *d_v) {
   HC_CHECK(k->C == desc->C, HC_ERR_INPUT, "fused assembly: the contraction has %lld cells, the cell data %lld",
            (long long)k->C, (long long)desc->C);
   HC_CHECK(hc_kernel_family(k->kernel) != HC_FAMILY_FIELDFIELD || desc->basis->L <= kFusedMaxFields, HC_ERR_UNSUPPORTED,
@@ -1176,6 +1248,31 @@ extern "C" int hc_fused_cuda(const hc_celldata_desc *desc, const hc_contract *k,
              "take more than the shared memory a block has",
              hc_kernel_name(k->kernel), desc->basis->P);
   }
-  return celldata_call(desc, "fused assembly",
-                       [&](const celldata_args &a) { return fused_any(a, desc->geometry_nodes, k, d_out); });
+  // the element apply's rows in the kernel that forms the matrices, or after it (fused_apply_in_kernel)
+  bool in_kernel = false;
+  if (d_v) {
+    celldata_args a{};
+    a.L = desc->basis->L;
+    a.P = desc->basis->P;
+    const bool f32 = k->precision == HC_FLOAT, n27 = desc->geometry_nodes == 27;
+    in_kernel = with_kernel(k->kernel, [&](auto kk) {
+                  constexpr hc_kernel K = decltype(kk)::value;
+                  if constexpr ((hc_family)(K / 3) == HC_FAMILY_FIELDFIELD) {
+                    const bool in =
+                        n27 ? (f32 ? fused_apply_in_kernel<K, float, 27>(a) : fused_apply_in_kernel<K, double, 27>(a))
+                            : (f32 ? fused_apply_in_kernel<K, float, 8>(a) : fused_apply_in_kernel<K, double, 8>(a));
+                    return in ? cudaSuccess : cudaErrorNotSupported;
+                  } else {
+                    return cudaErrorNotSupported;
+                  }
+                }) == cudaSuccess;
+  }
+  HC_CALL(celldata_call(desc, in_kernel ? "fused assembly with the element apply" : "fused assembly",
+                        [&](const celldata_args &a) {
+                          celldata_args b = a;
+                          if (in_kernel) b.cell_nodes = d_cell_nodes, b.u = d_u, b.v = d_v;
+                          return fused_any(b, desc->geometry_nodes, k, d_out);
+                        }));
+  if (d_v && !in_kernel) HC_CALL(hc_element_rows_cuda(k, d_out, d_cell_nodes, d_u, d_v));
+  return HC_OK;
 }
