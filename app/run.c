@@ -360,7 +360,8 @@ static int hc_run_setup(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
     for (int kid = 0; kid < HC_NUM_KERNELS; kid++) run->d_y[kid] = run->y[kid];
   }
   /* Fused, where the backend's FieldField kernels also apply each element matrix to u as they form it: their rows
-     A_c u_c, which the assembly then scatters as a vector instead of reading the matrices back (hc_run_kernel). */
+     A_c u_c, which the assembly then scatters as a vector instead of reading the matrices back (hc_run_kernel, for
+     the cases the backend takes: hc_fused_element_takes). */
   if (cfg->fused && hc_run_any_fieldfield(run) && hc_fused_element_check(be) == HC_OK)
     HC_CALL(be->mem_alloc(sizeof(double) * (size_t)(m->C * m->nodes_per_cell), (void **)&run->d_v));
   return HC_OK;
@@ -629,8 +630,10 @@ static int hc_run_kernel(hc_run *run, const hc_celldata_desc *desc, int kid, int
   const hc_contract *k = &run->k[kid];
   double t0;
   hc_family fam = hc_kernel_family((hc_kernel)kid);
-  /* FieldField's element apply rows from the fused kernel (run->d_v), the assembly a vector's */
-  double *v = run->cfg.fused && fam == HC_FAMILY_FIELDFIELD ? run->d_v : NULL;
+  /* FieldField's element apply rows from the fused kernel (run->d_v) where it takes them, the assembly a vector's */
+  double *v = run->cfg.fused && fam == HC_FAMILY_FIELDFIELD && run->d_v && hc_fused_element_takes(be, desc, k) == HC_OK
+                  ? run->d_v
+                  : NULL;
   if (run->cfg.fused) {
     /* The fused kernel, timed as the kernel's contraction; the cell-data phase stays empty. */
     hc_run_range(run, "fused", kid);

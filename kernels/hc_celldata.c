@@ -71,7 +71,7 @@ int hc_celldata_fill(const hc_backend *backend, const hc_celldata_desc *desc, hc
 }
 
 /* The checks of hc_fused_apply's arguments. */
-static int hc_fused_args(const hc_backend *backend, const hc_celldata_desc *desc, const hc_contract *k, void *out) {
+static int hc_fused_args(const hc_backend *backend, const hc_celldata_desc *desc, const hc_contract *k) {
   hc_contract kd;
   HC_CHECK(backend && k, HC_ERR_INPUT, "fused assembly: no backend or no problem");
   HC_CALL(hc_celldata_contract(desc, k->kernel, &kd));
@@ -80,7 +80,6 @@ static int hc_fused_args(const hc_backend *backend, const hc_celldata_desc *desc
            HC_ERR_INPUT, "fused assembly: the %s problem does not match the cell data (C %lld, L %d, P %d, %s, %s)",
            hc_kernel_name(k->kernel), (long long)kd.C, kd.L, kd.P, hc_layout_name(kd.layout),
            hc_precision_name(kd.precision));
-  HC_CHECK(out, HC_ERR_INPUT, "fused assembly: %s needs an output array", hc_kernel_name(k->kernel));
   return HC_OK;
 }
 
@@ -95,18 +94,24 @@ static int hc_fused_named(const hc_backend *backend, int rc) {
 }
 
 int hc_fused_apply(const hc_backend *backend, const hc_celldata_desc *desc, const hc_contract *k, void *out) {
-  HC_CALL(hc_fused_args(backend, desc, k, out));
+  HC_CALL(hc_fused_args(backend, desc, k));
+  HC_CHECK(out, HC_ERR_INPUT, "fused assembly: %s needs an output array", hc_kernel_name(k->kernel));
   return hc_fused_named(backend, backend->fused(desc, k, out));
+}
+
+int hc_fused_element_takes(const hc_backend *backend, const hc_celldata_desc *desc, const hc_contract *k) {
+  HC_CALL(hc_fused_args(backend, desc, k));
+  HC_CHECK(hc_kernel_family(k->kernel) == HC_FAMILY_FIELDFIELD && k->L == k->R, HC_ERR_INPUT,
+           "fused assembly: the element apply takes a square FieldField output, got %s with L = %d, R = %d",
+           hc_kernel_name(k->kernel), k->L, k->R);
+  return hc_fused_named(backend, backend->fused_element(desc, k, NULL, NULL, NULL, NULL));
 }
 
 int hc_fused_element(const hc_backend *backend, const hc_celldata_desc *desc, const hc_contract *k, void *out,
                      const int32_t *cell_nodes, const double *u, double *v) {
-  HC_CALL(hc_fused_args(backend, desc, k, out));
-  HC_CHECK(hc_kernel_family(k->kernel) == HC_FAMILY_FIELDFIELD && k->L == k->R, HC_ERR_INPUT,
-           "fused assembly: the element apply takes a square FieldField output, got %s with L = %d, R = %d",
-           hc_kernel_name(k->kernel), k->L, k->R);
-  HC_CHECK(cell_nodes && u && v, HC_ERR_INPUT, "fused assembly: the element apply of %s needs cell_nodes, u and v",
-           hc_kernel_name(k->kernel));
+  HC_CALL(hc_fused_element_takes(backend, desc, k));
+  HC_CHECK(out && cell_nodes && u && v, HC_ERR_INPUT,
+           "fused assembly: the element apply of %s needs out, cell_nodes, u and v", hc_kernel_name(k->kernel));
   return hc_fused_named(backend, backend->fused_element(desc, k, out, cell_nodes, u, v));
 }
 

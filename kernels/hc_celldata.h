@@ -75,9 +75,14 @@ int hc_fused_apply(const hc_backend *backend, const hc_celldata_desc *desc, cons
    layout; cell_nodes: [C][L]; u: nodal; all in backend memory), each entry of out as stored and r in order, the
    sums the element apply (hc_backend.assemble_apply) scatters, so that assembling v as a vector
    (hc_backend.assemble_vector) gives its y. A backend without the operation (hc_backend.fused_element: cuda
-   alone has it; hc_fused_element_check) gives HC_ERR_UNSUPPORTED naming it. */
+   alone has it; hc_fused_element_check), or whose kernel does not take k's case (cuda: orders 1 and 4), gives
+   HC_ERR_UNSUPPORTED naming it and computes nothing. */
 int hc_fused_element(const hc_backend *backend, const hc_celldata_desc *desc, const hc_contract *k, void *out,
                      const int32_t *cell_nodes, const double *u, double *v);
+
+/* Whether hc_fused_element takes k's case on backend: HC_OK, or HC_ERR_UNSUPPORTED (with why) where it would
+   refuse it, HC_ERR_INPUT where the arguments are not a square FieldField problem of desc. Runs nothing. */
+int hc_fused_element_takes(const hc_backend *backend, const hc_celldata_desc *desc, const hc_contract *k);
 
 /* Host, serial: the geometry of every cell and point. desc->X0 in host memory. geom: [C][P]. Inverted or
    degenerate cells are the same error as in hc_celldata_fill. */

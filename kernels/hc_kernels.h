@@ -203,8 +203,9 @@ typedef struct hc_backend {
      its sum_into. Default: HC_ERR_UNSUPPORTED, "fused assembly is not yet on this backend". */
   int (*fused)(const struct hc_celldata_desc *desc, const hc_contract *k, void *out);
   /* Fused assembly with FieldField's element apply (see hc_fused_element): as fused for a square FieldField k,
-     and also v[c][l] = sum_r out[c,l,r] u[cell_nodes[c][r]] while each cell's matrix is in the kernel's scratch.
-     Default: HC_ERR_UNSUPPORTED (hc_fused_element_check says so beforehand). */
+     and also v[c][l] = sum_r out[c,l,r] u[cell_nodes[c][r]] while each cell's matrix is in the kernel's scratch;
+     HC_ERR_UNSUPPORTED, doing nothing, where it does not take k's case, and with out NULL only that answer
+     (hc_fused_element_takes). Default: HC_ERR_UNSUPPORTED for every case (hc_fused_element_check). */
   int (*fused_element)(const struct hc_celldata_desc *desc, const hc_contract *k, void *out, const int32_t *cell_nodes,
                        const double *u, double *v);
   /* The backend's memory (default: 64-byte aligned host memory, memmove, nothing to wait for). mem_zero zeroes

@@ -231,8 +231,9 @@ static void check_element(const hc_celldata_desc *desc, hc_kernel kernel, int su
   free(plain), free(out), free(nodes), free(u), free(v);
 }
 
-/* The element apply with the fused FieldField kernels (hc_fused_element): orders 1 to 4, trilinear and
-   triquadratic cells, both layouts and precisions, sum_into; a backend without it (openmp) says so. */
+/* The element apply with the fused FieldField kernels (hc_fused_element): orders 2 and 3, trilinear and
+   triquadratic cells, both layouts and precisions, sum_into; orders 1 and 4 refused on cuda (left to the
+   assembly), every case by a backend without it (openmp). */
 static void test_element(void **state) {
   (void)state;
   hc_basis *b = NULL;
@@ -247,17 +248,18 @@ static void test_element(void **state) {
     int32_t nodes[16] = {0};
     assert_int_equal(hc_fused_element(backend, &desc, &k, out, nodes, u, v), HC_ERR_UNSUPPORTED);
     assert_non_null(strstr(hc_error_message(), backend_name));
+    assert_int_equal(hc_fused_element_takes(backend, &desc, &k), HC_ERR_UNSUPPORTED);
     free(X0);
     hc_basis_destroy(&b);
     return;
   }
-  /* on cuda: order 1 (dot products) and 4 (the 128 x 128 tile) leave the rows to the element apply's kernel;
-     order 2 (fused_warps), order 2 with 5^3 points (too many for fused_warps: fused_cells' 32 x 32 GEMM) and
-     order 3 (its 64 x 64 GEMM) form them in the kernel */
+  /* on cuda: order 2 (fused_warps), order 2 with 5^3 points (too many for fused_warps: fused_cells' 32 x 32 GEMM)
+     and order 3 (its 64 x 64 GEMM) form the rows in the kernel; order 1 (dot products) and 4 (the 128 x 128 tile)
+     do not take them (takes 0) */
   const struct {
-    int p, q, nodes, cells[3];
-  } cases[] = {{1, 0, 8, {3, 2, 2}}, {2, 0, 8, {2, 2, 3}},  {3, 0, 8, {2, 1, 2}},
-               {4, 0, 8, {1, 2, 1}}, {2, 0, 27, {2, 1, 2}}, {2, 5, 8, {2, 1, 2}}};
+    int p, q, nodes, takes, cells[3];
+  } cases[] = {{2, 0, 8, 1, {2, 2, 3}}, {3, 0, 8, 1, {2, 1, 2}}, {2, 0, 27, 1, {2, 1, 2}},
+               {2, 5, 8, 1, {2, 1, 2}}, {1, 0, 8, 0, {3, 2, 2}}, {4, 0, 8, 0, {1, 2, 1}}};
   for (size_t ci = 0; ci < sizeof(cases) / sizeof(cases[0]); ci++) {
     assert_int_equal(hc_basis_create(cases[ci].p, cases[ci].q, &b), HC_OK);
     const int64_t C = (int64_t)cases[ci].cells[0] * cases[ci].cells[1] * cases[ci].cells[2];
@@ -272,8 +274,22 @@ static void test_element(void **state) {
         desc.layout = (hc_layout)lay;
         char what[96];
         snprintf(what, sizeof(what), "element apply, order %d, %d-node cells", cases[ci].p, cases[ci].nodes);
-        for (int kern = HC_FIELDFIELD_SCALAR; kern <= HC_FIELDFIELD_TENSOR; kern++)
+        for (int kern = HC_FIELDFIELD_SCALAR; kern <= HC_FIELDFIELD_TENSOR; kern++) {
+          hc_contract k;
+          assert_int_equal(hc_celldata_contract(&desc, (hc_kernel)kern, &k), HC_OK);
+          const int takes = hc_fused_element_takes(backend, &desc, &k);
+          if (!cases[ci].takes) {
+            /* refused, before any work: the run applies the matrices in its assembly */
+            if (takes != HC_ERR_UNSUPPORTED) fail_msg("%s: %s taken", what, hc_kernel_name((hc_kernel)kern));
+            int32_t nodes[64] = {0};
+            double u[64] = {0}, v[64];
+            assert_int_equal(hc_fused_element(backend, &desc, &k, v, nodes, u, v), HC_ERR_UNSUPPORTED);
+            assert_non_null(strstr(hc_error_message(), "leaves the element apply to the assembly"));
+            continue;
+          }
+          if (takes != HC_OK) fail_msg("%s: %s", what, hc_error_message());
           for (int sum_into = 0; sum_into < 2; sum_into++) check_element(&desc, (hc_kernel)kern, sum_into, what);
+        }
       }
     }
     free(X0);

@@ -47,19 +47,8 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// The element apply's row sum s of (cell c, row l): added to y[nodes[c][l]], or with Rows stored as y[c][l] (the
-// rows alone, [C][L], for the fused kernels that leave them to this kernel: hc_element_rows_cuda).
-template <bool Rows>
-__device__ __forceinline__ void apply_out(double *y, const int32_t *nodes, int64_t c, int L, int l, double s) {
-  if (Rows) {
-    y[c * L + l] = s;
-  } else {
-    atomicAdd(&y[nodes[c * L + l]], s);
-  }
-}
-
 // y[nodes[c][l]] += sum_r A[c,l,r] u[nodes[c][r]]
-template <typename T, bool CellMinor, bool Rows = false>
+template <typename T, bool CellMinor>
 __global__ void __launch_bounds__(kThreads)
     assemble_apply(int64_t C, int L, const T *__restrict__ A, const int32_t *__restrict__ nodes,
                    const double *__restrict__ u, double *y) {
@@ -71,14 +60,14 @@ __global__ void __launch_bounds__(kThreads)
     const int32_t *cn = nodes + c * L;
     double s = 0;
     for (int r = 0; r < L; r++) s += (double)A[entry<CellMinor>(c, (int64_t)l * L + r, C, LL)] * u[cn[r]];
-    apply_out<Rows>(y, nodes, c, L, l, s);
+    atomicAdd(&y[cn[l]], s);
   }
 }
 
 // Cell-major, G cells at a time: the cells' element matrices, one contiguous run, copied into shared memory
 // (row stride LD, odd, so that the threads' rows fall in distinct banks) and u at their nodes; then one thread
 // per (cell, row) sums its row as assemble_apply does, in the same order.
-template <typename T, bool Rows = false>
+template <typename T>
 __global__ void __launch_bounds__(kThreads)
     assemble_apply_staged(int64_t C, int L, int G, const T *__restrict__ A, const int32_t *__restrict__ nodes,
                           const double *__restrict__ u, double *y) {
@@ -98,7 +87,7 @@ __global__ void __launch_bounds__(kThreads)
       const double *uc = us + i / L * L;
       double s = 0;
       for (int r = 0; r < L; r++) s += (double)row[r] * uc[r];
-      apply_out<Rows>(y, nodes, c0, L, i, s);
+      atomicAdd(&y[nodes[c0 * L + i]], s);
     }
     __syncthreads();  // the next cells overwrite the matrices
   }
@@ -132,7 +121,7 @@ cudaError_t launch_vector(const hc_contract *k, const void *d_out, const int32_t
   return cudaGetLastError();
 }
 
-template <typename T, bool Rows = false>
+template <typename T>
 cudaError_t launch_apply(const hc_contract *k, const void *d_A, const int32_t *d_nodes, const double *d_u,
                          double *d_y) {
   const unsigned grid = hc_cuda_grid((k->C * k->L + kThreads - 1) / kThreads);
@@ -141,14 +130,14 @@ cudaError_t launch_apply(const hc_contract *k, const void *d_A, const int32_t *d
   if (k->layout == HC_LAYOUT_CELL_MAJOR && G >= 2) {
     // fewer than two cells per block would leave most threads idle: the plain kernel below then
     const size_t smem = (size_t)G * apply_cell_bytes<T>(k->L);
-    const cudaError_t err = hc_cuda_allow_smem(assemble_apply_staged<T, Rows>, smem);
+    const cudaError_t err = hc_cuda_allow_smem(assemble_apply_staged<T>, smem);
     if (err != cudaSuccess) return err;
-    assemble_apply_staged<T, Rows>
+    assemble_apply_staged<T>
         <<<hc_cuda_grid((k->C + G - 1) / G), kThreads, smem, hc_cuda_stream()>>>(k->C, k->L, G, A, d_nodes, d_u, d_y);
   } else if (k->layout == HC_LAYOUT_CELL_MINOR) {
-    assemble_apply<T, true, Rows><<<grid, kThreads, 0, hc_cuda_stream()>>>(k->C, k->L, A, d_nodes, d_u, d_y);
+    assemble_apply<T, true><<<grid, kThreads, 0, hc_cuda_stream()>>>(k->C, k->L, A, d_nodes, d_u, d_y);
   } else {
-    assemble_apply<T, false, Rows><<<grid, kThreads, 0, hc_cuda_stream()>>>(k->C, k->L, A, d_nodes, d_u, d_y);
+    assemble_apply<T, false><<<grid, kThreads, 0, hc_cuda_stream()>>>(k->C, k->L, A, d_nodes, d_u, d_y);
   }
   return cudaGetLastError();
 }
@@ -281,16 +270,6 @@ extern "C" int hc_assemble_apply_cuda(const hc_contract *k, const void *d_A, con
     HC_CALL_CUDA_LAUNCH(launch_apply<float>(k, d_A, d_cell_nodes, d_u, d_y), "element apply");
   } else {
     HC_CALL_CUDA_LAUNCH(launch_apply<double>(k, d_A, d_cell_nodes, d_u, d_y), "element apply");
-  }
-  return HC_OK;
-}
-
-extern "C" int hc_element_rows_cuda(const hc_contract *k, const void *d_A, const int32_t *d_cell_nodes,
-                                    const double *d_u, double *d_v) {
-  if (k->precision == HC_FLOAT) {
-    HC_CALL_CUDA_LAUNCH((launch_apply<float, true>(k, d_A, d_cell_nodes, d_u, d_v)), "element apply rows");
-  } else {
-    HC_CALL_CUDA_LAUNCH((launch_apply<double, true>(k, d_A, d_cell_nodes, d_u, d_v)), "element apply rows");
   }
   return HC_OK;
 }

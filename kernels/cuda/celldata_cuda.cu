@@ -1091,11 +1091,12 @@ cudaError_t fused_warps_launch(const celldata_args &a, bool minor, int sum_into,
   return cudaGetLastError();
 }
 
-// Whether FieldField's kernel for a.L fields and a.P points takes the element apply (a.v) itself: fused_warps, and
+// Whether FieldField's kernel for a.L fields and a.P points takes the element apply (a.v): fused_warps, and
 // fused_cells with the 256-thread GEMM blocks (32 or 64 rows: orders 2 and 3). Not the 128 x 128 tile (order 4),
 // whose block fills an SM so that the rows' loads back from out stall it (on an H200 the three FieldField kernels
-// of order4.yaml took 0.30 ms more, the assembly 0.24 ms less), nor the dot products of order 1 (0.04 ms more,
-// the assembly no less): there the rows come from the element apply's kernel after it (hc_element_rows_cuda).
+// of order4.yaml took 0.30 ms more, the assembly 0.24 ms less; the element apply's kernel storing the rows after
+// it, 0.22 ms more), nor the dot products of order 1 (0.04 ms more, the assembly no less): there
+// hc_fused_element_cuda says it does not take the case, and the run applies the matrices in its assembly.
 template <hc_kernel Kernel, typename T, int NV>
 bool fused_apply_in_kernel(const celldata_args &a) {
   if (fused_warps_take<Kernel, T, NV>(a)) return true;
@@ -1248,9 +1249,9 @@ extern "C" int hc_fused_element_cuda(const hc_celldata_desc *desc, const hc_cont
              "take more than the shared memory a block has",
              hc_kernel_name(k->kernel), desc->basis->P);
   }
-  // the element apply's rows in the kernel that forms the matrices, or after it (fused_apply_in_kernel)
+  // the element apply's rows in the kernel that forms the matrices, where it takes them (fused_apply_in_kernel)
   bool in_kernel = false;
-  if (d_v) {
+  if (d_v || !d_out) {
     celldata_args a{};
     a.L = desc->basis->L;
     a.P = desc->basis->P;
@@ -1267,12 +1268,15 @@ extern "C" int hc_fused_element_cuda(const hc_celldata_desc *desc, const hc_cont
                   }
                 }) == cudaSuccess;
   }
-  HC_CALL(celldata_call(desc, in_kernel ? "fused assembly with the element apply" : "fused assembly",
-                        [&](const celldata_args &a) {
-                          celldata_args b = a;
-                          if (in_kernel) b.cell_nodes = d_cell_nodes, b.u = d_u, b.v = d_v;
-                          return fused_any(b, desc->geometry_nodes, k, d_out);
-                        }));
-  if (d_v && !in_kernel) HC_CALL(hc_element_rows_cuda(k, d_out, d_cell_nodes, d_u, d_v));
-  return HC_OK;
+  HC_CHECK(in_kernel || (d_out && !d_v), HC_ERR_UNSUPPORTED,
+           "fused assembly on cuda: %s with %d fields and %d points leaves the element apply to the assembly (its "
+           "kernel takes it with orders 2 and 3's GEMMs)",
+           hc_kernel_name(k->kernel), desc->basis->L, desc->basis->P);
+  if (!d_out) return HC_OK;  // the question alone
+  return celldata_call(desc, d_v ? "fused assembly with the element apply" : "fused assembly",
+                       [&](const celldata_args &a) {
+                         celldata_args b = a;
+                         b.cell_nodes = d_cell_nodes, b.u = d_u, b.v = d_v;
+                         return fused_any(b, desc->geometry_nodes, k, d_out);
+                       });
 }

@@ -32,13 +32,10 @@ int hc_celldata_fill_cuda(const struct hc_celldata_desc *desc, hc_kernel kernel,
 /* The fused assembly (hc_backend.fused): k's output from desc's geometry nodes, without the input arrays. */
 int hc_fused_cuda(const struct hc_celldata_desc *desc, const hc_contract *k, void *d_out);
 /* The same with FieldField's element apply (hc_backend.fused_element): also d_v[c][l] = sum_r out[c,l,r]
-   d_u[d_cell_nodes[c][r]], from each cell's matrix as its kernel stores it. */
+   d_u[d_cell_nodes[c][r]], from each cell's matrix as its kernel stores it, where the kernel takes it (orders 2
+   and 3; else HC_ERR_UNSUPPORTED, and with d_out null only that answer). */
 int hc_fused_element_cuda(const struct hc_celldata_desc *desc, const hc_contract *k, void *d_out,
                           const int32_t *d_cell_nodes, const double *d_u, double *d_v);
-/* The element apply's rows of k's square FieldField output d_A: d_v[c][l] = sum_r A[c,l,r] d_u[d_cell_nodes[c][r]]
-   ([C][L]), the sums hc_assemble_apply_cuda adds into y, on the stream (for the fused kernels that leave them). */
-int hc_element_rows_cuda(const hc_contract *k, const void *d_A, const int32_t *d_cell_nodes, const double *d_u,
-                         double *d_v);
 
 /* Devices: how many this process sees (none: HC_ERR_RESOURCE), choosing one (before any other call of
    the backend), its name "model (device n, PCI dddd:bb:dd.f, UUID GPU-...)" and its free and total
