@@ -199,6 +199,80 @@ static void test_numbering_hex8(void **state) {
   if (hc_mesh_ptscotch_built() || nranks_ == 1) check_box(8, 3, HC_PARTITIONER_PTSCOTCH, 0);
 }
 
+/* A box of 4 x 4 x 4 cells with holes: the cells that a fixed hash picks are left out, so the mesh has re-entrant
+   corners and edges that cells hold with none of their boundary faces (a cell beside a hole's corner only), and a
+   node's boundary flag must come from all the cells that hold it, on whatever ranks. Every rank's copy of a node
+   has the same flag, and the nodes and boundary nodes are those of the solid: at lattice point (X, Y, Z) (0..4p in
+   each direction) there is a node when one of the 8 cells around the point is in the mesh, a boundary node when
+   one of them is not. */
+static int present(int i, int j, int k) {
+  if (i < 0 || j < 0 || k < 0 || i > 3 || j > 3 || k > 3) return 0;
+  return (i * 7 + j * 5 + k * 3 + i * j * k) % 5 != 0;
+}
+
+static void check_holes(int G, int order, hc_partitioner partitioner) {
+  test_box b;
+  make_box(&b, G, 4, 4, 4, 1);
+  int64_t N = 0;
+  for (int64_t c = 0; c < 64; c++)
+    if (present((int)(c % 4), (int)(c / 4 % 4), (int)(c / 16))) {
+      memmove(b.cells + N * G, b.cells + c * G, (size_t)G * sizeof(int64_t));
+      N++;
+    }
+  b.mc.num_cells = N;
+  hc_mesh *m = NULL;
+  int err = create(&b.mc, order, partitioner, &m);
+  EXPECT(err == 0, "create: %s", hc_error_message());
+  if (!err) {
+    const int p = order, n = 4 * p + 1;
+    int64_t NG = 0, NB = 0;
+    for (int Z = 0; Z < n; Z++)
+      for (int Y = 0; Y < n; Y++)
+        for (int X = 0; X < n; X++) {
+          int around = 0;
+          for (int o = 0; o < 8; o++) {
+            const int cx = (o & 1) ? X / p : (X - 1 + p) / p - 1, cy = (o & 2) ? Y / p : (Y - 1 + p) / p - 1,
+                      cz = (o & 4) ? Z / p : (Z - 1 + p) / p - 1;
+            around += present(cx, cy, cz);
+          }
+          NG += around > 0;
+          NB += around > 0 && around < 8;
+        }
+    EXPECT(m->num_global_nodes == NG, "holes: %lld global nodes, want %lld", (long long)m->num_global_nodes,
+           (long long)NG);
+    int *lo = malloc((size_t)NG * sizeof(int)), *hi = malloc((size_t)NG * sizeof(int));
+    int *lo_all = malloc((size_t)NG * sizeof(int)), *hi_all = malloc((size_t)NG * sizeof(int));
+    for (int64_t g = 0; g < NG; g++) lo[g] = 2, hi[g] = -1;
+    for (int64_t l = 0; l < m->num_nodes; l++) {
+      const int64_t g = m->node_global_id[l];
+      if (g < 0 || g >= NG) continue;
+      lo[g] = m->node_boundary[l] < lo[g] ? m->node_boundary[l] : lo[g];
+      hi[g] = m->node_boundary[l] > hi[g] ? m->node_boundary[l] : hi[g];
+    }
+    MPI_Allreduce(lo, lo_all, (int)NG, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(hi, hi_all, (int)NG, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    int64_t boundary = 0, differ = 0;
+    for (int64_t g = 0; g < NG; g++) boundary += hi_all[g] == 1, differ += lo_all[g] != hi_all[g];
+    EXPECT(differ == 0, "holes: %lld nodes flagged differently on two ranks", (long long)differ);
+    EXPECT(boundary == NB, "holes (G %d, p %d, partitioner %d): %lld boundary nodes, want %lld", G, p, (int)partitioner,
+           (long long)boundary, (long long)NB);
+    free(lo), free(hi), free(lo_all), free(hi_all);
+  }
+  hc_mesh_destroy(&m);
+  free_box(&b);
+  assert_all_ranks_ok();
+}
+
+static void test_holes(void **state) {
+  (void)state;
+  for (int p = 1; p <= 3; p++)
+    for (int G = 8; G <= 27; G += 19) {
+      check_holes(G, p, HC_PARTITIONER_BLOCKS);
+      if (hc_mesh_metis_built()) check_holes(G, p, HC_PARTITIONER_METIS);
+      if (hc_mesh_ptscotch_built() || nranks_ == 1) check_holes(G, p, HC_PARTITIONER_PTSCOTCH);
+    }
+}
+
 static void test_numbering_hex27(void **state) {
   (void)state;
   for (int p = 1; p <= 4; p++) {
@@ -321,10 +395,8 @@ int main(int argc, char **argv) {
   /* One copy of cmocka's report: every rank reaches the same verdicts. */
   if (rank_ > 0 && !freopen("/dev/null", "w", stdout)) return 1;
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_numbering_hex8),
-      cmocka_unit_test(test_numbering_hex27),
-      cmocka_unit_test(test_volume_bounds),
-      cmocka_unit_test(test_bad_meshes),
+      cmocka_unit_test(test_numbering_hex8), cmocka_unit_test(test_numbering_hex27), cmocka_unit_test(test_holes),
+      cmocka_unit_test(test_volume_bounds),  cmocka_unit_test(test_bad_meshes),
   };
   int failed = cmocka_run_group_tests_name("mesh_cells", tests, NULL, NULL), any = 0;
   MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
