@@ -74,8 +74,8 @@ int hc_fused_apply(const hc_backend *backend, const hc_celldata_desc *desc, cons
    backend's scratch: v[c][l] = sum_r out[c,l,r] u[cell_nodes[c][r]] (v: [C][L] doubles, cell-major whatever k's
    layout; cell_nodes: [C][L]; u: nodal; all in backend memory), each entry of out as stored and r in order, the
    sums the element apply (hc_backend.assemble_apply) scatters, so that assembling v as a vector
-   (hc_backend.assemble_vector) gives its y. A backend without the operation (hc_backend.fused_element: cuda
-   alone has it; hc_fused_element_check), or whose kernel does not take k's case (cuda: orders 1 and 4), gives
+   (hc_backend.assemble_vector) gives its y. A backend without the operation (hc_backend.fused_element: cuda and
+   openmp have it; hc_fused_element_check), or whose kernel does not take k's case (cuda: orders 1 and 4), gives
    HC_ERR_UNSUPPORTED naming it and computes nothing. */
 int hc_fused_element(const hc_backend *backend, const hc_celldata_desc *desc, const hc_contract *k, void *out,
                      const int32_t *cell_nodes, const double *u, double *v);
@@ -105,8 +105,11 @@ int hc_celldata_cell_error(const hc_celldata_desc *desc, int64_t c, const double
 /* The backends' implementations (the `celldata` member of their tables): desc already validated. */
 int hc_celldata_fill_serial(const hc_celldata_desc *desc, hc_kernel kernel, void *left, void *right);
 int hc_celldata_fill_openmp(const hc_celldata_desc *desc, hc_kernel kernel, void *left, void *right);
-/* The openmp backend's fused operation (hc_backend.fused): desc and k already checked. */
+/* The openmp backend's fused operations (hc_backend.fused, .fused_element: every square FieldField case, the rows
+   as the host's element apply sums them): desc and k already checked. */
 int hc_fused_openmp(const hc_celldata_desc *desc, const hc_contract *k, void *out);
+int hc_fused_element_openmp(const hc_celldata_desc *desc, const hc_contract *k, void *out, const int32_t *cell_nodes,
+                            const double *u, double *v);
 
 #ifdef __cplusplus
 }

@@ -349,15 +349,17 @@ int hc_celldata_fill_openmp(const hc_celldata_desc *desc, hc_kernel kernel, void
   return HC_OK;
 }
 
-int hc_fused_openmp(const hc_celldata_desc *desc, const hc_contract *k, void *out) {
+/* hc_fused_openmp, with the element apply's rows where v is given (FieldField). */
+static int hc_fused_run_openmp(const hc_celldata_desc *desc, const hc_contract *k, void *out, const int32_t *cell_nodes,
+                               const double *u, double *v) {
   const int64_t P = desc->basis->P;
   const int n = desc->geometry_nodes;
   hc_cd_shape shape;
   int failed = hc_cd_shape_create(desc, &shape) != HC_OK;
   int64_t bad = -1;
   if (!failed) {
-    bad = desc->precision == HC_FLOAT ? hc_fused_openmp_f32(&shape, k, (float *)out, &failed)
-                                      : hc_fused_openmp_f64(&shape, k, (double *)out, &failed);
+    bad = desc->precision == HC_FLOAT ? hc_fused_openmp_f32(&shape, k, (float *)out, cell_nodes, u, v, &failed)
+                                      : hc_fused_openmp_f64(&shape, k, (double *)out, cell_nodes, u, v, &failed);
   }
   free(shape.N);
   free(shape.dN);
@@ -366,4 +368,15 @@ int hc_fused_openmp(const hc_celldata_desc *desc, const hc_contract *k, void *ou
            (long long)P);
   if (bad >= 0) return hc_celldata_cell_error(desc, bad, desc->X0 + 3 * n * bad);
   return HC_OK;
+}
+
+int hc_fused_openmp(const hc_celldata_desc *desc, const hc_contract *k, void *out) {
+  return hc_fused_run_openmp(desc, k, out, NULL, NULL, NULL);
+}
+
+int hc_fused_element_openmp(const hc_celldata_desc *desc, const hc_contract *k, void *out, const int32_t *cell_nodes,
+                            const double *u, double *v) {
+  /* Every square FieldField case (hc_fused_element_takes asks with out NULL). */
+  if (!out) return HC_OK;
+  return hc_fused_run_openmp(desc, k, out, cell_nodes, u, v);
 }

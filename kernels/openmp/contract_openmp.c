@@ -147,6 +147,7 @@ const hc_backend hc_backend_openmp = {
     .supports = hc_supports_openmp,
     .celldata = hc_celldata_fill_openmp,
     .fused = hc_fused_openmp,
+    .fused_element = hc_fused_element_openmp,
     .mem_copy = hc_mem_copy_openmp,
     .assemble_vector = hc_assemble_vector_openmp,
     .assemble_apply = hc_assemble_apply_openmp,

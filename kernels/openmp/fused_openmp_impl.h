@@ -97,12 +97,14 @@ static void HC_FN(hc_fused_ff_left)(int rank, const hc_basis *b, HC_REAL *restri
    each cell's right rows: from HC_OMP_FF_GEMM_L fields on formed straight into the packed panel of the
    materialized contraction's GEMM tiles, transposed, the whole K at once (bt: [K][rp], hc_fused_ff_right_packed),
    else in rows (rb: [L][K], hc_fused_ff_right) for dot products; DataField in the reference space
-   (hc_fused_df_cell); DataData from its per-point entries as the cell data rounds them. dv: [9 P + L + 3 P L]
-   doubles. Returns the lowest inverted or degenerate cell, or -1. */
+   (hc_fused_df_cell); DataData from its per-point entries as the cell data rounds them. dv: [9 P + 2 L + 3 P L]
+   doubles. With v (FieldField), also the element apply's rows while the cell's matrix is in cache: v[c][l] =
+   sum_r out[c,l,r] u[cell_nodes[c][r]], each entry as stored, r in order, each product rounded and then added (the
+   host's element apply, hc_assemble_apply, to the bit). Returns the lowest inverted or degenerate cell, or -1. */
 static int64_t HC_FN(hc_fused_cells)(const hc_cd_shape *shape, const hc_contract *k, int64_t c0, int64_t c1,
                                      hc_cd_point *pts, HC_REAL *restrict lb, HC_REAL *restrict rb, HC_REAL *restrict ob,
-                                     HC_REAL *restrict bt, double *restrict dv, hc_cd_batch *pb,
-                                     HC_REAL *restrict out) {
+                                     HC_REAL *restrict bt, double *restrict dv, hc_cd_batch *pb, HC_REAL *restrict out,
+                                     const int32_t *cell_nodes, const double *u, double *restrict v) {
   const hc_celldata_desc *desc = shape->desc;
   const hc_basis *b = desc->basis;
   const hc_kernel kernel = k->kernel;
@@ -119,6 +121,7 @@ static int64_t HC_FN(hc_fused_cells)(const hc_cd_shape *shape, const hc_contract
   const int gemm = ff && Lf >= HC_OMP_FF_GEMM_L;
   const int64_t rp = (Rf + HC_OMP_NR - 1) / HC_OMP_NR * HC_OMP_NR; /* the panel's row stride */
   double *tT = dv + 9 * P + b->L;
+  double *uc = tT + 3 * P * b->L; /* [L]: the cell's u */
   if (ff) HC_FN(hc_fused_ff_left)(rank, b, lb);
   if (gemm) {
     HC_FN(hc_fused_ff_table)(rank, b, tT);
@@ -151,12 +154,14 @@ static int64_t HC_FN(hc_fused_cells)(const hc_cd_shape *shape, const hc_contract
     }
     /* out[c, l, r] = sum_q left[l][q] right[r][q]: cell-major straight into the cell's outputs, cell-minor through
        ob and then to every C-th entry */
+    const HC_REAL *a = ob; /* the cell's matrix as stored, row-major */
     if (k->layout == HC_LAYOUT_CELL_MAJOR) {
       if (gemm) {
         HC_FN(hc_ff_panel_tiles_openmp)(lb, K, bt, K, rp, out + c * Lf * Rf, Lf, Rf, add);
       } else {
         HC_FN(hc_ff_cell_dots_openmp)(lb, rb, out + c * Lf * Rf, Lf, Rf, K, add);
       }
+      a = out + c * Lf * Rf;
     } else {
       if (gemm) {
         HC_FN(hc_ff_panel_tiles_openmp)(lb, K, bt, K, rp, ob, Lf, Rf, 0);
@@ -165,7 +170,29 @@ static int64_t HC_FN(hc_fused_cells)(const hc_cd_shape *shape, const hc_contract
       }
       for (int64_t lr = 0; lr < Lf * Rf; lr++) {
         HC_REAL *o = out + lr * C + c;
-        *o = add ? *o + ob[lr] : ob[lr];
+        ob[lr] = *o = add ? *o + ob[lr] : ob[lr];
+      }
+    }
+    if (ff && v) {
+      /* every row's sum in r's order, eight rows side by side in registers (independent chains) */
+      for (int64_t r = 0; r < Rf; r++) uc[r] = u[cell_nodes[c * Rf + r]];
+      int64_t l = 0;
+      for (; l + 8 <= Lf; l += 8) {
+        double s8[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+        for (int64_t r = 0; r < Rf; r++)
+          for (int i = 0; i < 8; i++) {
+            const double t = (double)a[(l + i) * Rf + r] * uc[r];
+            s8[i] += t;
+          }
+        for (int i = 0; i < 8; i++) v[c * Lf + l + i] = s8[i];
+      }
+      for (; l < Lf; l++) {
+        double s1 = 0;
+        for (int64_t r = 0; r < Rf; r++) {
+          const double t = (double)a[l * Rf + r] * uc[r];
+          s1 += t;
+        }
+        v[c * Lf + l] = s1;
       }
     }
   }
@@ -175,7 +202,7 @@ static int64_t HC_FN(hc_fused_cells)(const hc_cd_shape *shape, const hc_contract
 /* Kernel k's output for every cell of shape->desc, threads over contiguous runs of cells. Returns the lowest
    inverted or degenerate cell, or -1; *failed is set when a thread could not allocate its scratch. */
 static int64_t HC_FN(hc_fused_openmp)(const hc_cd_shape *shape, const hc_contract *k, HC_REAL *restrict out,
-                                      int *failed) {
+                                      const int32_t *cell_nodes, const double *u, double *v, int *failed) {
   const int64_t C = k->C, P = shape->desc->basis->P, L = shape->desc->basis->L;
   const int rank = (int)hc_kernel_rank(k->kernel);
   const int64_t K = P * (rank == 0 ? 1 : rank == 1 ? 3 : 9);
@@ -188,14 +215,14 @@ static int64_t HC_FN(hc_fused_openmp)(const hc_cd_shape *shape, const hc_contrac
     hc_cd_point *pts = malloc(sizeof(*pts) * (size_t)P);
     const int64_t panel = 3 * P * ((L + HC_OMP_NR - 1) / HC_OMP_NR * HC_OMP_NR); /* FieldField's whole K */
     HC_REAL *lb = malloc(sizeof(*lb) * (size_t)(2 * L * K + L * L + panel));
-    double *dv = malloc(sizeof(*dv) * (size_t)(9 * P + L + 3 * P * L));
+    double *dv = malloc(sizeof(*dv) * (size_t)(9 * P + 2 * L + 3 * P * L));
     hc_cd_batch pb = {NULL, NULL, 0};
     int64_t b = -1;
     if (hc_cd_batch_create(P, &pb) != HC_OK || !pts || !lb || !dv) {
       fail = 1;
     } else if (c0 < c1) {
       b = HC_FN(hc_fused_cells)(shape, k, c0, c1, pts, lb, lb + L * K, lb + 2 * L * K, lb + 2 * L * K + L * L, dv, &pb,
-                                out);
+                                out, cell_nodes, u, v);
     }
     free(pts);
     free(lb);
