@@ -238,6 +238,18 @@ static void check_element(const hc_celldata_desc *desc, hc_kernel kernel, int su
   free(plain), free(out), free(nodes), free(u), free(v);
 }
 
+/* C cells of X0 with `nodes` geometry nodes under the shear at time t, in precision prec and layout lay. */
+static hc_celldata_desc moving_desc(const hc_basis *b, int64_t C, const double *X0, int nodes, double t, int prec,
+                                    int lay) {
+  hc_celldata_desc desc;
+  hc_celldata_desc_init(&desc, b, C, X0, 1.0, 1.2, 0.8);
+  desc.geometry_nodes = nodes;
+  desc.t = t, desc.motion.A = 0.03, desc.motion.omega = 1.3;
+  desc.precision = (hc_precision)prec;
+  desc.layout = (hc_layout)lay;
+  return desc;
+}
+
 /* The element apply with the fused FieldField kernels (hc_fused_element): orders 1 to 4, trilinear and
    triquadratic cells, both layouts and precisions, sum_into; orders 1 and 4 refused on cuda (left to the
    assembly), every case on openmp taken, every case refused by a backend without the operation. */
@@ -273,12 +285,7 @@ static void test_element(void **state) {
     double *X0 = mesh_make(cases[ci].cells[0], cases[ci].cells[1], cases[ci].cells[2], cases[ci].nodes, 5 + ci);
     for (int prec = 0; prec < 2; prec++) {
       for (int lay = 0; lay < 2; lay++) {
-        hc_celldata_desc desc;
-        hc_celldata_desc_init(&desc, b, C, X0, 1.0, 1.2, 0.8);
-        desc.geometry_nodes = cases[ci].nodes;
-        desc.t = 0.4, desc.motion.A = 0.03, desc.motion.omega = 1.3;
-        desc.precision = (hc_precision)prec;
-        desc.layout = (hc_layout)lay;
+        const hc_celldata_desc desc = moving_desc(b, C, X0, cases[ci].nodes, 0.4, prec, lay);
         char what[96];
         snprintf(what, sizeof(what), "element apply, order %d, %d-node cells", cases[ci].p, cases[ci].nodes);
         for (int kern = HC_FIELDFIELD_SCALAR; kern <= HC_FIELDFIELD_TENSOR; kern++) {
@@ -320,12 +327,7 @@ static void test_agreement(void **state) {
     double *X0 = mesh_make(cases[ci].cells[0], cases[ci].cells[1], cases[ci].cells[2], cases[ci].nodes, 7 + ci);
     for (int prec = 0; prec < 2; prec++) {
       for (int lay = 0; lay < 2; lay++) {
-        hc_celldata_desc desc;
-        hc_celldata_desc_init(&desc, b, C, X0, 1.0, 1.2, 0.8);
-        desc.geometry_nodes = cases[ci].nodes;
-        desc.t = 0.7, desc.motion.A = 0.03, desc.motion.omega = 1.3;
-        desc.precision = (hc_precision)prec;
-        desc.layout = (hc_layout)lay;
+        const hc_celldata_desc desc = moving_desc(b, C, X0, cases[ci].nodes, 0.7, prec, lay);
         char what[96];
         snprintf(what, sizeof(what), "order %d, %d points, %d-node cells", cases[ci].p, b->P, cases[ci].nodes);
         for (int kern = 0; kern < HC_NUM_KERNELS; kern++) check_kernel(&desc, (hc_kernel)kern, 0, what);
