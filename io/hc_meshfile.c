@@ -230,9 +230,8 @@ static int hc_meshfile_kind(const char *path) {
   return 0;
 }
 
-int hc_meshfile_read(const char *path, hc_meshfile **mesh) {
-  HC_CHECK(mesh, HC_ERR_INPUT, "hc_meshfile_read: no place for the mesh (mesh is NULL)");
-  *mesh = NULL;
+/* The checks before any reader runs: a name, a known extension, a file that opens and is not empty. */
+static int hc_meshfile_check_path(const char *path) {
   HC_CHECK(path && path[0], HC_ERR_INPUT, "mesh file: no file name given");
   HC_CHECK(strlen(path) < sizeof(((hc_meshfile *)0)->path), HC_ERR_INPUT,
            "mesh file '%.64s...': the name is longer than %zu characters", path, sizeof(((hc_meshfile *)0)->path) - 1);
@@ -250,7 +249,14 @@ int hc_meshfile_read(const char *path, hc_meshfile **mesh) {
   fclose(f);
   HC_CHECK(!read_error, HC_ERR_INPUT, "'%s': cannot read the mesh file (is it a directory?)", path);
   HC_CHECK(c != EOF, HC_ERR_INPUT, "'%s': the mesh file is empty", path);
+  return HC_OK;
+}
 
+int hc_meshfile_read(const char *path, hc_meshfile **mesh) {
+  HC_CHECK(mesh, HC_ERR_INPUT, "hc_meshfile_read: no place for the mesh (mesh is NULL)");
+  *mesh = NULL;
+  HC_CALL(hc_meshfile_check_path(path));
+  const int kind = hc_meshfile_kind(path);
   hc_meshfile *m = NULL;
   int ierr = HC_OK;
   HC_CALL_GOTO(kind == 1 ? hc_meshfile_read_gmsh(path, &m) : hc_meshfile_read_exodus(path, &m), fail);
@@ -385,6 +391,7 @@ int hc_meshfile_count(const char *path, int *nodes_per_cell, int64_t *num_cells)
 #if HC_HAVE_EXODUS
   hc_exodus_file *f = NULL;
   int64_t nodes = 0;
+  HC_CALL(hc_meshfile_check_path(path));
   HC_CALL(hc_exodus_open(path, &f));
   hc_exodus_counts(f, nodes_per_cell, &nodes, num_cells);
   hc_exodus_close(&f);

@@ -151,6 +151,9 @@ if(HC_HAVE_GMSH AND HC_HAVE_EXODUS AND HC_HAVE_PTSCOTCH)
 --deck '${PROJECT_SOURCE_DIR}/inputs/lbracket.yaml' --ranks '1 2' --backend ${HC_RUN_BACKEND} --set run.steps=2 \
 --set run.roofline=false --set mesh.partitioner=ptscotch --exe '$<TARGET_FILE:hexcontract>' \
 --out '${HC_MESHRUN_DIR}/scaling_pt'" LABELS app mesh report TIMEOUT 180)
+  hc_add_test(meshrun_ptscotch_missing COMMAND ${HC_EXPECT} 2 "mesh.file=.*no-such.exo.*cannot open the mesh file" --
+              ${HC_MPIRUN} 2 ${HC_EXE} ${HC_MESHRUN} --set mesh.source=file --set mesh.file=${HC_MESHRUN_DIR}/no-such.exo
+              --set mesh.partitioner=ptscotch LABELS app mpi mesh)
   foreach(case "inverted:cell 103 is inverted" "truncated:truncated")
     string(REPLACE ":" ";" parts ${case})
     list(GET parts 0 name)
