@@ -166,7 +166,7 @@ static int hc_run_mesh_in_parts(hc_run *run) {
   cfg->file_read_s += hc_wtime() - t0;
   cfg->file_volume = slice->volume;
   cfg->file_cells = slice->num_global_cells;
-  cfg->file_geometry_nodes = slice->mesh.nodes_per_cell;
+  cfg->file_geometry_nodes = slice->mesh->nodes_per_cell;
   int ierr = HC_OK;
   const double cell = slice->volume / (double)slice->num_global_cells;
   if (cfg->precision == HC_FLOAT && (cell < HC_RUN_FLOAT_MIN_VOLUME || slice->volume > HC_RUN_FLOAT_MAX_VOLUME)) {
@@ -175,13 +175,13 @@ static int hc_run_mesh_in_parts(hc_run *run) {
                     "accuracy (cells above %.0e, the mesh below %.0e): scale the mesh or run.precision: double",
                     cfg->mesh_file, slice->volume, cell, HC_RUN_FLOAT_MIN_VOLUME, HC_RUN_FLOAT_MAX_VOLUME);
   } else {
-    const hc_mesh_slice ms = {.geometry_nodes = slice->mesh.nodes_per_cell,
+    const hc_mesh_slice ms = {.geometry_nodes = slice->mesh->nodes_per_cell,
                               .num_global_cells = slice->num_global_cells,
                               .first = slice->first,
-                              .num_cells = slice->mesh.num_cells,
+                              .num_cells = slice->mesh->num_cells,
                               .nodes = slice->node,
-                              .coords = slice->mesh.coords,
-                              .cell_tag = slice->mesh.cell_tag,
+                              .coords = slice->mesh->coords,
+                              .cell_tag = slice->mesh->cell_tag,
                               .name = cfg->mesh_file};
     ierr = hc_mesh_create_dist(run->comm, &ms, cfg->mesh.order, &run->mesh);
   }

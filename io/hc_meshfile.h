@@ -48,11 +48,11 @@ void hc_meshfile_bounds(const hc_meshfile *mesh, double lo[3], double hi[3]);
 int hc_meshfile_write_gmsh(const hc_meshfile *mesh, const char *path);
 
 /* One rank's slice of a mesh file, for runs in which no rank holds the whole mesh (mesh.partitioner: ptscotch):
-   the file's hexahedra first .. first + mesh.num_cells - 1, each cell with its own copy of its geometry nodes. */
+   the file's hexahedra first .. first + mesh->num_cells - 1, each cell with its own copy of its geometry nodes. */
 typedef struct hc_meshfile_slice {
-  hc_meshfile mesh;         /* the slice's cells: mesh.num_vertices = cells x nodes_per_cell, mesh.cells[c][g] =
-                               c nodes_per_cell + g, mesh.coords in that order, mesh.vertex_tag the nodes' numbers in
-                               the file, mesh.cell_tag the cells' */
+  hc_meshfile *mesh;        /* the slice's cells: mesh->num_vertices = cells x nodes_per_cell, mesh->cells[c][g] =
+                               c nodes_per_cell + g, mesh->coords in that order, mesh->vertex_tag the nodes' numbers in
+                               the file, mesh->cell_tag the cells' */
   int64_t *node;            /* node: [num_cells][nodes_per_cell], each geometry node's index among the file's nodes
                                (0-based; cells that share a node share its index) */
   int64_t first;            /* the slice's first cell among the file's hexahedra (0-based) */

@@ -13,10 +13,7 @@
 int hc_meshfile_slice_destroy(hc_meshfile_slice **slice) {
   if (!slice || !*slice) return HC_OK;
   hc_meshfile_slice *s = *slice;
-  free(s->mesh.coords);
-  free(s->mesh.cells);
-  free(s->mesh.cell_tag);
-  free(s->mesh.vertex_tag);
+  hc_meshfile_destroy(&s->mesh);
   free(s->node);
   free(s);
   *slice = NULL;
@@ -29,27 +26,18 @@ static void hc_slice_range(int64_t N, int R, int r, int64_t *first, int64_t *cou
   *count = N * (r + 1) / R - *first;
 }
 
-/* An empty slice of C cells of G nodes for path, with mesh.cells set (c G + g). */
+/* An empty slice of C cells of G nodes for path, with mesh->cells set (c G + g). */
 static int hc_slice_alloc(const char *path, const char *format, int G, int64_t N, int64_t first, int64_t C,
                           hc_meshfile_slice **out) {
   hc_meshfile_slice *s = calloc(1, sizeof(*s));
   HC_CHECK(s, HC_ERR_RESOURCE, "'%s': out of memory", path);
   *out = s;
-  snprintf(s->mesh.path, sizeof(s->mesh.path), "%s", path);
-  s->mesh.format = format;
-  s->mesh.nodes_per_cell = G;
-  s->mesh.num_cells = C;
-  s->mesh.num_vertices = C * G;
   s->first = first;
   s->num_global_cells = N;
-  s->mesh.coords = malloc((size_t)C * G * 3 * sizeof(double) + 1);
-  s->mesh.cells = malloc((size_t)C * G * sizeof(int64_t) + 1);
-  s->mesh.cell_tag = malloc((size_t)C * sizeof(int64_t) + 1);
-  s->mesh.vertex_tag = malloc((size_t)C * G * sizeof(int64_t) + 1);
+  HC_CALL(hc_meshfile_alloc(path, format, G, C * G, C, &s->mesh));
   s->node = malloc((size_t)C * G * sizeof(int64_t) + 1);
-  HC_CHECK(s->mesh.coords && s->mesh.cells && s->mesh.cell_tag && s->mesh.vertex_tag && s->node, HC_ERR_RESOURCE,
-           "'%s': out of memory for a slice of %" PRId64 " cells", path, C);
-  for (int64_t i = 0; i < C * G; i++) s->mesh.cells[i] = i;
+  HC_CHECK(s->node, HC_ERR_RESOURCE, "'%s': out of memory for a slice of %" PRId64 " cells", path, C);
+  for (int64_t i = 0; i < C * G; i++) s->mesh->cells[i] = i;
   return HC_OK;
 }
 
@@ -68,13 +56,13 @@ static void hc_slice_pack(const hc_meshfile *m, int64_t c, int64_t *w) {
 }
 
 static void hc_slice_unpack(const int64_t *w, int64_t c, hc_meshfile_slice *s) {
-  const int G = s->mesh.nodes_per_cell;
-  s->mesh.cell_tag[c] = w[0];
+  const int G = s->mesh->nodes_per_cell;
+  s->mesh->cell_tag[c] = w[0];
   for (int g = 0; g < G; g++) {
     s->node[c * G + g] = w[1 + g];
-    s->mesh.vertex_tag[c * G + g] = w[1 + G + g];
+    s->mesh->vertex_tag[c * G + g] = w[1 + G + g];
   }
-  memcpy(s->mesh.coords + c * G * 3, w + 1 + 2 * G, (size_t)G * 3 * sizeof(double));
+  memcpy(s->mesh->coords + c * G * 3, w + 1 + 2 * G, (size_t)G * 3 * sizeof(double));
 }
 
 static int hc_slice_deal(MPI_Comm comm, const char *path, const hc_meshfile *whole, hc_meshfile_slice **out) {
@@ -158,7 +146,7 @@ static int hc_slice_read_parts(MPI_Comm comm, const char *path, hc_meshfile_slic
   hc_slice_range(N, R, rank, &first, &C);
   hc_slice_range(V, R, rank, &v0, &nv);
   ierr = hc_slice_alloc(path, "exodus", G, N, first, C, out);
-  if (!ierr) ierr = hc_exodus_read_cells(f, first, C, (*out)->node, (*out)->mesh.cell_tag);
+  if (!ierr) ierr = hc_exodus_read_cells(f, first, C, (*out)->node, (*out)->mesh->cell_tag);
   if (!ierr) {
     ncoords = malloc((size_t)nv * 3 * sizeof(double) + 1);
     ntags = malloc((size_t)nv * sizeof(int64_t) + 1);
@@ -214,8 +202,8 @@ agree:
   HC_CALL_MPI_GOTO(MPI_Alltoallv(ans, rc, rd, MPI_INT64_T, back, sc, sd, MPI_INT64_T, comm), done);
   for (int64_t q = 0; q < n; q++) {
     const int64_t i = idx[q];
-    memcpy((*out)->mesh.coords + 3 * i, back + 4 * q, 3 * sizeof(double));
-    (*out)->mesh.vertex_tag[i] = back[4 * q + 3];
+    memcpy((*out)->mesh->coords + 3 * i, back + 4 * q, 3 * sizeof(double));
+    (*out)->mesh->vertex_tag[i] = back[4 * q + 3];
   }
 done:
   hc_exodus_close(&f);
@@ -245,9 +233,9 @@ int hc_meshfile_read_slice(MPI_Comm comm, const char *path, const hc_meshfile *w
 #endif
     ierr = hc_slice_deal(comm, path, whole, slice);
   /* The checks of the whole reader on each slice: its cells' shapes; the volume of them all. */
-  if (!ierr) ierr = hc_mpi_agree(comm, hc_meshfile_check_cells(&(*slice)->mesh));
+  if (!ierr) ierr = hc_mpi_agree(comm, hc_meshfile_check_cells((*slice)->mesh));
   if (!ierr) {
-    double mine = hc_meshfile_volume(&(*slice)->mesh);
+    double mine = hc_meshfile_volume((*slice)->mesh);
     const int e = MPI_Allreduce(&mine, &(*slice)->volume, 1, MPI_DOUBLE, MPI_SUM, comm);
     if (e != MPI_SUCCESS) ierr = hc_mpi_error(e, "MPI_Allreduce", __FILE__, __LINE__, __func__);
   }
