@@ -667,13 +667,9 @@ int hc_mesh_create_cells(MPI_Comm comm, const hc_mesh_cells *cells, int order, h
     HC_CALL_GOTO(hc_recv_bytes(rc.tag, (size_t)C * sizeof(int64_t), comm), agree);
   }
 agree:
-  /* Every rank goes on only if all have their cells. */
-  {
-    int any = 0, e = MPI_Allreduce(&ierr, &any, 1, MPI_INT, MPI_MAX, comm);
-    if (!ierr && e != MPI_SUCCESS) ierr = hc_mpi_error(e, "MPI_Allreduce", __FILE__, __LINE__, __func__);
-    if (!ierr && any) ierr = HC_ERROR(any, "rank %d: another rank failed to get its cells of the mesh", rank);
-    if (ierr) goto cleanup;
-  }
+  /* Every rank goes on only if all have their cells (else every rank returns the first failure's error). */
+  ierr = hc_mpi_agree(comm, ierr);
+  if (ierr) goto cleanup;
   ierr = hc_mesh_finish(comm, order, &hd, &rc, mesh);
 cleanup:
   hc_rank_cells_free(&rc);
