@@ -289,6 +289,39 @@ __device__ __forceinline__ void group_nodes(const celldata_args &a, int64_t c0, 
   __syncthreads();
 }
 
+// group_nodes in one phase for trilinear cells (fused_points): a cell's 8 vertices are moved by 8 neighbouring
+// lanes of one warp (8 divides 32, so a cell never straddles two warps), which meet through shuffles for the
+// bounding box of hc_pw_nodes_det_floor (fmin and fmax are exact, so in any order the same floor), and the first
+// of them stores it: one barrier, and no phase in which one thread per cell works while the block waits.
+__device__ __forceinline__ void group_vertices(const celldata_args &a, int64_t c0, int ncell, double *s_x,
+                                               double *s_floor) {
+  const int v = threadIdx.x, nv = 8 * ncell;
+  if (v < (nv + 31) / 32 * 32) {  // whole warps, for the shuffles; lanes past the cells form groups of their own
+    double x[3] = {0.0, 0.0, 0.0};
+    if (v < nv) {
+      const double *src = a.X0 + 3 * (8 * c0 + v);
+      const double X[3] = {src[0], src[1], src[2]};
+      hc_motion_apply(&a.motion, a.t, X, x);
+#pragma unroll
+      for (int i = 0; i < 3; i++) s_x[3 * v + i] = x[i];
+    }
+    double lo[3], hi[3];
+#pragma unroll
+    for (int i = 0; i < 3; i++) lo[i] = hi[i] = x[i];
+#pragma unroll
+    for (int m = 1; m < 8; m *= 2) {
+#pragma unroll
+      for (int i = 0; i < 3; i++) {
+        lo[i] = fmin(lo[i], __shfl_xor_sync(0xffffffffu, lo[i], m));
+        hi[i] = fmax(hi[i], __shfl_xor_sync(0xffffffffu, hi[i], m));
+      }
+    }
+    if (v < nv && v % 8 == 0)
+      s_floor[v / 8] = HC_DET_RTOL * (0.5 * (hi[0] - lo[0])) * (0.5 * (hi[1] - lo[1])) * (0.5 * (hi[2] - lo[2]));
+  }
+  __syncthreads();
+}
+
 // Cell-minor arrays (and cell-major ones whose points do not fit the staged kernel): one thread per
 // (cell, point) computes its point's record into registers, then writes every entry of that point, the
 // per-point arrays' Dij and the field arrays' L * Dij. A block takes kLanes cells of kRows points each in the
@@ -838,7 +871,7 @@ __global__ void __launch_bounds__(kFusedThreads, 2)
       double g[G];
 #pragma unroll
       for (int k = 0; k < G; k++) g[k] = live ? s_g[k * P + p] : 0.0;  // past P: zero rows of the chunk
-      for (int row = lane % kRowStep; row < L; row += kRowStep) {
+      auto right_row = [&](int row) {
         double d[Dk];
 #pragma unroll
         for (int k = 0; k < Dk; k++)
@@ -850,10 +883,25 @@ __global__ void __launch_bounds__(kFusedThreads, 2)
 #pragma unroll
           for (int k = 0; k < 3; k++) dst[k] = (T)(g[3 * k] * d[0] + g[3 * k + 1] * d[1] + g[3 * k + 2] * d[2]);
         }
+      };
+      if constexpr (kExact) {
+#pragma unroll 1  // unrolled, FieldFieldScalar's double kernel spilled 280 bytes per thread (ptxas -v)
+        for (int row = lane % kRowStep; row < L; row += kRowStep) right_row(row);
+      } else {
+        for (int row = lane % kRowStep; row < L; row += kRowStep) right_row(row);
       }
       __syncwarp();
+      if constexpr (Dk == 1) {  // (guarded as below, FieldFieldScalar's double kernel spilled 40 bytes)
+#pragma unroll 1
+        for (int kk = 0; kk < kn; kk += Math::kStepK) math.kstep(Ls + p0, w.LDK, Rs, w.LDC, kk, lane);
+      } else {
+        // the steps past the chunk's live entries are products of zeros: skipped (at order 2, P = 27, the last
+        // chunk's third step, a twelfth of the cell's)
+        const int kl = (P - p0) * Dk;
 #pragma unroll 1  // the fragments of one step at a time: with the accumulators, 128 registers
-      for (int kk = 0; kk < kn; kk += Math::kStepK) math.kstep(Ls + p0 * Dk, w.LDK, Rs, w.LDC, kk, lane);
+        for (int kk = 0; kk < kn; kk += Math::kStepK)
+          if (kk < kl) math.kstep(Ls + p0 * Dk, w.LDK, Rs, w.LDC, kk, lane);
+      }
       __syncwarp();  // the next chunk overwrites the right rows
     }
     if (cell_minor && !a.v) {
@@ -922,7 +970,11 @@ __global__ void __launch_bounds__(kFusedThreads, fused_points_blocks<Kernel>())
   T *s_val = reinterpret_cast<T *>(s_pt + (size_t)V * items);  // DataData: [items]
   for (int64_t c0 = (int64_t)blockIdx.x * ncb; c0 < C; c0 += (int64_t)gridDim.x * ncb) {
     const int ncell = (int)(C - c0 < ncb ? C - c0 : ncb);
-    group_nodes<NV>(a, c0, ncell, s_x, s_floor);
+    if constexpr (NV == 8) {
+      group_vertices(a, c0, ncell, s_x, s_floor);
+    } else {
+      group_nodes<NV>(a, c0, ncell, s_x, s_floor);
+    }
     for (int it = tid; it < ncell * P; it += nt) {
       const int cl = it / P, p = it - cl * P;
       register_record<R> rec;
