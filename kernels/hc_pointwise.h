@@ -242,9 +242,15 @@ HC_HOST_DEVICE static inline void hc_pw_inv3(const double J[3][3], double det, d
   Jinv[2][2] = (J[0][0] * J[1][1] - J[0][1] * J[1][0]) * r;
 }
 
-/* The smallest det J a valid cell with n geometry nodes xn ([n][3]) may have: HC_DET_RTOL times the
-   product of the half-extents of the nodes' bounding box in x, y and z (det J of the undeformed box). The
-   nodes of a trilinear map lie in its vertices' box, so a triquadratic cell placed by one has its floor. */
+/* The smallest det J a valid cell with geometry nodes in the bounding box [lo, hi] may have: HC_DET_RTOL times
+   the product of the box's half-extents in x, y and z (det J of the undeformed box). The nodes of a trilinear
+   map lie in its vertices' box, so a triquadratic cell placed by one has its floor. */
+HC_HOST_DEVICE static inline double hc_pw_box_det_floor(const double lo[3], const double hi[3]) {
+  return HC_DET_RTOL * (0.5 * (hi[0] - lo[0])) * (0.5 * (hi[1] - lo[1])) * (0.5 * (hi[2] - lo[2]));
+}
+
+/* The same from the n nodes themselves. fmin and fmax are exact, so that a box gathered in any order (a GPU
+   warp's shuffles) gives the same floor. */
 HC_HOST_DEVICE static inline double hc_pw_nodes_det_floor(int n, const double (*xn)[3]) {
   double lo[3], hi[3];
   for (int i = 0; i < 3; i++) lo[i] = hi[i] = xn[0][i];
@@ -254,7 +260,7 @@ HC_HOST_DEVICE static inline double hc_pw_nodes_det_floor(int n, const double (*
       hi[i] = fmax(hi[i], xn[v][i]);
     }
   }
-  return HC_DET_RTOL * (0.5 * (hi[0] - lo[0])) * (0.5 * (hi[1] - lo[1])) * (0.5 * (hi[2] - lo[2]));
+  return hc_pw_box_det_floor(lo, hi);
 }
 
 /* hc_pw_nodes_det_floor of a trilinear cell's 8 vertices. */

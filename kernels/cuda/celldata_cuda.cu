@@ -316,8 +316,7 @@ __device__ __forceinline__ void group_vertices(const celldata_args &a, int64_t c
         hi[i] = fmax(hi[i], __shfl_xor_sync(0xffffffffu, hi[i], m));
       }
     }
-    if (v < nv && v % 8 == 0)
-      s_floor[v / 8] = HC_DET_RTOL * (0.5 * (hi[0] - lo[0])) * (0.5 * (hi[1] - lo[1])) * (0.5 * (hi[2] - lo[2]));
+    if (v < nv && v % 8 == 0) s_floor[v / 8] = hc_pw_box_det_floor(lo, hi);
   }
   __syncthreads();
 }
