@@ -637,6 +637,13 @@ __device__ __forceinline__ void point_metric(const celldata_args &a, const doubl
   }
 }
 
+// FieldFieldScalar's metric (w|J|) at point p of a triquadratic cell, as a call: inlined into fused_warps, the
+// triquadratic map there spilled 960 bytes per thread (ptxas -v; 32 so, in double).
+__device__ __noinline__ void scalar_metric_27(const celldata_args &a, const double (*xn)[3], const double *floor,
+                                             int64_t c, int p, double *dst) {
+  point_metric<HC_FIELDFIELD_SCALAR, 27>(a, xn, floor, c, p, dst, 1);
+}
+
 // Doubles of shared memory before the chunk matrices (the NCB cells' geometry nodes and floors, their metrics),
 // made even so that the matrices start on 16 bytes.
 template <hc_kernel Kernel, int NV>
@@ -859,8 +866,12 @@ __global__ void __launch_bounds__(kFusedThreads, 2)
     __syncwarp();
     if (lane == 0) *s_floor = hc_pw_nodes_det_floor(NV, reinterpret_cast<const double(*)[3]>(s_x));
     __syncwarp();
-    for (int p = lane; p < P; p += 32)
-      point_metric<Kernel, NV>(a, reinterpret_cast<const double(*)[3]>(s_x), s_floor, c, p, s_g + p, P);
+    for (int p = lane; p < P; p += 32) {
+      if constexpr (G == 1 && NV == 27)
+        scalar_metric_27(a, reinterpret_cast<const double(*)[3]>(s_x), s_floor, c, p, s_g + p);
+      else
+        point_metric<Kernel, NV>(a, reinterpret_cast<const double(*)[3]>(s_x), s_floor, c, p, s_g + p, P);
+    }
     __syncwarp();
     Math math;
     math.zero();
