@@ -289,10 +289,29 @@ __device__ __forceinline__ void group_nodes(const celldata_args &a, int64_t c0, 
   __syncthreads();
 }
 
+// The det J floor (hc_pw_box_det_floor) of the nodes x that each group of W neighbouring lanes holds (W a power of
+// two, at most 32), from their bounding box gathered through shuffles; every lane of the warp calls it and gets
+// its group's floor. fmin and fmax are exact, so that in any order it is hc_pw_nodes_det_floor's.
+template <int W>
+__device__ __forceinline__ double shfl_det_floor(const double (&x)[3]) {
+  double lo[3], hi[3];
+#pragma unroll
+  for (int i = 0; i < 3; i++) lo[i] = hi[i] = x[i];
+#pragma unroll
+  for (int m = 1; m < W; m *= 2) {
+#pragma unroll
+    for (int i = 0; i < 3; i++) {
+      lo[i] = fmin(lo[i], __shfl_xor_sync(0xffffffffu, lo[i], m));
+      hi[i] = fmax(hi[i], __shfl_xor_sync(0xffffffffu, hi[i], m));
+    }
+  }
+  return hc_pw_box_det_floor(lo, hi);
+}
+
 // group_nodes in one phase for trilinear cells (fused_points): a cell's 8 vertices are moved by 8 neighbouring
-// lanes of one warp (8 divides 32, so a cell never straddles two warps), which meet through shuffles for the
-// bounding box of hc_pw_nodes_det_floor (fmin and fmax are exact, so in any order the same floor), and the first
-// of them stores it: one barrier, and no phase in which one thread per cell works while the block waits.
+// lanes of one warp (8 divides 32, so a cell never straddles two warps), which meet through shuffles for its det
+// J floor (shfl_det_floor), and the first of them stores it: one barrier, and no phase in which one thread per cell
+// works while the block waits.
 __device__ __forceinline__ void group_vertices(const celldata_args &a, int64_t c0, int ncell, double *s_x,
                                                double *s_floor) {
   const int v = threadIdx.x, nv = 8 * ncell;
@@ -305,18 +324,8 @@ __device__ __forceinline__ void group_vertices(const celldata_args &a, int64_t c
 #pragma unroll
       for (int i = 0; i < 3; i++) s_x[3 * v + i] = x[i];
     }
-    double lo[3], hi[3];
-#pragma unroll
-    for (int i = 0; i < 3; i++) lo[i] = hi[i] = x[i];
-#pragma unroll
-    for (int m = 1; m < 8; m *= 2) {
-#pragma unroll
-      for (int i = 0; i < 3; i++) {
-        lo[i] = fmin(lo[i], __shfl_xor_sync(0xffffffffu, lo[i], m));
-        hi[i] = fmax(hi[i], __shfl_xor_sync(0xffffffffu, hi[i], m));
-      }
-    }
-    if (v < nv && v % 8 == 0) s_floor[v / 8] = hc_pw_box_det_floor(lo, hi);
+    const double floor = shfl_det_floor<8>(x);
+    if (v < nv && v % 8 == 0) s_floor[v / 8] = floor;
   }
   __syncthreads();
 }
@@ -637,6 +646,39 @@ __device__ __forceinline__ void point_metric(const celldata_args &a, const doubl
   }
 }
 
+// Cell c's NV geometry nodes moved into s_x[NV][3] and its det J floor into *s_floor by one warp (lane: the caller's
+// lane). Lane v moves node v and the lanes past NV move one again (8 nodes: each group of 8 lanes all of them), so
+// that the lanes' bounding box is the nodes' and shuffles give the floor (shfl_det_floor): lane 0 alone taking it
+// from shared memory cost a tenth of fused_warps' instructions (ncu, FieldFieldVector at 48^3 cells). Kernels
+// whose registers are tight (Shuffled = false: FieldFieldScalar's, which spilled 288 bytes per thread with the
+// shuffles, ptxas -v) move the NV nodes with NV lanes and take the floor in lane 0.
+template <int NV, bool Shuffled>
+__device__ __forceinline__ void warp_cell_nodes(const celldata_args &a, int64_t c, int lane, double *s_x,
+                                                double *s_floor) {
+  if constexpr (Shuffled) {
+    constexpr int W = NV == 8 ? 8 : 32;
+    const int v = NV == 8 ? lane % 8 : lane < NV ? lane : 0;
+    const double *src = a.X0 + 3 * (NV * c + v);
+    const double X[3] = {src[0], src[1], src[2]};
+    double x[3];
+    hc_motion_apply(&a.motion, a.t, X, x);
+    if (lane < NV) {
+#pragma unroll
+      for (int i = 0; i < 3; i++) s_x[3 * lane + i] = x[i];
+    }
+    const double floor = shfl_det_floor<W>(x);
+    if (lane == 0) *s_floor = floor;
+  } else {
+    for (int v = lane; v < NV; v += 32) {
+      const double *src = a.X0 + 3 * (NV * c + v);
+      const double X[3] = {src[0], src[1], src[2]};
+      hc_motion_apply(&a.motion, a.t, X, s_x + 3 * v);
+    }
+    __syncwarp();
+    if (lane == 0) *s_floor = hc_pw_nodes_det_floor(NV, reinterpret_cast<const double(*)[3]>(s_x));
+  }
+}
+
 // FieldFieldScalar's metric (w|J|) at point p of a triquadratic cell, as a call: inlined into fused_warps, the
 // triquadratic map there spilled 960 bytes per thread (ptxas -v; 32 so, in double).
 __device__ __noinline__ void scalar_metric_27(const celldata_args &a, const double (*xn)[3], const double *floor,
@@ -858,13 +900,7 @@ __global__ void __launch_bounds__(kFusedThreads, 2)
   __syncthreads();
   const int pp = lane / kRowStep;  // the lane's point in every chunk; its first row: lane % kRowStep
   for (int64_t c = (int64_t)blockIdx.x * nwarps + warp; c < C; c += (int64_t)gridDim.x * nwarps) {
-    for (int v = lane; v < NV; v += 32) {
-      const double *src = a.X0 + 3 * (NV * c + v);
-      const double X[3] = {src[0], src[1], src[2]};
-      hc_motion_apply(&a.motion, a.t, X, s_x + 3 * v);
-    }
-    __syncwarp();
-    if (lane == 0) *s_floor = hc_pw_nodes_det_floor(NV, reinterpret_cast<const double(*)[3]>(s_x));
+    warp_cell_nodes<NV, G != 1>(a, c, lane, s_x, s_floor);
     __syncwarp();
     for (int p = lane; p < P; p += 32) {
       if constexpr (G == 1 && NV == 27)
@@ -894,7 +930,7 @@ __global__ void __launch_bounds__(kFusedThreads, 2)
           for (int k = 0; k < 3; k++) dst[k] = (T)(g[3 * k] * d[0] + g[3 * k + 1] * d[1] + g[3 * k + 2] * d[2]);
         }
       };
-      if constexpr (kExact) {
+      if constexpr (kExact && G == 1) {
 #pragma unroll 1  // unrolled, FieldFieldScalar's double kernel spilled 280 bytes per thread (ptxas -v)
         for (int row = lane % kRowStep; row < L; row += kRowStep) right_row(row);
       } else {
@@ -1114,6 +1150,20 @@ bool fused_cells_fit(const celldata_args &a, size_t scalar) {
   return fused_smem_bytes<Kernel, NV>(f, (int)a.P, scalar) <= (f.BM >= 128 ? kFusedSmemBytesBig : kFusedSmemBytes);
 }
 
+// The grid of a FieldField fused kernel, whose blocks loop over the cells: as many blocks as fit on the device at
+// once (hc_cuda_occupancy_get), at most `blocks`. Each block loads the reference table into shared memory before its
+// cells: with a block per eight cells, fused_warps spent a tenth of its instructions on that (ncu, 48^3 cells).
+template <typename Kernel>
+cudaError_t resident_grid(Kernel kernel, int threads, size_t smem, int64_t blocks, unsigned *grid) {
+  int blocks_per_sm = 0, sms = 0;
+  const cudaError_t err =
+      hc_cuda_occupancy_get(reinterpret_cast<const void *>(kernel), threads, smem, &blocks_per_sm, &sms);
+  if (err != cudaSuccess) return err;
+  const int64_t resident = (int64_t)sms * blocks_per_sm;
+  *grid = hc_cuda_grid(blocks < resident ? blocks : resident);
+  return cudaSuccess;
+}
+
 // The shape of fused_warps for a cell of a.P points, and its shared memory per block.
 template <hc_kernel Kernel, typename T, int NV>
 fused_warp_shape fused_warp_shape_of(const celldata_args &a) {
@@ -1148,8 +1198,10 @@ cudaError_t fused_warps_launch(const celldata_args &a, bool minor, int sum_into,
   const cudaError_t err = hc_cuda_allow_smem(kernel, smem);
   if (err != cudaSuccess) return err;
   constexpr int cells = kFusedThreads / 32;
-  kernel<<<hc_cuda_grid((a.C + cells - 1) / cells), kFusedThreads, smem, hc_cuda_stream()>>>(a, w, minor, sum_into,
-                                                                                             static_cast<T *>(d_out));
+  unsigned grid = 0;
+  const cudaError_t gerr = resident_grid(kernel, kFusedThreads, smem, (a.C + cells - 1) / cells, &grid);
+  if (gerr != cudaSuccess) return gerr;
+  kernel<<<grid, kFusedThreads, smem, hc_cuda_stream()>>>(a, w, minor, sum_into, static_cast<T *>(d_out));
   return cudaGetLastError();
 }
 
@@ -1172,8 +1224,10 @@ cudaError_t fused_launch_acc(const celldata_args &a, const fused_shape &f, bool 
   auto kernel = fused_cells<Kernel, T, NV, NT, Math>;
   const cudaError_t err = hc_cuda_allow_smem(kernel, smem);
   if (err != cudaSuccess) return err;
-  kernel<<<hc_cuda_grid((a.C + f.NCB - 1) / f.NCB), NT, smem, hc_cuda_stream()>>>(a, f, minor, sum_into,
-                                                                                  static_cast<T *>(d_out));
+  unsigned grid = 0;
+  const cudaError_t gerr = resident_grid(kernel, NT, smem, (a.C + f.NCB - 1) / f.NCB, &grid);
+  if (gerr != cudaSuccess) return gerr;
+  kernel<<<grid, NT, smem, hc_cuda_stream()>>>(a, f, minor, sum_into, static_cast<T *>(d_out));
   return cudaGetLastError();
 }
 

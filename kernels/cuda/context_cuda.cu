@@ -129,7 +129,11 @@ cudaError_t hc_cuda_occupancy_get(const void *kernel, int threads, size_t smem, 
       return cudaSuccess;
     }
   }
-  cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+  // Opted in above the default 48 KB only, as hc_cuda_allow_smem does: setting the cap to a smaller smem would refuse
+  // a later launch of the same kernel with more (a fused kernel's shared memory depends on the case).
+  cudaError_t err = smem > 48 * 1024
+                        ? cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem)
+                        : cudaSuccess;
   if (err == cudaSuccess) err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, kernel, threads, smem);
   if (err != cudaSuccess) return err;
   if (*blocks_per_sm < 1) return cudaErrorInvalidConfiguration;

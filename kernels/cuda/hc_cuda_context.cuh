@@ -78,7 +78,7 @@ struct hc_cuda_lt_plan {
 
 struct hc_cuda_context {
   static constexpr int kTunedSize = 64;
-  static constexpr int kOccupancySize = 64;  // more kernels than hc_cell_gemm.cuh instantiates
+  static constexpr int kOccupancySize = 128;  // more kernels than hc_cell_gemm.cuh and the fused kernels launch
   static constexpr int kLtPlans = 64;
   int device = -1;
   cudaStream_t stream = 0;  // the default stream of the device
@@ -114,10 +114,11 @@ int hc_cuda_context_get(hc_cuda_context **ctx);
 // it had for another device with what that held there.
 int hc_cuda_context_select(int device);
 
-// How many blocks of kernel (a cell GEMM kernel of hc_cell_gemm.cuh, launched with threads threads and smem bytes
-// of dynamic shared memory) fit on one SM of the context's device, and its SMs. The first call for a kernel opts
-// it into smem bytes and keeps the count in the context; an error is the CUDA runtime's (cudaErrorNoDevice
-// without a usable device).
+// How many blocks of kernel (a cell GEMM kernel of hc_cell_gemm.cuh or a fused kernel of celldata_cuda.cu, launched
+// with threads threads and smem bytes of dynamic shared memory) fit on one SM of the context's device, and its SMs.
+// The first call for a kernel opts it into smem bytes where that is above the default 48 KB (a later launch with more
+// must opt in itself: hc_cuda_allow_smem) and keeps the count in the context, which later calls for the kernel return
+// whatever their smem; an error is the CUDA runtime's (cudaErrorNoDevice without a usable device).
 cudaError_t hc_cuda_occupancy_get(const void *kernel, int threads, size_t smem, int *blocks_per_sm, int *sms);
 
 // Destroys p's descriptors and empties it.
