@@ -682,7 +682,7 @@ __device__ __forceinline__ void warp_cell_nodes(const celldata_args &a, int64_t 
 // FieldFieldScalar's metric (w|J|) at point p of a triquadratic cell, as a call: inlined into fused_warps, the
 // triquadratic map there spilled 960 bytes per thread (ptxas -v; 32 so, in double).
 __device__ __noinline__ void scalar_metric_27(const celldata_args &a, const double (*xn)[3], const double *floor,
-                                             int64_t c, int p, double *dst) {
+                                              int64_t c, int p, double *dst) {
   point_metric<HC_FIELDFIELD_SCALAR, 27>(a, xn, floor, c, p, dst, 1);
 }
 
