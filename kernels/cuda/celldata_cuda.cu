@@ -259,15 +259,18 @@ __device__ __forceinline__ void field_entries(const celldata_args &a, int64_t lp
   }
 }
 
+// Geometry node n of the cells' node lists (cell c's nodes are NV c .. NV c + NV - 1) moved to time t: x[3].
+__device__ __forceinline__ void moved_node(const celldata_args &a, int64_t n, double *x) {
+  const double *src = a.X0 + 3 * n;
+  const double X[3] = {src[0], src[1], src[2]};
+  hc_motion_apply(&a.motion, a.t, X, x);
+}
+
 // Cells c0 .. c0 + ncell - 1 moved to time t: s_x[cell][node][3], NV geometry nodes per cell, one thread
 // per node.
 template <int NV>
 __device__ __forceinline__ void move_nodes(const celldata_args &a, int64_t c0, int ncell, double *s_x) {
-  for (int v = threadIdx.x; v < NV * ncell; v += blockDim.x) {
-    const double *src = a.X0 + 3 * (NV * c0 + v);
-    const double X[3] = {src[0], src[1], src[2]};
-    hc_motion_apply(&a.motion, a.t, X, s_x + 3 * v);
-  }
+  for (int v = threadIdx.x; v < NV * ncell; v += blockDim.x) moved_node(a, NV * c0 + v, s_x + 3 * v);
 }
 
 // The det J floor (hc_pw_nodes_det_floor) of each of ncell cells whose moved nodes are s_x[cell][NV][3]:
@@ -318,9 +321,7 @@ __device__ __forceinline__ void group_vertices(const celldata_args &a, int64_t c
   if (v < (nv + 31) / 32 * 32) {  // whole warps, for the shuffles; lanes past the cells form groups of their own
     double x[3] = {0.0, 0.0, 0.0};
     if (v < nv) {
-      const double *src = a.X0 + 3 * (8 * c0 + v);
-      const double X[3] = {src[0], src[1], src[2]};
-      hc_motion_apply(&a.motion, a.t, X, x);
+      moved_node(a, 8 * c0 + v, x);
 #pragma unroll
       for (int i = 0; i < 3; i++) s_x[3 * v + i] = x[i];
     }
@@ -658,10 +659,8 @@ __device__ __forceinline__ void warp_cell_nodes(const celldata_args &a, int64_t 
   if constexpr (Shuffled) {
     constexpr int W = NV == 8 ? 8 : 32;
     const int v = NV == 8 ? lane % 8 : lane < NV ? lane : 0;
-    const double *src = a.X0 + 3 * (NV * c + v);
-    const double X[3] = {src[0], src[1], src[2]};
     double x[3];
-    hc_motion_apply(&a.motion, a.t, X, x);
+    moved_node(a, NV * c + v, x);
     if (lane < NV) {
 #pragma unroll
       for (int i = 0; i < 3; i++) s_x[3 * lane + i] = x[i];
@@ -669,11 +668,7 @@ __device__ __forceinline__ void warp_cell_nodes(const celldata_args &a, int64_t 
     const double floor = shfl_det_floor<W>(x);
     if (lane == 0) *s_floor = floor;
   } else {
-    for (int v = lane; v < NV; v += 32) {
-      const double *src = a.X0 + 3 * (NV * c + v);
-      const double X[3] = {src[0], src[1], src[2]};
-      hc_motion_apply(&a.motion, a.t, X, s_x + 3 * v);
-    }
+    for (int v = lane; v < NV; v += 32) moved_node(a, NV * c + v, s_x + 3 * v);
     __syncwarp();
     if (lane == 0) *s_floor = hc_pw_nodes_det_floor(NV, reinterpret_cast<const double(*)[3]>(s_x));
   }
