@@ -38,7 +38,8 @@ typedef struct {
    - fused (run.assembly: fused): celldata nothing; contract, per enabled kernel, its fused kernel's compulsory
      traffic, the geometry nodes read once (C * geometry_nodes * 3 * 8) and the outputs written once
      (s * numel(out)), and the contraction's flops (a third for FieldFieldTensor, whose fused kernel sums over i
-     first; those of the geometry and basis transforms uncounted);
+     first; those of the geometry and basis transforms uncounted), for FieldField the fewer of those and sum
+     factorization's (hc_sumfact_flops);
    - transfer: on a device backend that assembles there, d2h: per DataData kernel its outputs (s * C) with
      dd_copy (else the device sums them: one double each crosses in the reduction phase), h2d: u (8 * N) when
      u_upload; on a device backend that does not, d2h: every output; on the host, nothing. The
@@ -49,6 +50,12 @@ typedef struct {
    - halo: halo_bytes_per_vector per nodal vector (one per DataField and FieldField kernel);
    - reduction: reduction_bytes. */
 void hc_step_bytes_of(const hc_step_problem *p, hc_step_bytes *b);
+
+/* The flops of FieldField kernel k's element matrices by sum factorization, for L = N^3 fields of a tensor-product
+   basis and P = Q^3 points of a tensor-product rule (else 0): per cell, with the metric's (d, e) pairs (1 for
+   FieldFieldScalar, else 9) and their direction-1 classes (1, else 4), 2 (pairs N^2 Q^3 + pairs N^4 Q^2 +
+   classes N^6 Q): the points summed one direction at a time (kernels/README.md, section Fused assembly). */
+double hc_sumfact_flops(const hc_contract *k);
 
 /* The rates a roofline is taken at, bytes or flops per second; 0 is unknown. */
 typedef struct {

@@ -145,11 +145,43 @@ static void test_roofline_times(void **state) {
   assert_true(t[HC_PHASE_STEP] == 2.375 + 4.0 + 4.0 + 1.34375);
 }
 
+/* Sum factorization's flops (hc_sumfact_flops), worked out by hand, and the fused step's FieldField flops the fewer
+   of those and the direct contraction's:
+   - FieldFieldScalar, 2 cells of order 1 (N = Q = 2): 2 * 2 * (4 * 8 + 16 * 4 + 64 * 2) = 896, under the direct
+     2 * 2 * 8 * 8 * 8 = 2048;
+   - FieldFieldVector, 1 cell of order 2 (N = Q = 3): 2 * (9 * 9 * 27 + 9 * 81 * 9 + 4 * 729 * 3) = 34992;
+   - FieldFieldTensor, 2 cells of order 1: 2 * 2 * (9 * 4 * 8 + 9 * 16 * 4 + 4 * 64 * 2) = 5504, over the fused
+     direct count 2 * 2 * 8 * 8 * 24 = 6144 (a third of 9 P): 5504;
+   - no count for 10 fields (not N^3), 27 points with 8 fields by 27, or a DataField kernel. */
+static void test_sumfact(void **state) {
+  (void)state;
+  fixture f;
+  hc_step_bytes b;
+  host_fieldfield(&f, &b);
+  assert_true(hc_sumfact_flops(&f.k[HC_FIELDFIELD_SCALAR]) == 896);
+  assert_true(b.kernel_flops[HC_FIELDFIELD_SCALAR] == 2048); /* materialized: the contraction's */
+  f.p.fused = 1;
+  hc_step_bytes_of(&f.p, &b);
+  assert_true(b.kernel_flops[HC_FIELDFIELD_SCALAR] == 896);
+  f.enabled[HC_FIELDFIELD_TENSOR] = 1;
+  hc_step_bytes_of(&f.p, &b);
+  assert_true(b.kernel_flops[HC_FIELDFIELD_TENSOR] == 5504);
+  hc_contract k = f.k[HC_FIELDFIELD_VECTOR];
+  k.C = 1, k.L = k.R = 27, k.P = k.P_data = 27;
+  assert_true(hc_sumfact_flops(&k) == 34992);
+  k.L = k.R = 10;
+  assert_true(hc_sumfact_flops(&k) == 0);
+  k.L = 8, k.R = 27;
+  assert_true(hc_sumfact_flops(&k) == 0);
+  assert_true(hc_sumfact_flops(&f.k[HC_DATAFIELD_VECTOR]) == 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_host_fieldfield),
       cmocka_unit_test(test_device_assembly),
       cmocka_unit_test(test_roofline_times),
+      cmocka_unit_test(test_sumfact),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -58,6 +58,8 @@ int basis_get(hc_cuda_context *ctx, const hc_basis *b) {
   HC_CALL_GOTO(upload(ctx->stream, &cb->d_qwts, b->qwts, P), fail);
   HC_CALL_GOTO(upload(ctx->stream, &cb->d_phi, b->phi, L * P), fail);
   HC_CALL_GOTO(upload(ctx->stream, &cb->d_grad, b->grad, 3 * L * P), fail);
+  HC_CALL_GOTO(upload(ctx->stream, &cb->d_b1d, b->B1d, (size_t)b->q * b->n1d), fail);
+  HC_CALL_GOTO(upload(ctx->stream, &cb->d_g1d, b->G1d, (size_t)b->q * b->n1d), fail);
   {
     // the fields' values at a point side by side, for reads by one thread per field (fused_points)
     std::vector<double> tabT(4 * P * L);
@@ -94,6 +96,8 @@ struct celldata_args {
   const double *phi;   // [L][P]
   const double *grad;  // [L][P][3]
   const double *tabT;  // [P][4][L]: phi and the reference gradient, fields fastest
+  const double *b1d;   // [q][p+1]: the 1D values and derivatives of the tensor-product basis (fused_sumfact)
+  const double *g1d;
   unsigned long long *bad;
   // FieldField's element apply in the fused kernels (hc_fused_element_cuda), else null: the node map [C][L], the
   // nodal vector u, and v[c][l] = sum_r out[c,l,r] u[cell_nodes[c][r]] ([C][L], doubles)
@@ -681,6 +685,26 @@ __device__ __noinline__ void scalar_metric_27(const celldata_args &a, const doub
   point_metric<HC_FIELDFIELD_SCALAR, 27>(a, xn, floor, c, p, dst, 1);
 }
 
+// The element apply's rows of cell c from its matrix as stored (cell_out: entry (l, r) at cell_out[(l Rf + r) rs]),
+// one thread per row: v[c Lf + l] = sum_r out[c, l, r] u[cell_nodes[c][r]], r in the order of the element apply
+// (assembly_cuda.cu), so that the sums are the same; us: u at the cell's nodes in shared memory, or null (read
+// through cn). Call after a barrier that follows the block's stores of the matrix.
+template <typename T>
+__device__ __forceinline__ void element_apply(const celldata_args &a, const T *cell_out, int64_t rs, int Lf, int Rf,
+                                              const double *us, const int32_t *cn, int64_t c) {
+  for (int l = threadIdx.x; l < Lf; l += blockDim.x) {
+    const T *row = cell_out + (int64_t)l * Rf * rs;
+    double s = 0;
+    if (us) {
+#pragma unroll 8
+      for (int r = 0; r < Rf; r++) s += (double)row[r * rs] * us[r];
+    } else {
+      for (int r = 0; r < Rf; r++) s += (double)row[r * rs] * __ldg(&a.u[__ldg(&cn[r])]);
+    }
+    a.v[c * Lf + l] = s;
+  }
+}
+
 // Doubles of shared memory before the chunk matrices (the NCB cells' geometry nodes and floors, their metrics),
 // made even so that the matrices start on 16 bytes.
 template <hc_kernel Kernel, int NV>
@@ -822,20 +846,146 @@ __global__ void __launch_bounds__(NT, fused_min_blocks<NT>())
         // from the matrix as stored (the block's stores are seen after the barrier), r in the order of the element
         // apply (assembly_cuda.cu): the same sums
         __syncthreads();
-        const int64_t rs = cell_minor ? C : 1;
-        for (int l = tid; l < f.Lf; l += nt) {
-          const T *row = out + (cell_minor ? c : c * f.nout) + (int64_t)l * f.Rf * rs;
-          double s = 0;
-          if (us) {
-#pragma unroll 8
-            for (int r = 0; r < f.Rf; r++) s += (double)row[r * rs] * us[r];
-          } else {
-            for (int r = 0; r < f.Rf; r++) s += (double)row[r * rs] * __ldg(&a.u[__ldg(&cn[r])]);
-          }
-          a.v[c * f.Lf + l] = s;
-        }
+        element_apply(a, out + (cell_minor ? c : c * f.nout), cell_minor ? C : 1, f.Lf, f.Rf, us, cn, c);
         __syncthreads();  // the next cell's chunk overwrites u
       }
+    }
+  }
+}
+
+// FieldField by sum factorization (fused_sumfact): with the default quadrature (q = p + 1 points per direction)
+// and N = p + 1 = 3 to 5 (orders 2 to 4; order 2 where sumfact_takes_3), cell-major. The basis is a tensor product
+// (hc_basis.h): field l = a1 + N (a2 + N a3) is X(a1) X(a2) X(a3) and point k = k1 + Q (k2 + Q k3), so that each of the
+// sum's terms dref_d phi_l G_de dref_e phi_r factors into one 1D pair per direction, X^d_m(a, k) X^e_m(b, k) (X^d_m:
+// the 1D derivatives where d = m, else the values; FieldFieldScalar: values and G = w|J| alone), and the sum over the
+// points is taken one direction at a time. Per cell and a3, with G's nine (or one) components at the points in
+// shared memory:
+//   (1) T1[de][b3][k2][k1] = sum_k3 X^d_3(a3, k3) X^e_3(b3, k3) G_de(k1, k2, k3)
+//   (2) U[t][b3][a2][b2][k1] = sum_(de in class t) sum_k2 X^d_2(a2, k2) X^e_2(b2, k2) T1[de][b3][k2][k1], the
+//       classes t = 2 [d = 0] + [e = 0] being the four direction-1 factors (one for FieldFieldScalar)
+//   (3) out[l][r] for the N^2 rows l of a3 = sum_t sum_k1 X^t_1(a1, k1) X^t_1(b1, k1) U[t][b3][a2][b2][k1], one
+//       thread per column r = b1 + N (b2 + N b3), so that each row's stores coalesce.
+// At order 4 that is about 0.5 M multiply-adds per cell where the GEMM of fused_cells does 5.9 M (order 3: 0.11 M
+// against 0.79 M; order 2: 18 K against 59 K), on the FP64 (or FP32) units rather than the tensor cores. A block
+// takes one cell at a time (N^3 threads rounded up to a warp) and loops over the cells. The same sums as the
+// materialized contraction in another order: the results agree within the contraction's tolerance.
+constexpr int kSumfactMaxN = 5;  // from N = 3 (sumfact_takes_3) or 4
+__host__ __device__ constexpr int sumfact_threads(int N) {
+  return (N * N * N + 31) / 32 * 32;
+}
+
+// Shared memory of fused_sumfact: doubles (the nodes and floor made even, G at the points, u at the cell's nodes),
+// then T (the 1D tables, T1, U).
+template <hc_kernel Kernel, typename T, int NV, int N>
+__host__ __device__ constexpr size_t sumfact_smem() {
+  constexpr int G = ff_metric_size<Kernel>(), NC = G == 1 ? 1 : 4, L = N * N * N;
+  return sizeof(double) * ((NV * 3 + kFloorDoubles + 1) / 2 * 2 + (size_t)G * L + L) +
+         sizeof(T) * (2 * N * N + (size_t)G * N * N * N + (size_t)NC * L * N);
+}
+
+// Blocks per SM the registers must allow: with N = 3, 24 blocks of one warp (80 registers) for trilinear cells,
+// 16 (128) for triquadratic ones, whose map spilled 200 bytes per thread at 80 (ptxas -v); 8 (128) with N = 4; 3
+// with N = 5 (160 registers; at 128, 64 bytes spilled in double).
+__host__ __device__ constexpr int sumfact_min_blocks(int N, int NV) {
+  return N == 3 ? (NV == 8 ? 24 : 16) : N == 4 ? 8 : 3;
+}
+
+template <hc_kernel Kernel, typename T, int NV, int N>
+__global__ void __launch_bounds__(sumfact_threads(N), sumfact_min_blocks(N, NV))
+    fused_sumfact(celldata_args a, int sum_into, T *__restrict__ out) {
+  static_assert((hc_family)(Kernel / 3) == HC_FAMILY_FIELDFIELD, "fused_sumfact takes FieldField");
+  constexpr int Q = N, P = Q * Q * Q, L = N * N * N, QN = Q * N, NT = sumfact_threads(N);
+  constexpr int G = ff_metric_size<Kernel>(), NC = G == 1 ? 1 : 4;
+  extern __shared__ double fused_smem[];
+  double *s_x = fused_smem;                                         // [NV][3]
+  double *s_floor = s_x + NV * 3;                                   // [1]
+  double *s_g = fused_smem + (NV * 3 + kFloorDoubles + 1) / 2 * 2;  // [G][P]
+  double *s_us = s_g + G * P;                                       // [L]: u at the cell's nodes (element apply)
+  T *s_b = reinterpret_cast<T *>(s_us + L);                         // [2][Q][N]: the 1D values, then derivatives
+  T *s_t1 = s_b + 2 * QN;                                           // [G][N][Q][Q]
+  T *s_u = s_t1 + G * N * Q * Q;                                    // [NC][N][N][N][Q]
+  const int tid = threadIdx.x;
+  for (int it = tid; it < QN; it += NT) {
+    s_b[it] = (T)__ldg(&a.b1d[it]);
+    s_b[QN + it] = (T)__ldg(&a.g1d[it]);
+  }
+  // X^d_m: the derivatives' table where d == m (none for FieldFieldScalar)
+  auto X = [&](int d, int m) -> const T * { return G > 1 && d == m ? s_b + QN : s_b; };
+  for (int64_t c = blockIdx.x; c < a.C; c += gridDim.x) {
+    group_nodes<NV>(a, c, 1, s_x, s_floor);  // its barriers also end the previous cell's reads
+    for (int p = tid; p < P; p += NT)
+      point_metric<Kernel, NV>(a, reinterpret_cast<const double(*)[3]>(s_x), s_floor, c, p, s_g + p, P);
+    const int32_t *cn = a.v ? a.cell_nodes + c * L : nullptr;
+    if (a.v)
+      for (int l = tid; l < L; l += NT) s_us[l] = __ldg(&a.u[__ldg(&cn[l])]);
+    __syncthreads();
+    T *cell_out = out + c * (int64_t)L * L;
+    for (int a3 = 0; a3 < N; a3++) {
+      // (1): the previous a3's (2) has passed the barrier before its (3), so T1 is free
+      for (int it = tid; it < G * N * Q * Q; it += NT) {
+        const int de = it / (N * Q * Q), rem = it - de * (N * Q * Q), b3 = rem / (Q * Q), k12 = rem - b3 * (Q * Q);
+        const T *xa = X(de / 3, 2), *xb = X(de % 3, 2);
+        const double *g = s_g + de * P + k12;
+        T s = T(0);
+#pragma unroll
+        for (int k3 = 0; k3 < Q; k3++) s += xa[k3 * N + a3] * xb[k3 * N + b3] * (T)g[k3 * Q * Q];
+        s_t1[it] = s;
+      }
+      __syncthreads();  // T1 complete, and every thread past the previous a3's (3), so U is free
+      // (2): a thread per (b3, b2, k1), every class and a2
+      for (int it = tid; it < N * N * Q; it += NT) {
+        const int b3 = it / QN, b2 = (it - b3 * QN) / Q, k1 = it % Q;
+        T acc[NC][N] = {};
+#pragma unroll
+        for (int de = 0; de < G; de++) {
+          const int d = de / 3, e = de % 3, t = NC == 1 ? 0 : 2 * (d == 0) + (e == 0);
+          const T *xa = X(d, 1), *xb = X(e, 1), *t1 = s_t1 + (de * N + b3) * Q * Q + k1;
+#pragma unroll
+          for (int k2 = 0; k2 < Q; k2++) {
+            const T w = xb[k2 * N + b2] * t1[k2 * Q];
+#pragma unroll
+            for (int a2 = 0; a2 < N; a2++) acc[t][a2] += xa[k2 * N + a2] * w;
+          }
+        }
+        T *u = s_u + b3 * N * QN + b2 * Q + k1;
+#pragma unroll
+        for (int t = 0; t < NC; t++)
+#pragma unroll
+          for (int a2 = 0; a2 < N; a2++) u[t * L * Q + a2 * QN] = acc[t][a2];
+      }
+      __syncthreads();
+      // (3): thread r = b1 + N (b2 + N b3) the column r of the N^2 rows of a3
+      if (tid < L) {
+        const int b1 = tid % N, b2 = tid / N % N, b3 = tid / (N * N);
+        const T *u = s_u + b3 * N * QN + b2 * Q;
+        T acc[N][N] = {};  // [a2][a1]
+#pragma unroll
+        for (int t = 0; t < NC; t++) {
+          const T *xa = NC > 1 && (t >> 1) ? s_b + QN : s_b, *xb = NC > 1 && (t & 1) ? s_b + QN : s_b;
+#pragma unroll
+          for (int k1 = 0; k1 < Q; k1++) {
+            const T y = xb[k1 * N + b1];
+            T z[N];
+#pragma unroll
+            for (int a2 = 0; a2 < N; a2++) z[a2] = y * u[t * L * Q + a2 * QN + k1];
+#pragma unroll
+            for (int a1 = 0; a1 < N; a1++) {
+              const T x = xa[k1 * N + a1];
+#pragma unroll
+              for (int a2 = 0; a2 < N; a2++) acc[a2][a1] += x * z[a2];
+            }
+          }
+        }
+#pragma unroll
+        for (int a2 = 0; a2 < N; a2++)
+#pragma unroll
+          for (int a1 = 0; a1 < N; a1++)
+            hc_store(&cell_out[(int64_t)(a1 + N * a2 + N * N * a3) * L + tid], acc[a2][a1], sum_into);
+      }
+    }
+    if (a.v) {
+      __syncthreads();  // the block's stores of the matrix seen
+      element_apply(a, cell_out, 1, L, L, s_us, cn, c);
     }
   }
 }
@@ -1200,14 +1350,144 @@ cudaError_t fused_warps_launch(const celldata_args &a, bool minor, int sum_into,
   return cudaGetLastError();
 }
 
-// Whether FieldField's kernel for a.L fields and a.P points takes the element apply (a.v): fused_warps, and
-// fused_cells with the 256-thread GEMM blocks (32 or 64 rows: orders 2 and 3). Not the 128 x 128 tile (order 4),
-// whose block fills an SM so that the rows' loads back from out stall it (on an H200 the three FieldField kernels
-// of order4.yaml took 0.30 ms more, the assembly 0.24 ms less; the element apply's kernel storing the rows after
-// it, 0.22 ms more), nor the dot products of order 1 (0.04 ms more, the assembly no less): there
+// FieldField of order 1 with 2 x 2 x 2 points (L = P = 8; fused_quads), in both layouts: a warp takes four cells,
+// eight lanes each, so that every lane is busy in every phase (fused_cells gave such a cell 64 threads, most of
+// them idle while its 8 points' metrics were formed, and 1,056 blocks of two warps; 30-46 us per kernel at 24^3
+// cells on an H100, ncu). Lane j of a cell moves its node j (a triquadratic cell's 27 in turn), takes the det J
+// floor with its group (shuffles, or lane 0 for 27 nodes), the metric of point j into shared memory, and then row j
+// of the element matrix in registers: per point, the table's dref phi_j (from shared memory, loaded once per block)
+// against G, then against every field's dref phi_r, in double, rounded at the store. With the element apply it
+// sums its stored row against u at the cell's nodes (shuffled from the group's lanes), r in order, each product
+// added by an FMA: the element apply's sums (assembly_cuda.cu). Blocks of 8 warps, 32 cells, on a resident grid.
+constexpr int kQuadCells = 4;  // cells per warp
+template <hc_kernel Kernel, typename T, int NV>
+__global__ void __launch_bounds__(kFusedThreads)
+    fused_quads(celldata_args a, bool cell_minor, int sum_into, T *__restrict__ out) {
+  static_assert((hc_family)(Kernel / 3) == HC_FAMILY_FIELDFIELD, "fused_quads takes FieldField");
+  constexpr int G = ff_metric_size<Kernel>(), L = 8, P = 8, CB = kFusedThreads / 32 * kQuadCells;
+  __shared__ double s_tab[4 * P * L];  // a.tabT: [P][4][L]
+  __shared__ double s_x[CB][NV * 3];
+  __shared__ double s_floor[CB];
+  __shared__ double s_g[CB][G * P];  // component k of point p at [k P + p]
+  const int tid = threadIdx.x, lane = tid % 32, cl = lane / 8, j = lane % 8, wc = tid / 32 * kQuadCells + cl;
+  for (int i = tid; i < 4 * P * L; i += kFusedThreads) s_tab[i] = __ldg(&a.tabT[i]);
+  __syncthreads();
+  double *xs = s_x[wc], *g = s_g[wc];
+  for (int64_t c0 = (int64_t)blockIdx.x * CB; c0 < a.C; c0 += (int64_t)gridDim.x * CB) {
+    const int64_t c = c0 + wc;
+    const bool live = c < a.C;
+    if constexpr (NV == 8) {
+      double x[3] = {0.0, 0.0, 0.0};
+      if (live) {
+        moved_node(a, 8 * c + j, x);
+#pragma unroll
+        for (int i = 0; i < 3; i++) xs[3 * j + i] = x[i];
+      }
+      const double floor = shfl_det_floor<8>(x);  // every lane of the warp; a dead group's floor is not used
+      if (j == 0) s_floor[wc] = floor;
+    } else {
+      if (live)
+        for (int v = j; v < NV; v += 8) moved_node(a, NV * c + v, xs + 3 * v);
+      __syncwarp();
+      if (live && j == 0) s_floor[wc] = hc_pw_nodes_det_floor(NV, reinterpret_cast<const double(*)[3]>(xs));
+    }
+    __syncwarp();
+    if (live) point_metric<Kernel, NV>(a, reinterpret_cast<const double(*)[3]>(xs), &s_floor[wc], c, j, g + j, P);
+    __syncwarp();
+    double m[L];
+#pragma unroll
+    for (int r = 0; r < L; r++) m[r] = 0.0;
+    if (live) {
+#pragma unroll 2
+      for (int p = 0; p < P; p++) {
+        const double *tab = s_tab + 4 * p * L;  // phi, then dref_0..2 phi, fields fastest
+        if constexpr (G == 1) {
+          const double w = tab[j] * g[p];
+#pragma unroll
+          for (int r = 0; r < L; r++) m[r] += w * tab[r];
+        } else {
+          const double d0 = tab[L + j], d1 = tab[2 * L + j], d2 = tab[3 * L + j];
+          double w[3];
+#pragma unroll
+          for (int e = 0; e < 3; e++) w[e] = d0 * g[e * P + p] + d1 * g[(3 + e) * P + p] + d2 * g[(6 + e) * P + p];
+#pragma unroll
+          for (int r = 0; r < L; r++) m[r] += w[0] * tab[L + r] + w[1] * tab[2 * L + r] + w[2] * tab[3 * L + r];
+        }
+      }
+    }
+    const double u_mine = a.v && live ? __ldg(&a.u[__ldg(&a.cell_nodes[c * L + j])]) : 0.0;
+    double s = 0.0;
+#pragma unroll
+    for (int r = 0; r < L; r++) {
+      const double ur = __shfl_sync(0xffffffffu, u_mine, 8 * cl + r);
+      if (live) {
+        T *o = out + (cell_minor ? (int64_t)(j * L + r) * a.C + c : (c * L + j) * L + r);
+        const T v = sum_into ? *o + (T)m[r] : (T)m[r];
+        *o = v;
+        s += (double)v * ur;
+      }
+    }
+    if (a.v && live) a.v[c * L + j] = s;
+  }
+}
+
+template <hc_kernel Kernel, typename T, int NV>
+cudaError_t quads_launch(const celldata_args &a, bool minor, int sum_into, void *d_out) {
+  auto kernel = fused_quads<Kernel, T, NV>;
+  constexpr int cells = kFusedThreads / 32 * kQuadCells;
+  unsigned grid = 0;
+  const cudaError_t gerr = resident_grid(kernel, kFusedThreads, 0, (a.C + cells - 1) / cells, &grid);
+  if (gerr != cudaSuccess) return gerr;
+  kernel<<<grid, kFusedThreads, 0, hc_cuda_stream()>>>(a, minor, sum_into, static_cast<T *>(d_out));
+  return cudaGetLastError();
+}
+
+// Whether fused_quads takes the case: order 1 with 2 x 2 x 2 points.
+inline bool quads_take(const celldata_args &a) {
+  return a.L == 8 && a.P == 8;
+}
+
+// Whether fused_sumfact takes N = 3 (order 2): FieldFieldScalar, and every kernel in float. FieldFieldVector and
+// Tensor in double stay on fused_warps' tensor cores (one H100, 48^3 cells, both in one call: 0.74 / 0.81 ms there,
+// 0.79-0.80 / 0.82-0.83 ms by sum factorization; FieldFieldScalar 0.46 -> 0.34 ms, float 0.59 / 1.02 / 1.08 -> 0.28 /
+// 0.57 / 0.61 ms).
+template <hc_kernel Kernel, typename T>
+constexpr bool sumfact_takes_3() {
+  return Kernel == HC_FIELDFIELD_SCALAR || std::is_same_v<T, float>;
+}
+
+// N of fused_sumfact for the case (a.L = a.P = N^3, N from 3 (sumfact_takes_3) or 4 to kSumfactMaxN, cell-major), else
+// 0.
+template <hc_kernel Kernel, typename T>
+int sumfact_n(const celldata_args &a, bool minor) {
+  for (int n = sumfact_takes_3<Kernel, T>() ? 3 : 4; n <= kSumfactMaxN && !minor; n++)
+    if (a.L == n * n * n && a.P == n * n * n) return n;
+  return 0;
+}
+
+template <hc_kernel Kernel, typename T, int NV, int N>
+cudaError_t sumfact_launch(const celldata_args &a, int sum_into, void *d_out) {
+  constexpr size_t smem = sumfact_smem<Kernel, T, NV, N>();
+  auto kernel = fused_sumfact<Kernel, T, NV, N>;
+  const cudaError_t err = hc_cuda_allow_smem(kernel, smem);
+  if (err != cudaSuccess) return err;
+  unsigned grid = 0;
+  const cudaError_t gerr = resident_grid(kernel, sumfact_threads(N), smem, a.C, &grid);
+  if (gerr != cudaSuccess) return gerr;
+  kernel<<<grid, sumfact_threads(N), smem, hc_cuda_stream()>>>(a, sum_into, static_cast<T *>(d_out));
+  return cudaGetLastError();
+}
+
+// Whether FieldField's kernel for a.L fields and a.P points takes the element apply (a.v): fused_quads,
+// fused_sumfact, fused_warps, and fused_cells with the 256-thread GEMM blocks (32 or 64 rows: orders 2 and 3 in the
+// cell-minor layout). Not the 128 x 128 tile (order 4 cell-minor), whose block fills an SM so that the rows' loads
+// back from out stall it (on an H200 the three FieldField kernels of order4.yaml took 0.30 ms more, the assembly
+// 0.24 ms less; the element apply's kernel storing the rows after it, 0.22 ms more), nor fused_cells' dot products
+// (order 1 with other than 8 points; with 8 they had cost 0.04 ms more, the assembly no less): there
 // hc_fused_element_cuda says it does not take the case, and the run applies the matrices in its assembly.
 template <hc_kernel Kernel, typename T, int NV>
-bool fused_apply_in_kernel(const celldata_args &a) {
+bool fused_apply_in_kernel(const celldata_args &a, bool minor) {
+  if (quads_take(a) || sumfact_n<Kernel, T>(a, minor)) return true;
   if (fused_warps_take<Kernel, T, NV>(a)) return true;
   const fused_shape f = fused_shape_of<Kernel, NV>(a, sizeof(T));
   return f.BM == 32 || f.BM == 64;
@@ -1241,6 +1521,18 @@ cudaError_t fused_launch(const celldata_args &a, bool minor, int sum_into, void 
                                                                                            static_cast<T *>(d_out));
     return cudaGetLastError();
   } else {
+    if (quads_take(a)) return quads_launch<Kernel, T, NV>(a, minor, sum_into, d_out);
+    switch (sumfact_n<Kernel, T>(a, minor)) {
+      case 3:
+        if constexpr (sumfact_takes_3<Kernel, T>()) return sumfact_launch<Kernel, T, NV, 3>(a, sum_into, d_out);
+        break;
+      case 4:
+        return sumfact_launch<Kernel, T, NV, 4>(a, sum_into, d_out);
+      case 5:
+        return sumfact_launch<Kernel, T, NV, 5>(a, sum_into, d_out);
+      default:
+        break;
+    }
     if (fused_warps_take<Kernel, T, NV>(a)) return fused_warps_launch<Kernel, T, NV>(a, minor, sum_into, d_out);
     const fused_shape f = fused_shape_of<Kernel, NV>(a, sizeof(T));
     if (f.nt == kFusedSmallThreads)
@@ -1298,6 +1590,8 @@ int celldata_call(const hc_celldata_desc *desc, const char *what, Launch &&launc
     a.phi = cb->d_phi;
     a.grad = cb->d_grad;
     a.tabT = cb->d_tabT;
+    a.b1d = cb->d_b1d;
+    a.g1d = cb->d_g1d;
     a.bad = cb->d_bad;
     HC_CALL_CUDA_LAUNCH(launch(a), what);
     HC_CALL_CUDA(cudaMemcpyAsync(cb->h_bad, cb->d_bad, sizeof(h_bad), cudaMemcpyDeviceToHost, stream));
@@ -1366,13 +1660,15 @@ extern "C" int hc_fused_element_cuda(const hc_celldata_desc *desc, const hc_cont
     celldata_args a{};
     a.L = desc->basis->L;
     a.P = desc->basis->P;
-    const bool f32 = k->precision == HC_FLOAT, n27 = desc->geometry_nodes == 27;
+    const bool f32 = k->precision == HC_FLOAT, n27 = desc->geometry_nodes == 27,
+               minor = k->layout == HC_LAYOUT_CELL_MINOR;
     in_kernel = with_kernel(k->kernel, [&](auto kk) {
                   constexpr hc_kernel K = decltype(kk)::value;
                   if constexpr ((hc_family)(K / 3) == HC_FAMILY_FIELDFIELD) {
-                    const bool in =
-                        n27 ? (f32 ? fused_apply_in_kernel<K, float, 27>(a) : fused_apply_in_kernel<K, double, 27>(a))
-                            : (f32 ? fused_apply_in_kernel<K, float, 8>(a) : fused_apply_in_kernel<K, double, 8>(a));
+                    const bool in = n27 ? (f32 ? fused_apply_in_kernel<K, float, 27>(a, minor)
+                                               : fused_apply_in_kernel<K, double, 27>(a, minor))
+                                        : (f32 ? fused_apply_in_kernel<K, float, 8>(a, minor)
+                                               : fused_apply_in_kernel<K, double, 8>(a, minor));
                     return in ? cudaSuccess : cudaErrorNotSupported;
                   } else {
                     return cudaErrorNotSupported;
@@ -1381,7 +1677,7 @@ extern "C" int hc_fused_element_cuda(const hc_celldata_desc *desc, const hc_cont
   }
   HC_CHECK(in_kernel || (d_out && !d_v), HC_ERR_UNSUPPORTED,
            "fused assembly on cuda: %s with %d fields and %d points leaves the element apply to the assembly (its "
-           "kernel takes it with orders 2 and 3's GEMMs)",
+           "kernels take it with sum factorization and with orders 2 and 3's GEMMs)",
            hc_kernel_name(k->kernel), desc->basis->L, desc->basis->P);
   if (!d_out) return HC_OK;  // the question alone
   return celldata_call(desc, d_v ? "fused assembly with the element apply" : "fused assembly",

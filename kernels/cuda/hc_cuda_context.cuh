@@ -33,6 +33,8 @@ struct hc_cuda_basis {
   double *d_phi = nullptr;              // [L][P]
   double *d_grad = nullptr;             // [L][P][3]
   double *d_tabT = nullptr;             // [P][4][L]: phi, then the 3 reference gradient components, fields fastest
+  double *d_b1d = nullptr;              // [q][p+1]: the 1D values phi_a(xi_i) (hc_basis B1d)
+  double *d_g1d = nullptr;              // [q][p+1]: the 1D derivatives phi_a'(xi_i) (hc_basis G1d)
   unsigned long long *d_bad = nullptr;  // lowest bad cell; no cell (all ones) between calls
   unsigned long long *h_bad = nullptr;  // pinned host memory that d_bad is read back into
 };
@@ -44,6 +46,8 @@ inline void hc_cuda_basis_free(hc_cuda_basis *b) {
   cudaFree(b->d_phi);
   cudaFree(b->d_grad);
   cudaFree(b->d_tabT);
+  cudaFree(b->d_b1d);
+  cudaFree(b->d_g1d);
   cudaFree(b->d_bad);
   cudaFreeHost(b->h_bad);
   *b = hc_cuda_basis();
