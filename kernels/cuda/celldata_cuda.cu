@@ -854,7 +854,7 @@ __global__ void __launch_bounds__(NT, fused_min_blocks<NT>())
 }
 
 // FieldField by sum factorization (fused_sumfact): with the default quadrature (q = p + 1 points per direction)
-// and N = p + 1 = 3 to 5 (orders 2 to 4; order 2 where sumfact_takes_3), cell-major. The basis is a tensor product
+// and N = p + 1 = 3 to 5 (orders 2 to 4), cell-major. The basis is a tensor product
 // (hc_basis.h): field l = a1 + N (a2 + N a3) is X(a1) X(a2) X(a3) and point k = k1 + Q (k2 + Q k3), so that each of the
 // sum's terms dref_d phi_l G_de dref_e phi_r factors into one 1D pair per direction, X^d_m(a, k) X^e_m(b, k) (X^d_m:
 // the 1D derivatives where d = m, else the values; FieldFieldScalar: values and G = w|J| alone), and the sum over the
@@ -869,7 +869,7 @@ __global__ void __launch_bounds__(NT, fused_min_blocks<NT>())
 // against 0.79 M; order 2: 18 K against 59 K), on the FP64 (or FP32) units rather than the tensor cores. A block
 // takes one cell at a time (N^3 threads rounded up to a warp) and loops over the cells. The same sums as the
 // materialized contraction in another order: the results agree within the contraction's tolerance.
-constexpr int kSumfactMaxN = 5;  // from N = 3 (sumfact_takes_3) or 4
+constexpr int kSumfactMinN = 3, kSumfactMaxN = 5;
 __host__ __device__ constexpr int sumfact_threads(int N) {
   return (N * N * N + 31) / 32 * 32;
 }
@@ -883,11 +883,12 @@ __host__ __device__ constexpr size_t sumfact_smem() {
          sizeof(T) * (2 * N * N + (size_t)G * N * N * N + (size_t)NC * L * N);
 }
 
-// Blocks per SM the registers must allow: with N = 3, 24 blocks of one warp (80 registers) for trilinear cells,
-// 16 (128) for triquadratic ones, whose map spilled 200 bytes per thread at 80 (ptxas -v); 8 (128) with N = 4; 3
-// with N = 5 (160 registers; at 128, 64 bytes spilled in double).
+// Blocks per SM the registers must allow: with N = 3, 20 blocks of one warp (96 registers, the 1D tables in them;
+// at 80 FieldFieldTensor spilled 96 bytes per thread, ptxas -v) for trilinear cells, 12 (168) for triquadratic ones,
+// whose map spilled 200 bytes at 80 and 40 at 128; 8 (128) with N = 4; 3 with N = 5 (160 registers; at 128, 64
+// bytes spilled in double).
 __host__ __device__ constexpr int sumfact_min_blocks(int N, int NV) {
-  return N == 3 ? (NV == 8 ? 24 : 16) : N == 4 ? 8 : 3;
+  return N == 3 ? (NV == 8 ? 20 : 12) : N == 4 ? 8 : 3;
 }
 
 template <hc_kernel Kernel, typename T, int NV, int N>
@@ -911,6 +912,43 @@ __global__ void __launch_bounds__(sumfact_threads(N), sumfact_min_blocks(N, NV))
   }
   // X^d_m: the derivatives' table where d == m (none for FieldFieldScalar)
   auto X = [&](int d, int m) -> const T * { return G > 1 && d == m ? s_b + QN : s_b; };
+  // With N = 3 the 1D tables (18 numbers) in registers, and the thread's own columns of them in phases (2) and (3)
+  // (its b2 and b1), so that those phases read only T1 and U from shared memory; larger tables stay there.
+  constexpr bool kRegs = N == 3;
+  T xr[kRegs ? 2 * QN : 1], xb2[kRegs ? 2 * Q : 1], xb1[kRegs ? 2 * Q : 1];
+  if constexpr (kRegs) {
+    __syncthreads();
+    const int b2 = tid % QN / Q, b1 = tid % N;
+#pragma unroll
+    for (int i = 0; i < 2 * QN; i++) xr[i] = s_b[i];
+#pragma unroll
+    for (int k = 0; k < 2 * Q; k++) {
+      xb2[k] = s_b[k / Q * QN + k % Q * N + b2];
+      xb1[k] = s_b[k / Q * QN + k % Q * N + b1];
+    }
+  }
+  // entry (k, a) of the values (deriv false) or derivatives; the same of the thread's column b (b2 in phase (2))
+  auto xa_at = [&](bool deriv, int k, int a) -> T {
+    if constexpr (kRegs) {
+      return xr[(deriv ? QN : 0) + k * N + a];
+    } else {
+      return s_b[(deriv ? QN : 0) + k * N + a];
+    }
+  };
+  auto xb2_at = [&](bool deriv, int k, int b) -> T {
+    if constexpr (kRegs) {
+      return xb2[(deriv ? Q : 0) + k];
+    } else {
+      return s_b[(deriv ? QN : 0) + k * N + b];
+    }
+  };
+  auto xb1_at = [&](bool deriv, int k, int b) -> T {
+    if constexpr (kRegs) {
+      return xb1[(deriv ? Q : 0) + k];
+    } else {
+      return s_b[(deriv ? QN : 0) + k * N + b];
+    }
+  };
   for (int64_t c = blockIdx.x; c < a.C; c += gridDim.x) {
     group_nodes<NV>(a, c, 1, s_x, s_floor);  // its barriers also end the previous cell's reads
     for (int p = tid; p < P; p += NT)
@@ -939,12 +977,13 @@ __global__ void __launch_bounds__(sumfact_threads(N), sumfact_min_blocks(N, NV))
 #pragma unroll
         for (int de = 0; de < G; de++) {
           const int d = de / 3, e = de % 3, t = NC == 1 ? 0 : 2 * (d == 0) + (e == 0);
-          const T *xa = X(d, 1), *xb = X(e, 1), *t1 = s_t1 + (de * N + b3) * Q * Q + k1;
+          const bool dd = G > 1 && d == 1, ed = G > 1 && e == 1;
+          const T *t1 = s_t1 + (de * N + b3) * Q * Q + k1;
 #pragma unroll
           for (int k2 = 0; k2 < Q; k2++) {
-            const T w = xb[k2 * N + b2] * t1[k2 * Q];
+            const T w = xb2_at(ed, k2, b2) * t1[k2 * Q];
 #pragma unroll
-            for (int a2 = 0; a2 < N; a2++) acc[t][a2] += xa[k2 * N + a2] * w;
+            for (int a2 = 0; a2 < N; a2++) acc[t][a2] += xa_at(dd, k2, a2) * w;
           }
         }
         T *u = s_u + b3 * N * QN + b2 * Q + k1;
@@ -961,16 +1000,16 @@ __global__ void __launch_bounds__(sumfact_threads(N), sumfact_min_blocks(N, NV))
         T acc[N][N] = {};  // [a2][a1]
 #pragma unroll
         for (int t = 0; t < NC; t++) {
-          const T *xa = NC > 1 && (t >> 1) ? s_b + QN : s_b, *xb = NC > 1 && (t & 1) ? s_b + QN : s_b;
+          const bool dd = NC > 1 && (t >> 1), ed = NC > 1 && (t & 1);
 #pragma unroll
           for (int k1 = 0; k1 < Q; k1++) {
-            const T y = xb[k1 * N + b1];
+            const T y = xb1_at(ed, k1, b1);
             T z[N];
 #pragma unroll
             for (int a2 = 0; a2 < N; a2++) z[a2] = y * u[t * L * Q + a2 * QN + k1];
 #pragma unroll
             for (int a1 = 0; a1 < N; a1++) {
-              const T x = xa[k1 * N + a1];
+              const T x = xa_at(dd, k1, a1);
 #pragma unroll
               for (int a2 = 0; a2 < N; a2++) acc[a2][a1] += x * z[a2];
             }
@@ -1447,20 +1486,9 @@ inline bool quads_take(const celldata_args &a) {
   return a.L == 8 && a.P == 8;
 }
 
-// Whether fused_sumfact takes N = 3 (order 2): FieldFieldScalar, and every kernel in float. FieldFieldVector and
-// Tensor in double stay on fused_warps' tensor cores (one H100, 48^3 cells, both in one call: 0.74 / 0.81 ms there,
-// 0.79-0.80 / 0.82-0.83 ms by sum factorization; FieldFieldScalar 0.46 -> 0.34 ms, float 0.59 / 1.02 / 1.08 -> 0.28 /
-// 0.57 / 0.61 ms).
-template <hc_kernel Kernel, typename T>
-constexpr bool sumfact_takes_3() {
-  return Kernel == HC_FIELDFIELD_SCALAR || std::is_same_v<T, float>;
-}
-
-// N of fused_sumfact for the case (a.L = a.P = N^3, N from 3 (sumfact_takes_3) or 4 to kSumfactMaxN, cell-major), else
-// 0.
-template <hc_kernel Kernel, typename T>
-int sumfact_n(const celldata_args &a, bool minor) {
-  for (int n = sumfact_takes_3<Kernel, T>() ? 3 : 4; n <= kSumfactMaxN && !minor; n++)
+// N of fused_sumfact for the case (a.L = a.P = N^3, N in kSumfactMinN..kSumfactMaxN, cell-major), else 0.
+inline int sumfact_n(const celldata_args &a, bool minor) {
+  for (int n = kSumfactMinN; n <= kSumfactMaxN && !minor; n++)
     if (a.L == n * n * n && a.P == n * n * n) return n;
   return 0;
 }
@@ -1487,7 +1515,7 @@ cudaError_t sumfact_launch(const celldata_args &a, int sum_into, void *d_out) {
 // hc_fused_element_cuda says it does not take the case, and the run applies the matrices in its assembly.
 template <hc_kernel Kernel, typename T, int NV>
 bool fused_apply_in_kernel(const celldata_args &a, bool minor) {
-  if (quads_take(a) || sumfact_n<Kernel, T>(a, minor)) return true;
+  if (quads_take(a) || sumfact_n(a, minor)) return true;
   if (fused_warps_take<Kernel, T, NV>(a)) return true;
   const fused_shape f = fused_shape_of<Kernel, NV>(a, sizeof(T));
   return f.BM == 32 || f.BM == 64;
@@ -1522,10 +1550,9 @@ cudaError_t fused_launch(const celldata_args &a, bool minor, int sum_into, void 
     return cudaGetLastError();
   } else {
     if (quads_take(a)) return quads_launch<Kernel, T, NV>(a, minor, sum_into, d_out);
-    switch (sumfact_n<Kernel, T>(a, minor)) {
+    switch (sumfact_n(a, minor)) {
       case 3:
-        if constexpr (sumfact_takes_3<Kernel, T>()) return sumfact_launch<Kernel, T, NV, 3>(a, sum_into, d_out);
-        break;
+        return sumfact_launch<Kernel, T, NV, 3>(a, sum_into, d_out);
       case 4:
         return sumfact_launch<Kernel, T, NV, 4>(a, sum_into, d_out);
       case 5:
