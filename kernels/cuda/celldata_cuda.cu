@@ -1334,18 +1334,20 @@ bool fused_cells_fit(const celldata_args &a, size_t scalar) {
   return fused_smem_bytes<Kernel, NV>(f, (int)a.P, scalar) <= (f.BM >= 128 ? kFusedSmemBytesBig : kFusedSmemBytes);
 }
 
-// The grid of a FieldField fused kernel, whose blocks loop over the cells: as many blocks as fit on the device at
-// once (hc_cuda_occupancy_get), at most `blocks`. Each block loads the reference table into shared memory before its
-// cells: with a block per eight cells, fused_warps spent a tenth of its instructions on that (ncu, 48^3 cells).
-template <typename Kernel>
-cudaError_t resident_grid(Kernel kernel, int threads, size_t smem, int64_t blocks, unsigned *grid) {
+// A FieldField fused kernel's launch on the context's stream, its blocks looping over the cells: its shared memory
+// allowed (hc_cuda_allow_smem) and a resident grid, as many blocks as fit on the device at once
+// (hc_cuda_occupancy_get), at most `blocks`. Each block loads its tables into shared memory before its cells: with a
+// block per eight cells, fused_warps spent a tenth of its instructions on that (ncu, 48^3 cells).
+template <typename Kernel, typename... Args>
+cudaError_t launch_resident(Kernel kernel, int threads, size_t smem, int64_t blocks, Args... args) {
+  cudaError_t err = hc_cuda_allow_smem(kernel, smem);
+  if (err != cudaSuccess) return err;
   int blocks_per_sm = 0, sms = 0;
-  const cudaError_t err =
-      hc_cuda_occupancy_get(reinterpret_cast<const void *>(kernel), threads, smem, &blocks_per_sm, &sms);
+  err = hc_cuda_occupancy_get(reinterpret_cast<const void *>(kernel), threads, smem, &blocks_per_sm, &sms);
   if (err != cudaSuccess) return err;
   const int64_t resident = (int64_t)sms * blocks_per_sm;
-  *grid = hc_cuda_grid(blocks < resident ? blocks : resident);
-  return cudaSuccess;
+  kernel<<<hc_cuda_grid(blocks < resident ? blocks : resident), threads, smem, hc_cuda_stream()>>>(args...);
+  return cudaGetLastError();
 }
 
 // The shape of fused_warps for a cell of a.P points, and its shared memory per block.
@@ -1377,23 +1379,16 @@ bool fused_warps_take(const celldata_args &a) {
 template <hc_kernel Kernel, typename T, int NV>
 cudaError_t fused_warps_launch(const celldata_args &a, bool minor, int sum_into, void *d_out) {
   const fused_warp_shape w = fused_warp_shape_of<Kernel, T, NV>(a);
-  const size_t smem = fused_warp_smem<T>(w);
-  auto kernel = fused_warps<Kernel, T, NV>;
-  const cudaError_t err = hc_cuda_allow_smem(kernel, smem);
-  if (err != cudaSuccess) return err;
   constexpr int cells = kFusedThreads / 32;
-  unsigned grid = 0;
-  const cudaError_t gerr = resident_grid(kernel, kFusedThreads, smem, (a.C + cells - 1) / cells, &grid);
-  if (gerr != cudaSuccess) return gerr;
-  kernel<<<grid, kFusedThreads, smem, hc_cuda_stream()>>>(a, w, minor, sum_into, static_cast<T *>(d_out));
-  return cudaGetLastError();
+  return launch_resident(fused_warps<Kernel, T, NV>, kFusedThreads, fused_warp_smem<T>(w), (a.C + cells - 1) / cells, a,
+                         w, minor, sum_into, static_cast<T *>(d_out));
 }
 
 // FieldField of order 1 with 2 x 2 x 2 points (L = P = 8; fused_quads), in both layouts: a warp takes four cells,
 // eight lanes each, so that every lane is busy in every phase (fused_cells gave such a cell 64 threads, most of
 // them idle while its 8 points' metrics were formed, and 1,056 blocks of two warps; 30-46 us per kernel at 24^3
-// cells on an H100, ncu). Lane j of a cell moves its node j (a triquadratic cell's 27 in turn), takes the det J
-// floor with its group (shuffles, or lane 0 for 27 nodes), the metric of point j into shared memory, and then row j
+// cells on an H100, ncu). The block's cells' nodes and det J floors as fused_points takes them (group_vertices, or
+// group_nodes for 27 nodes), then lane j of a cell the metric of point j into shared memory, and then row j
 // of the element matrix in registers: per point, the table's dref phi_j (from shared memory, loaded once per block)
 // against G, then against every field's dref phi_r, in double, rounded at the store. With the element apply it
 // sums its stored row against u at the cell's nodes (shuffled from the group's lanes), r in order, each product
@@ -1415,22 +1410,15 @@ __global__ void __launch_bounds__(kFusedThreads)
   for (int64_t c0 = (int64_t)blockIdx.x * CB; c0 < a.C; c0 += (int64_t)gridDim.x * CB) {
     const int64_t c = c0 + wc;
     const bool live = c < a.C;
+    const int ncell = (int)(a.C - c0 < CB ? a.C - c0 : CB);
+    // the block's cells' nodes and floors (thread 8 wc + j: cell wc's vertex j); 27 nodes: by any thread, so that
+    // every warp must first be done with the previous cells' nodes
     if constexpr (NV == 8) {
-      double x[3] = {0.0, 0.0, 0.0};
-      if (live) {
-        moved_node(a, 8 * c + j, x);
-#pragma unroll
-        for (int i = 0; i < 3; i++) xs[3 * j + i] = x[i];
-      }
-      const double floor = shfl_det_floor<8>(x);  // every lane of the warp; a dead group's floor is not used
-      if (j == 0) s_floor[wc] = floor;
+      group_vertices(a, c0, ncell, &s_x[0][0], s_floor);
     } else {
-      if (live)
-        for (int v = j; v < NV; v += 8) moved_node(a, NV * c + v, xs + 3 * v);
-      __syncwarp();
-      if (live && j == 0) s_floor[wc] = hc_pw_nodes_det_floor(NV, reinterpret_cast<const double(*)[3]>(xs));
+      __syncthreads();
+      group_nodes<NV>(a, c0, ncell, &s_x[0][0], s_floor);
     }
-    __syncwarp();
     if (live) point_metric<Kernel, NV>(a, reinterpret_cast<const double(*)[3]>(xs), &s_floor[wc], c, j, g + j, P);
     __syncwarp();
     double m[L];
@@ -1472,13 +1460,9 @@ __global__ void __launch_bounds__(kFusedThreads)
 
 template <hc_kernel Kernel, typename T, int NV>
 cudaError_t quads_launch(const celldata_args &a, bool minor, int sum_into, void *d_out) {
-  auto kernel = fused_quads<Kernel, T, NV>;
   constexpr int cells = kFusedThreads / 32 * kQuadCells;
-  unsigned grid = 0;
-  const cudaError_t gerr = resident_grid(kernel, kFusedThreads, 0, (a.C + cells - 1) / cells, &grid);
-  if (gerr != cudaSuccess) return gerr;
-  kernel<<<grid, kFusedThreads, 0, hc_cuda_stream()>>>(a, minor, sum_into, static_cast<T *>(d_out));
-  return cudaGetLastError();
+  return launch_resident(fused_quads<Kernel, T, NV>, kFusedThreads, 0, (a.C + cells - 1) / cells, a, minor, sum_into,
+                         static_cast<T *>(d_out));
 }
 
 // Whether fused_quads takes the case: order 1 with 2 x 2 x 2 points.
@@ -1495,15 +1479,8 @@ inline int sumfact_n(const celldata_args &a, bool minor) {
 
 template <hc_kernel Kernel, typename T, int NV, int N>
 cudaError_t sumfact_launch(const celldata_args &a, int sum_into, void *d_out) {
-  constexpr size_t smem = sumfact_smem<Kernel, T, NV, N>();
-  auto kernel = fused_sumfact<Kernel, T, NV, N>;
-  const cudaError_t err = hc_cuda_allow_smem(kernel, smem);
-  if (err != cudaSuccess) return err;
-  unsigned grid = 0;
-  const cudaError_t gerr = resident_grid(kernel, sumfact_threads(N), smem, a.C, &grid);
-  if (gerr != cudaSuccess) return gerr;
-  kernel<<<grid, sumfact_threads(N), smem, hc_cuda_stream()>>>(a, sum_into, static_cast<T *>(d_out));
-  return cudaGetLastError();
+  return launch_resident(fused_sumfact<Kernel, T, NV, N>, sumfact_threads(N), sumfact_smem<Kernel, T, NV, N>(), a.C, a,
+                         sum_into, static_cast<T *>(d_out));
 }
 
 // Whether FieldField's kernel for a.L fields and a.P points takes the element apply (a.v): fused_quads,
@@ -1523,15 +1500,8 @@ bool fused_apply_in_kernel(const celldata_args &a, bool minor) {
 
 template <hc_kernel Kernel, typename T, int NV, int NT = kFusedThreads, class Math = void>
 cudaError_t fused_launch_acc(const celldata_args &a, const fused_shape &f, bool minor, int sum_into, void *d_out) {
-  const size_t smem = fused_smem_bytes<Kernel, NV>(f, (int)a.P, sizeof(T));
-  auto kernel = fused_cells<Kernel, T, NV, NT, Math>;
-  const cudaError_t err = hc_cuda_allow_smem(kernel, smem);
-  if (err != cudaSuccess) return err;
-  unsigned grid = 0;
-  const cudaError_t gerr = resident_grid(kernel, NT, smem, (a.C + f.NCB - 1) / f.NCB, &grid);
-  if (gerr != cudaSuccess) return gerr;
-  kernel<<<grid, NT, smem, hc_cuda_stream()>>>(a, f, minor, sum_into, static_cast<T *>(d_out));
-  return cudaGetLastError();
+  return launch_resident(fused_cells<Kernel, T, NV, NT, Math>, NT, fused_smem_bytes<Kernel, NV>(f, (int)a.P, sizeof(T)),
+                         (a.C + f.NCB - 1) / f.NCB, a, f, minor, sum_into, static_cast<T *>(d_out));
 }
 
 // DataData and DataField through fused_points (hc_fused_cuda has checked that one cell fits it); FieldField's
