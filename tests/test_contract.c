@@ -109,6 +109,10 @@ static void test_kernel(void **state) {
      odd and even K), with two partial K-steps. */
   checked += check_shape(kernel, 3, 130, 70, 5, 2, 5, 17);
   checked += check_shape(kernel, 4, 50, 12, 17, 2, 17, 18);
+  /* Rows longer than the CUDA cell-major DataField's runs (4 KB), summed in pieces: K = 1170, and constant data
+     (D^rank = 9 per point) with K up to 5400. */
+  checked += check_shape(kernel, 5, 3, 2, 130, 3, 130, 22);
+  checked += check_shape(kernel, 4, 5, 2, 600, 3, 1, 23);
   /* Random shapes (HC_TEST_QUICK=1 skips them: for slow tools such as compute-sanitizer's racecheck). */
   uint64_t x = 0x1234567ull + (uint64_t)kernel;
   const int quick = getenv("HC_TEST_QUICK") && getenv("HC_TEST_QUICK")[0] == '1';

@@ -6,13 +6,15 @@
 //   Cell-minor with L or R above 8: hc_cell_gemm.cuh's cell-minor GEMM (groups of cells that share memory
 //   sectors, 32 x 32 tiles); with both at most 8, one thread per cell holds the whole 8 x 8 output in
 //   registers and reads each entry of A and B once, a warp's loads being 32 neighbouring cells.
-// DataField: per cell a GEMV out(L) = F(L x K) d(K). Cell-major: kRows rows of F per block and K-tiles of
+// DataField: per cell a GEMV out(L) = F(L x K) d(K). Cell-major: short rows in runs of whole rows streamed through
+// each warp's shared memory by cp.async (contract_tile_df_runs below); longer rows kRows per block, with K-tiles of
 // the data staged in shared memory and reused by every row. Cell-minor: one thread per cell and kMinorRows
 // rows, a warp's loads being 32 neighbouring cells; the data entry of each q is read once per kMinorRows rows.
 // DataData has nothing to tile.
 #include "kernels/cuda/hc_cell_gemm.cuh"
 #include "kernels/cuda/hc_cuda_common.cuh"
 #include "kernels/cuda/hc_cuda_variants.h"
+#include "kernels/cuda/hc_fastdiv.h"
 
 namespace {
 
@@ -73,7 +75,6 @@ cudaError_t launch_ff_minor(const hc_cuda_shape &s, const void *A, const void *B
 }
 
 constexpr int kTK = 16;        // contracted entries per K-tile (FieldField)
-constexpr int kRows = 8;       // rows (warps) per block (DataField)
 constexpr int kSmall = 8;      // cell-minor FieldField: the register kernel's L and R at most
 constexpr int kMinorRows = 8;  // cell-minor DataField: rows of F per thread
 constexpr int kMinorThreads = 128;
@@ -176,8 +177,101 @@ __global__ void __launch_bounds__(TILE *TILE)
   }
 }
 
-// Cell-major DataField: warp ty of the block takes row l0 + ty of cell c; lane tx strides through q in K-tiles of
-// 32, with the K-tile of the data in shared memory.
+// Cell-major DataField, rows of K entries of at most kDfChunkBytes / kDfMinRows bytes. In this layout the C x L
+// rows of F lie one after another, so a warp takes runs of whole rows (rows = a power of two <= 32 of them, rows x
+// K entries of at most kDfChunkBytes): it copies a run into its own part of shared memory by cp.async, 32
+// consecutive entries per copy instruction, each row at an odd stride (no bank conflicts when the rows are
+// summed), and while the next run's copies are in flight sums this one: 32 / rows lanes per row multiply its
+// entries by the data, read through L1 (the L rows of a cell read the same d), and combine by shuffles. The warps
+// never wait for each other. qb(q) is q, or q % Dr for constant data (a counter, not a division).
+constexpr int kDfWarps = 4;
+constexpr int kDfChunkBytes = 4096;
+constexpr int kDfMinRows = 4;
+
+struct df_plan {
+  int rows;          // rows per run: a power of two, kDfMinRows to 32
+  int lanes_log2;    // log2 of the lanes per row, 32 / rows
+  int ld;            // the shared-memory stride of a row: K, odd
+  hc_fastdiv div_k;  // an entry of a run -> its row
+};
+
+template <typename T>
+df_plan df_plan_of(int64_t K) {
+  df_plan p;
+  p.rows = 32;
+  while (p.rows > 1 && p.rows * K * (int64_t)sizeof(T) > kDfChunkBytes) p.rows /= 2;
+  p.lanes_log2 = 0;
+  while ((p.rows << p.lanes_log2) < 32) p.lanes_log2++;
+  p.ld = (int)K | 1;
+  p.div_k = hc_fastdiv_make((uint32_t)K);
+  return p;
+}
+
+template <typename T, bool Constant>
+__global__ void __launch_bounds__(32 * kDfWarps)
+    contract_tile_df_runs(hc_cuda_shape s, df_plan p, const T *__restrict__ A, const T *__restrict__ B,
+                          T *__restrict__ out, int sum_into) {
+  __shared__ T smem[kDfWarps][2][kDfChunkBytes / sizeof(T) + 32];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, K = (int)s.K;
+  const int64_t nrows = s.C * s.L, runs = (nrows + p.rows - 1) / p.rows;
+  const int64_t stride = (int64_t)gridDim.x * kDfWarps;
+  const int i = lane >> p.lanes_log2, sub = lane & ((1 << p.lanes_log2) - 1), lanes = 1 << p.lanes_log2;
+
+  // A run's rows are contiguous in F.
+  auto copy = [&](int64_t run, T *dst) {
+    const int64_t r0 = run * p.rows;
+    const int n = (int)(nrows - r0 < p.rows ? nrows - r0 : p.rows) * K;
+    const T *src = A + r0 * K;
+    for (int f = lane; f < n; f += 32) {
+      const int r = (int)hc_fastdiv_div(p.div_k, (uint32_t)f);
+      hc_gemm::copy_async<sizeof(T)>(dst + r * p.ld + (f - r * K), src + f, true);
+    }
+    hc_gemm::copy_commit();
+  };
+
+  int64_t run = (int64_t)blockIdx.x * kDfWarps + warp;
+  if (run >= runs) return;  // no block barriers below
+  int b = 0;
+  copy(run, smem[warp][0]);
+  for (;;) {
+    const int64_t next = run + stride;
+    const bool more = next < runs;
+    if (more) {
+      copy(next, smem[warp][b ^ 1]);
+      hc_gemm::copy_wait<1>();
+    } else {
+      hc_gemm::copy_wait<0>();
+    }
+    __syncwarp();
+    const int64_t row = run * p.rows + i;
+    T sum = 0;
+    if (row < nrows) {
+      const T *x = smem[warp][b] + i * p.ld;
+      const T *d = B + (row / s.L) * s.innerB;
+      if (Constant) {
+        const int dr = (int)s.Dr, step = lanes % dr;
+        for (int j = sub, qm = sub % dr; j < K; j += lanes) {
+          sum = fma(x[j], __ldg(d + qm), sum);
+          qm += step;
+          if (qm >= dr) qm -= dr;
+        }
+      } else {
+        for (int j = sub; j < K; j += lanes) sum = fma(x[j], __ldg(d + j), sum);
+      }
+    }
+    for (int off = lanes >> 1; off > 0; off >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, off);
+    if (sub == 0 && row < nrows) hc_store(&out[row], sum, sum_into);
+    __syncwarp();  // every lane done with this buffer before the next copy into it
+    if (!more) break;
+    run = next;
+    b ^= 1;
+  }
+}
+
+// Cell-major DataField with longer rows: warp ty of the block takes row l0 + ty of cell c; lane tx strides
+// through q in K-tiles of 32, with the K-tile of the data in shared memory (measured faster than the runs above
+// once fewer than kDfMinRows rows fit in one: one H100, 2026-11-27).
+constexpr int kRows = 8;  // rows (warps) per block
 template <typename T>
 __global__ void __launch_bounds__(32 * kRows)
     contract_tile_df(hc_cuda_shape s, const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ out,
@@ -199,6 +293,26 @@ __global__ void __launch_bounds__(32 * kRows)
     for (int off = 16; off > 0; off >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, off);
     if (tx == 0 && l < s.L) hc_store(&out[hc_at<false>(c, l, s.C, s.innerO)], sum, sum_into);
   }
+}
+
+template <typename T>
+cudaError_t launch_tile_df(const hc_cuda_shape &s, const T *A, const T *B, T *out, int sum_into, cudaStream_t stream) {
+  const df_plan p = df_plan_of<T>(s.K);
+  if (p.rows < kDfMinRows) {
+    contract_tile_df<T>
+        <<<hc_cuda_grid(s.C * ((s.L + kRows - 1) / kRows)), dim3(32, kRows), 0, stream>>>(s, A, B, out, sum_into);
+    return cudaGetLastError();
+  }
+  const int64_t runs = (s.C * s.L + p.rows - 1) / p.rows, blocks = (runs + kDfWarps - 1) / kDfWarps;
+  auto kernel = s.constant ? contract_tile_df_runs<T, true> : contract_tile_df_runs<T, false>;
+  // a resident grid, so that each warp has a next run to copy while it sums one
+  int per_sm = 0, sms = 0;
+  const cudaError_t err =
+      hc_cuda_occupancy_get(reinterpret_cast<const void *>(kernel), 32 * kDfWarps, 0, &per_sm, &sms);
+  if (err != cudaSuccess) return err;
+  const int64_t resident = (int64_t)per_sm * sms;
+  kernel<<<hc_cuda_grid(blocks < resident ? blocks : resident), 32 * kDfWarps, 0, stream>>>(s, p, A, B, out, sum_into);
+  return cudaGetLastError();
 }
 
 }  // namespace
@@ -243,9 +357,7 @@ extern "C" int hc_contract_cuda_tile(const hc_contract *k, const void *d_left, c
                                <<<hc_cuda_grid((s.C + kMinorThreads - 1) / kMinorThreads), kMinorThreads, 0, stream>>>(
                                    s, A, B, out, k->sum_into);
                          } else if (df) {
-                           contract_tile_df<T>
-                               <<<hc_cuda_grid(s.C * ((s.L + kRows - 1) / kRows)), dim3(32, kRows), 0, stream>>>(
-                                   s, A, B, out, k->sum_into);
+                           return launch_tile_df<T>(s, A, B, out, k->sum_into, stream);
                          } else {
                            // cell-major, L and R at most 8: one 8 x 8 output tile per cell
                            contract_tile_ff<T, kSmall>
