@@ -41,6 +41,9 @@ __global__ void __launch_bounds__(kThreads) contract_team(hc_cuda_shape s, int G
 }
 
 constexpr int kTeamDfSteps = 8;  // rows per span: kTeamDfSteps rounds of a warp's teams
+// Loads of F (and of d) per thread in flight: two of 16 bytes, or eight scalars.
+template <int W>
+constexpr int kTeamDfLoads = W > 1 ? 2 : 8;
 
 // W scalars as one 16-byte load (W = 1: the scalar itself).
 template <typename T, int W>
@@ -76,10 +79,9 @@ __device__ __forceinline__ float df_dot(float4 a, float4 d, float acc) {
 }
 
 // out[c,l] = sum_q F[c,l,q] d[c,qb(q)] (cell-major), teams of 1 << g_log2 lanes per row. W > 1: rows of W-scalar
-// vectors (K % W == 0 and 16-byte aligned arrays), two 16-byte loads of F and two of d in flight per thread;
-// W = 1: four of each.
+// vectors (K % W == 0 and 16-byte aligned arrays); kTeamDfLoads<W> loads of F and as many of d in flight per thread.
 template <typename T, int W, bool Constant>
-__global__ void __launch_bounds__(kThreads, 5)
+__global__ void __launch_bounds__(kThreads, W > 1 ? 5 : 4)
     contract_team_df(hc_cuda_shape s, int g_log2, const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ out,
                      int sum_into) {
   using V = typename df_vec<T, W>::type;
@@ -102,16 +104,19 @@ __global__ void __launch_bounds__(kThreads, 5)
           for (int q = rank; q < K; q += G) s0 = fma(__ldg(a + q), __ldg(d + q % dr), s0);
         } else {
           const V *a = reinterpret_cast<const V *>(A + row * K), *d = reinterpret_cast<const V *>(B + c * s.innerB);
-          constexpr int U = W > 1 ? 2 : 4;  // loads of F per thread in flight: 32 or 16 bytes
-          int v = rank;
-          for (; v + (U - 1) * G < KV; v += U * G) {
-            V av[U], dv[U];
+          // rounds of U loads of F and U of d, issued together (the last round's past the row predicated off)
+          for (int v0 = rank; v0 < KV; v0 += kTeamDfLoads<W> * G) {
+            V av[kTeamDfLoads<W>], dv[kTeamDfLoads<W>];
 #pragma unroll
-            for (int u = 0; u < U; u++) av[u] = df_ldg(a + v + u * G), dv[u] = df_ldg(d + v + u * G);
+            for (int u = 0; u < kTeamDfLoads<W>; u++) {
+              const int v = v0 + u * G;
+              av[u] = v < KV ? df_ldg(a + v) : V{};
+              dv[u] = v < KV ? df_ldg(d + v) : V{};
+            }
 #pragma unroll
-            for (int u = 0; u < U; u += 2) s0 = df_dot(av[u], dv[u], s0), s1 = df_dot(av[u + 1], dv[u + 1], s1);
+            for (int u = 0; u < kTeamDfLoads<W>; u += 2)
+              s0 = df_dot(av[u], dv[u], s0), s1 = df_dot(av[u + 1], dv[u + 1], s1);
           }
-          for (; v < KV; v += G) s0 = df_dot(df_ldg(a + v), df_ldg(d + v), s0);
         }
       }
       T sum = s0 + s1;
@@ -125,10 +130,15 @@ __global__ void __launch_bounds__(kThreads, 5)
 
 template <typename T, int W>
 cudaError_t launch_team_df(const hc_cuda_shape &s, const T *A, const T *B, T *out, int sum_into) {
-  // at least two loads (of W scalars) per thread and row where K allows
+  // W > 1: at least two loads (of W scalars) per thread and row where K allows; W = 1: as few lanes per row as
+  // take it in one round of kTeamDfLoads<1> loads
   const int64_t kv = s.K / W;
   int g_log2 = 0;
-  while (g_log2 < 5 && ((int64_t)2 << (g_log2 + 1)) <= kv) g_log2++;
+  if (W > 1) {
+    while (g_log2 < 5 && ((int64_t)2 << (g_log2 + 1)) <= kv) g_log2++;
+  } else {
+    while (g_log2 < 5 && ((int64_t)kTeamDfLoads<W> << g_log2) < kv) g_log2++;
+  }
   const int64_t rows_per_block = (int64_t)(kThreads / 32) * (32 >> g_log2) * kTeamDfSteps;
   const unsigned grid = hc_cuda_grid((s.C * s.L + rows_per_block - 1) / rows_per_block);
   auto kernel = s.constant ? contract_team_df<T, 1, true> : contract_team_df<T, W, false>;
@@ -144,12 +154,12 @@ extern "C" int hc_supports_cuda_team(const hc_contract *k) {
 
 extern "C" int hc_contract_cuda_team(const hc_contract *k, const void *d_left, const void *d_right, void *d_out) {
   const hc_cuda_shape s = hc_cuda_shape_of(k);
-  // Cell-major DataField with rows of under 4 KB (16-byte loads) or under 128 entries: contract_team_df. Longer
-  // rows go to the kernel below, a whole warp per row, measured faster there (one H100, 2026-11-27: 96-98% of the
-  // roofline against 89-95% at K = 648 and 1944 in double).
+  // Cell-major DataField with rows of under 4 KB (16-byte loads) or of at most 256 entries: contract_team_df. Longer
+  // rows go to the kernel below, a whole warp per row, measured faster there (one H100, 2026-11-27: 97-98% of the
+  // roofline against 86-94% with contract_team_df at K = 648 and 1944 in double).
   const size_t row_bytes = (size_t)s.K * hc_precision_size(k->precision);
   const bool vec = !s.constant && row_bytes % 16 == 0 && ((uintptr_t)d_left | (uintptr_t)d_right) % 16 == 0;
-  if (s.family == HC_FAMILY_DATAFIELD && !s.cell_minor && (vec ? row_bytes < 4096 : s.K < 128)) {
+  if (s.family == HC_FAMILY_DATAFIELD && !s.cell_minor && (vec ? row_bytes < 4096 : s.K <= 32 * kTeamDfLoads<1>)) {
     HC_CALL_CUDA_LAUNCH(hc_cuda_dispatch(k,
                                          [&](auto t, auto) {
                                            using T = decltype(t);
