@@ -3,9 +3,10 @@
 // warp (G = 32) when K > 16; when K is short several outputs share one warp in sub-warp teams of
 // G = next power of two >= K threads (the special case of the Kokkos study), so fewer lanes idle.
 // Cell-major DataField has its own kernel (contract_team_df): there the rows of F lie one after another, so a
-// warp's teams take neighbouring rows, G is chosen for at least two loads per thread and row, 16-byte loads
-// where the rows allow (K * sizeof(T) a multiple of 16), two loads of F and two of the data in flight per
-// thread, and a warp walks a span of rows by counters instead of dividing per row.
+// warp's teams take neighbouring rows, 16-byte loads where the rows allow (K * sizeof(T) a multiple of 16),
+// a thread's loads of a row issued in rounds of kTeamDfLoads, and a warp walks a span of rows by counters
+// instead of dividing per row. Rows of 4 KB or more (256 entries or more without 16-byte loads) keep the
+// kernel above.
 #include "kernels/cuda/hc_cuda_common.cuh"
 #include "kernels/cuda/hc_cuda_variants.h"
 
@@ -59,11 +60,6 @@ struct df_vec<float, 4> {
   using type = float4;
 };
 
-template <typename V>
-__device__ __forceinline__ V df_ldg(const V *p) {
-  return __ldg(p);
-}
-
 // acc += a . d over the W scalars of a load.
 __device__ __forceinline__ double df_dot(double a, double d, double acc) {
   return fma(a, d, acc);
@@ -110,8 +106,8 @@ __global__ void __launch_bounds__(kThreads, W > 1 ? 5 : 4)
 #pragma unroll
             for (int u = 0; u < kTeamDfLoads<W>; u++) {
               const int v = v0 + u * G;
-              av[u] = v < KV ? df_ldg(a + v) : V{};
-              dv[u] = v < KV ? df_ldg(d + v) : V{};
+              av[u] = v < KV ? __ldg(a + v) : V{};
+              dv[u] = v < KV ? __ldg(d + v) : V{};
             }
 #pragma unroll
             for (int u = 0; u < kTeamDfLoads<W>; u += 2)
