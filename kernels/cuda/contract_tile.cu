@@ -189,7 +189,7 @@ constexpr int kDfChunkBytes = 4096;
 constexpr int kDfMinRows = 4;
 
 struct df_plan {
-  int rows;          // rows per run: a power of two, kDfMinRows to 32
+  int rows;          // rows per run: a power of two, kDfMinRows to 32 (less: the rows are too long for runs)
   int lanes_log2;    // log2 of the lanes per row, 32 / rows
   int ld;            // the shared-memory stride of a row: K, odd
   hc_fastdiv div_k;  // an entry of a run -> its row
@@ -197,9 +197,10 @@ struct df_plan {
 
 template <typename T>
 df_plan df_plan_of(int64_t K) {
-  df_plan p;
+  df_plan p{};
   p.rows = 32;
   while (p.rows > 1 && p.rows * K * (int64_t)sizeof(T) > kDfChunkBytes) p.rows /= 2;
+  if (p.rows < kDfMinRows) return p;  // the rest is for contract_tile_df_runs, whose rows are short
   p.lanes_log2 = 0;
   while ((p.rows << p.lanes_log2) < 32) p.lanes_log2++;
   p.ld = (int)K | 1;
