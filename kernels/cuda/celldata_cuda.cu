@@ -1334,21 +1334,9 @@ bool fused_cells_fit(const celldata_args &a, size_t scalar) {
   return fused_smem_bytes<Kernel, NV>(f, (int)a.P, scalar) <= (f.BM >= 128 ? kFusedSmemBytesBig : kFusedSmemBytes);
 }
 
-// A FieldField fused kernel's launch on the context's stream, its blocks looping over the cells: its shared memory
-// allowed (hc_cuda_allow_smem) and a resident grid, as many blocks as fit on the device at once
-// (hc_cuda_occupancy_get), at most `blocks`. Each block loads its tables into shared memory before its cells: with a
-// block per eight cells, fused_warps spent a tenth of its instructions on that (ncu, 48^3 cells).
-template <typename Kernel, typename... Args>
-cudaError_t launch_resident(Kernel kernel, int threads, size_t smem, int64_t blocks, Args... args) {
-  cudaError_t err = hc_cuda_allow_smem(kernel, smem);
-  if (err != cudaSuccess) return err;
-  int blocks_per_sm = 0, sms = 0;
-  err = hc_cuda_occupancy_get(reinterpret_cast<const void *>(kernel), threads, smem, &blocks_per_sm, &sms);
-  if (err != cudaSuccess) return err;
-  const int64_t resident = (int64_t)sms * blocks_per_sm;
-  kernel<<<hc_cuda_grid(blocks < resident ? blocks : resident), threads, smem, hc_cuda_stream()>>>(args...);
-  return cudaGetLastError();
-}
+// The FieldField fused kernels launch on a resident grid (hc_cuda_launch_resident), their blocks looping over the
+// cells. Each block loads its tables into shared memory before its cells: with a block per eight cells, fused_warps
+// spent a tenth of its instructions on that (ncu, 48^3 cells).
 
 // The shape of fused_warps for a cell of a.P points, and its shared memory per block.
 template <hc_kernel Kernel, typename T, int NV>
@@ -1380,8 +1368,8 @@ template <hc_kernel Kernel, typename T, int NV>
 cudaError_t fused_warps_launch(const celldata_args &a, bool minor, int sum_into, void *d_out) {
   const fused_warp_shape w = fused_warp_shape_of<Kernel, T, NV>(a);
   constexpr int cells = kFusedThreads / 32;
-  return launch_resident(fused_warps<Kernel, T, NV>, kFusedThreads, fused_warp_smem<T>(w), (a.C + cells - 1) / cells, a,
-                         w, minor, sum_into, static_cast<T *>(d_out));
+  return hc_cuda_launch_resident(fused_warps<Kernel, T, NV>, kFusedThreads, fused_warp_smem<T>(w),
+                                 (a.C + cells - 1) / cells, a, w, minor, sum_into, static_cast<T *>(d_out));
 }
 
 // FieldField of order 1 with 2 x 2 x 2 points (L = P = 8; fused_quads), in both layouts: a warp takes four cells,
@@ -1461,8 +1449,8 @@ __global__ void __launch_bounds__(kFusedThreads)
 template <hc_kernel Kernel, typename T, int NV>
 cudaError_t quads_launch(const celldata_args &a, bool minor, int sum_into, void *d_out) {
   constexpr int cells = kFusedThreads / 32 * kQuadCells;
-  return launch_resident(fused_quads<Kernel, T, NV>, kFusedThreads, 0, (a.C + cells - 1) / cells, a, minor, sum_into,
-                         static_cast<T *>(d_out));
+  return hc_cuda_launch_resident(fused_quads<Kernel, T, NV>, kFusedThreads, 0, (a.C + cells - 1) / cells, a, minor,
+                                 sum_into, static_cast<T *>(d_out));
 }
 
 // Whether fused_quads takes the case: order 1 with 2 x 2 x 2 points.
@@ -1479,8 +1467,8 @@ inline int sumfact_n(const celldata_args &a, bool minor) {
 
 template <hc_kernel Kernel, typename T, int NV, int N>
 cudaError_t sumfact_launch(const celldata_args &a, int sum_into, void *d_out) {
-  return launch_resident(fused_sumfact<Kernel, T, NV, N>, sumfact_threads(N), sumfact_smem<Kernel, T, NV, N>(), a.C, a,
-                         sum_into, static_cast<T *>(d_out));
+  return hc_cuda_launch_resident(fused_sumfact<Kernel, T, NV, N>, sumfact_threads(N), sumfact_smem<Kernel, T, NV, N>(),
+                                 a.C, a, sum_into, static_cast<T *>(d_out));
 }
 
 // Whether FieldField's kernel for a.L fields and a.P points takes the element apply (a.v): fused_quads,
@@ -1500,8 +1488,9 @@ bool fused_apply_in_kernel(const celldata_args &a, bool minor) {
 
 template <hc_kernel Kernel, typename T, int NV, int NT = kFusedThreads, class Math = void>
 cudaError_t fused_launch_acc(const celldata_args &a, const fused_shape &f, bool minor, int sum_into, void *d_out) {
-  return launch_resident(fused_cells<Kernel, T, NV, NT, Math>, NT, fused_smem_bytes<Kernel, NV>(f, (int)a.P, sizeof(T)),
-                         (a.C + f.NCB - 1) / f.NCB, a, f, minor, sum_into, static_cast<T *>(d_out));
+  return hc_cuda_launch_resident(fused_cells<Kernel, T, NV, NT, Math>, NT,
+                                 fused_smem_bytes<Kernel, NV>(f, (int)a.P, sizeof(T)), (a.C + f.NCB - 1) / f.NCB, a, f,
+                                 minor, sum_into, static_cast<T *>(d_out));
 }
 
 // DataData and DataField through fused_points (hc_fused_cuda has checked that one cell fits it); FieldField's

@@ -307,13 +307,7 @@ cudaError_t launch_tile_df(const hc_cuda_shape &s, const T *A, const T *B, T *ou
   const int64_t runs = (s.C * s.L + p.rows - 1) / p.rows, blocks = (runs + kDfWarps - 1) / kDfWarps;
   auto kernel = s.constant ? contract_tile_df_runs<T, true> : contract_tile_df_runs<T, false>;
   // a resident grid, so that each warp has a next run to copy while it sums one
-  int per_sm = 0, sms = 0;
-  const cudaError_t err =
-      hc_cuda_occupancy_get(reinterpret_cast<const void *>(kernel), 32 * kDfWarps, 0, &per_sm, &sms);
-  if (err != cudaSuccess) return err;
-  const int64_t resident = (int64_t)per_sm * sms;
-  kernel<<<hc_cuda_grid(blocks < resident ? blocks : resident), 32 * kDfWarps, 0, stream>>>(s, p, A, B, out, sum_into);
-  return cudaGetLastError();
+  return hc_cuda_launch_resident(kernel, 32 * kDfWarps, 0, blocks, s, p, A, B, out, sum_into);
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include <mutex>
 
 #include "kernels/cuda/hc_cuda.h"
+#include "kernels/cuda/hc_cuda_common.cuh"
 
 // One auto-tuner choice: the variant chosen for a contraction's kernel, sizes, layout, precision and sum_into.
 struct hc_cuda_tuned {
@@ -118,12 +119,28 @@ int hc_cuda_context_get(hc_cuda_context **ctx);
 // it had for another device with what that held there.
 int hc_cuda_context_select(int device);
 
-// How many blocks of kernel (a cell GEMM kernel of hc_cell_gemm.cuh or a fused kernel of celldata_cuda.cu, launched
+// How many blocks of kernel (a cell GEMM kernel of hc_cell_gemm.cuh, a fused kernel of celldata_cuda.cu or a
+// DataField kernel of contract_tile.cu, launched
 // with threads threads and smem bytes of dynamic shared memory) fit on one SM of the context's device, and its SMs.
 // The first call for a kernel opts it into smem bytes where that is above the default 48 KB (a later launch with more
 // must opt in itself: hc_cuda_allow_smem) and keeps the count in the context, which later calls for the kernel return
 // whatever their smem; an error is the CUDA runtime's (cudaErrorNoDevice without a usable device).
 cudaError_t hc_cuda_occupancy_get(const void *kernel, int threads, size_t smem, int *blocks_per_sm, int *sms);
+
+// A launch of kernel on the context's stream whose blocks loop over their work: its shared memory allowed
+// (hc_cuda_allow_smem) and a resident grid, as many blocks as fit on the device at once (hc_cuda_occupancy_get), at
+// most `blocks`.
+template <typename Kernel, typename... Args>
+cudaError_t hc_cuda_launch_resident(Kernel kernel, int threads, size_t smem, int64_t blocks, Args... args) {
+  cudaError_t err = hc_cuda_allow_smem(kernel, smem);
+  if (err != cudaSuccess) return err;
+  int blocks_per_sm = 0, sms = 0;
+  err = hc_cuda_occupancy_get(reinterpret_cast<const void *>(kernel), threads, smem, &blocks_per_sm, &sms);
+  if (err != cudaSuccess) return err;
+  const int64_t resident = (int64_t)sms * blocks_per_sm;
+  kernel<<<hc_cuda_grid(blocks < resident ? blocks : resident), threads, smem, hc_cuda_stream()>>>(args...);
+  return cudaGetLastError();
+}
 
 // Destroys p's descriptors and empties it.
 void hc_cuda_lt_plan_destroy(hc_cuda_lt_plan *p);
