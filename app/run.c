@@ -212,7 +212,7 @@ static int hc_run_measure_rates(hc_run *run) {
   if (free_b > 0 && (double)half > free_b / 8) half = (size_t)(free_b / 8);
   half = half / 4096 * 4096;
   if (half < 4096) half = 4096;
-  HC_CALL(hc_measure_copy(be, half, 3, 5, 0.2, &r->copy));
+  HC_CALL(hc_measure_copy(be, half, 3, 64, 0.2, &r->copy)); /* on a GPU 64 calls, some ms: past its clocks' ramp */
   if (be->is_device) {
     size_t bytes = half < HC_ROOFLINE_HOST ? half : HC_ROOFLINE_HOST;
     void *h = malloc(bytes), *d = NULL;
@@ -586,7 +586,7 @@ static int hc_run_halo_end(hc_run *run) {
     for (int64_t i = 0; i < n; i++) run->h_shbuf[v * n + i] = ys[v][run->shared[i]];
   HC_CALL(be->copy_to_device(run->d_shbuf, run->h_shbuf, sizeof(double) * (size_t)(nvec * n)));
   for (int v = 0; v < nvec; v++) HC_CALL(be->scatter(run->d_shbuf + v * n, run->d_shared, n, run->d_y[kids[v]]));
-  return be->synchronize();
+  return HC_OK;
 }
 
 /* Opens a range named "what" or "what KERNEL" (kid >= 0) on a profiler's timeline, where the backend has
@@ -601,34 +601,45 @@ static void hc_run_range_end(const hc_run *run) {
   run->be->range_pop();
 }
 
-/* Times of one step: per phase, and per kernel for contractions and cell data. */
+/* A step's timeline: a mark on the backend's stream (hc_backend.mark) where each part of the step begins, read
+   once at the step's end, so that the parts are timed without a wait between them (a device's queue runs on while
+   the host queues the next part). Each interval, from its mark to the next, counts to the phase (-1: none) and,
+   for cell data and contractions, to the kernel (-1: none) its mark names. */
 typedef struct {
-  double ph[HC_NUM_PHASES], kern[HC_NUM_KERNELS], cd[HC_NUM_KERNELS];
-} hc_step_times;
+  int n;
+  signed char phase[HC_MARKS_MAX], kid[HC_MARKS_MAX];
+} hc_step_marks;
 
-/* One fused kernel call for hc_measure_call; with v, FieldField's element apply rows too (hc_fused_element). */
-typedef struct {
-  const hc_celldata_desc *desc;
-  const hc_contract *k;
-  void *out;
-  const int32_t *cell_nodes;
-  const double *u;
-  double *v;
-} hc_run_fused_arg;
+static int hc_run_mark(const hc_run *run, hc_step_marks *sm, int phase, int kid) {
+  HC_CHECK(sm->n < HC_MARKS_MAX, HC_ERR_RUNTIME, "a step has more than %d timed parts", HC_MARKS_MAX);
+  HC_CALL(run->be->mark(sm->n));
+  sm->phase[sm->n] = (signed char)phase;
+  sm->kid[sm->n++] = (signed char)kid;
+  return HC_OK;
+}
 
-static int hc_run_fused_fn(const hc_backend *backend, const void *arg) {
-  const hc_run_fused_arg *a = arg;
-  if (a->v) return hc_fused_element(backend, a->desc, a->k, a->out, a->cell_nodes, a->u, a->v);
-  return hc_fused_apply(backend, a->desc, a->k, a->out);
+/* Ends the timeline (waits for what the step queued) and adds its intervals to the run's phase, contraction and
+   cell-data times. */
+static int hc_run_marks_add(hc_run *run, hc_step_marks *sm) {
+  double d[HC_MARKS_MAX];
+  HC_CALL(hc_run_mark(run, sm, -1, -1));
+  HC_CALL(run->be->marks_read(sm->n, d));
+  for (int i = 0; i + 1 < sm->n; i++) {
+    const int ph = sm->phase[i], kid = sm->kid[i];
+    if (ph < 0) continue;
+    run->phase_s[ph] += d[i];
+    if (kid >= 0 && ph == HC_PHASE_CELLDATA) run->celldata_s[kid] += d[i];
+    if (kid >= 0 && ph == HC_PHASE_CONTRACT) run->kernel_s[kid] += d[i];
+  }
+  return HC_OK;
 }
 
 /* One kernel of a step: cell data, contraction (or the fused kernel in their place), assembly (in the backend's
-   memory). */
-static int hc_run_kernel(hc_run *run, const hc_celldata_desc *desc, int kid, int dump, hc_step_times *tm) {
+   memory), each queued after a mark of sm. */
+static int hc_run_kernel(hc_run *run, const hc_celldata_desc *desc, int kid, int dump, hc_step_marks *sm) {
   const hc_backend *be = run->be;
   const hc_mesh *m = run->mesh;
   const hc_contract *k = &run->k[kid];
-  double t0;
   hc_family fam = hc_kernel_family((hc_kernel)kid);
   /* FieldField's element apply rows from the fused kernel (run->d_v) where it takes them, the assembly a vector's */
   double *v = run->cfg.fused && fam == HC_FAMILY_FIELDFIELD && run->d_v && hc_fused_element_takes(be, desc, k) == HC_OK
@@ -637,43 +648,41 @@ static int hc_run_kernel(hc_run *run, const hc_celldata_desc *desc, int kid, int
   if (run->cfg.fused) {
     /* The fused kernel, timed as the kernel's contraction; the cell-data phase stays empty. */
     hc_run_range(run, "fused", kid);
-    const hc_run_fused_arg call = {desc, k, run->d_out[kid], run->d_cell_nodes, run->d_u, v};
-    HC_CALL(hc_measure_call(be, hc_run_fused_fn, &call, &tm->kern[kid]));
-    tm->ph[HC_PHASE_CONTRACT] += tm->kern[kid];
+    HC_CALL(hc_run_mark(run, sm, HC_PHASE_CONTRACT, kid));
+    if (v)
+      HC_CALL(hc_fused_element(be, desc, k, run->d_out[kid], run->d_cell_nodes, run->d_u, v));
+    else
+      HC_CALL(hc_fused_apply(be, desc, k, run->d_out[kid]));
     hc_run_range_end(run);
   } else {
     hc_run_range(run, "celldata", kid);
-    t0 = hc_wtime();
+    HC_CALL(hc_run_mark(run, sm, HC_PHASE_CELLDATA, kid));
     HC_CALL(hc_run_fill(run, desc, (hc_kernel)kid, k));
-    HC_CALL(be->synchronize());
-    tm->cd[kid] = hc_wtime() - t0;
-    tm->ph[HC_PHASE_CELLDATA] += tm->cd[kid];
     hc_run_range_end(run);
-
-    /* The contraction alone: the backend's timer (CUDA events; the wall clock on the host). */
     hc_run_range(run, "contract", kid);
-    const hc_measure_contract_arg call = {k, run->d_left, run->d_right, run->d_out[kid]};
-    HC_CALL(hc_measure_call(be, hc_measure_apply_fn, &call, &tm->kern[kid]));
-    tm->ph[HC_PHASE_CONTRACT] += tm->kern[kid];
+    HC_CALL(hc_run_mark(run, sm, HC_PHASE_CONTRACT, kid));
+    HC_CALL(hc_contract_apply(be, k, run->d_left, run->d_right, run->d_out[kid]));
     hc_run_range_end(run);
   }
-  if (dump) HC_CALL(hc_run_dump(run, (hc_kernel)kid));
+  if (dump) {
+    HC_CALL(hc_run_mark(run, sm, -1, -1)); /* writing the --dump arrays is not the step's work */
+    HC_CALL(hc_run_dump(run, (hc_kernel)kid));
+  }
 
   if (fam == HC_FAMILY_DATADATA) {
     /* No assembly. With run.deterministic the C values come to the host for its exact sum (else the backend sums
        them where they are, in the reduction). */
     if (run->dd_copy) {
       hc_run_range(run, "transfer", kid);
-      t0 = hc_wtime();
+      HC_CALL(hc_run_mark(run, sm, HC_PHASE_TRANSFER, -1));
       HC_CALL(be->copy_to_host(run->h_out[kid], run->d_out[kid], hc_precision_size(k->precision) * (size_t)k->C));
-      tm->ph[HC_PHASE_TRANSFER] += hc_wtime() - t0;
       hc_run_range_end(run);
     }
     return HC_OK;
   }
   /* Assembly in the backend's memory: the nodal vector stays there but for its shared nodes (hc_run_halo_begin). */
   hc_run_range(run, "assembly", kid);
-  t0 = hc_wtime();
+  HC_CALL(hc_run_mark(run, sm, HC_PHASE_ASSEMBLY, -1));
   HC_CALL(be->mem_zero(run->d_y[kid], sizeof(double) * (size_t)m->num_nodes));
   if (fam == HC_FAMILY_DATAFIELD) {
     HC_CALL(be->assemble_vector(k, run->coloring, run->d_out[kid], run->d_cell_nodes, run->d_y[kid]));
@@ -688,49 +697,46 @@ static int hc_run_kernel(hc_run *run, const hc_celldata_desc *desc, int kid, int
   } else {
     HC_CALL(be->assemble_apply(k, run->coloring, run->d_out[kid], run->d_cell_nodes, run->d_u, run->d_y[kid], NULL));
   }
-  HC_CALL(be->synchronize());
-  tm->ph[HC_PHASE_ASSEMBLY] += hc_wtime() - t0;
   hc_run_range_end(run);
   return HC_OK;
 }
 
 /* One timestep at time t: cell data, contractions, assembly, halo exchange, reductions. The kernels that
    feed nodal vectors (DataField, FieldField) run first; the halo messages of their vectors are in flight
-   while the DataData kernels, which need no halo, run. With dump, also writes the --dump arrays. */
+   while the DataData kernels, which need no halo, run. With dump, also writes the --dump arrays. The parts are
+   queued one after another and timed by the step's marks (hc_step_marks); the waits are the halo's copies, the
+   reduction's sums and, at the end, the cells' check and the marks. */
 static int hc_run_step(hc_run *run, double t, int timed, int dump) {
   const hc_backend *be = run->be;
   const hc_mesh *m = run->mesh;
-  hc_step_times tm;
-  memset(&tm, 0, sizeof(tm));
+  hc_step_marks sm = {0};
   hc_run_range(run, "step", -1);
-  double t_step = hc_wtime(), t0;
+  const double t_step = hc_wtime();
   hc_celldata_desc desc;
   hc_run_desc(run, run->d_X0, m->C, t, &desc);
+  desc.check_later = 1; /* checked once, at the step's end */
 
   /* The mesh motion's interpolant u, which the FieldField assembly applies the outputs to, computed in the
      backend's memory: every step on the host, on a device where a FieldField kernel runs (hc_run_setup). */
   hc_run_range(run, "celldata", -1);
-  t0 = hc_wtime();
+  HC_CALL(hc_run_mark(run, &sm, HC_PHASE_CELLDATA, -1));
   if (run->d_u0) HC_CALL(be->waxpy(m->num_nodes, sin(run->cfg.shear_omega * t), run->d_du, run->d_u0, run->d_u));
-  tm.ph[HC_PHASE_CELLDATA] += hc_wtime() - t0;
   hc_run_range_end(run);
   for (int kid = HC_DATAFIELD_SCALAR; kid < HC_NUM_KERNELS; kid++)
-    if (run->cfg.enabled[kid]) HC_CALL(hc_run_kernel(run, &desc, kid, dump, &tm));
+    if (run->cfg.enabled[kid]) HC_CALL(hc_run_kernel(run, &desc, kid, dump, &sm));
   hc_run_range(run, "halo", -1);
-  t0 = hc_wtime();
+  HC_CALL(hc_run_mark(run, &sm, HC_PHASE_HALO, -1));
   HC_CALL(hc_run_halo_begin(run));
-  tm.ph[HC_PHASE_HALO] += hc_wtime() - t0;
   hc_run_range_end(run);
   for (int kid = HC_DATADATA_SCALAR; kid < HC_DATAFIELD_SCALAR; kid++)
-    if (run->cfg.enabled[kid]) HC_CALL(hc_run_kernel(run, &desc, kid, dump, &tm));
+    if (run->cfg.enabled[kid]) HC_CALL(hc_run_kernel(run, &desc, kid, dump, &sm));
   hc_run_range(run, "halo", -1);
-  t0 = hc_wtime();
+  HC_CALL(hc_run_mark(run, &sm, HC_PHASE_HALO, -1));
   HC_CALL(hc_run_halo_end(run));
-  tm.ph[HC_PHASE_HALO] += hc_wtime() - t0;
   hc_run_range_end(run);
 
   hc_run_range(run, "reduction", -1);
-  t0 = hc_wtime();
+  HC_CALL(hc_run_mark(run, &sm, HC_PHASE_REDUCTION, -1));
   double sums[3];
   hc_acc acc[3];
   hc_acc_init(acc, 3, run->cfg.deterministic);
@@ -749,17 +755,20 @@ static int hc_run_step(hc_run *run, double t, int timed, int dump) {
     HC_CALL(be->sum(n, x, run->cfg.precision, m->C, local));
     for (int i = 0; i < n; i++) hc_acc_add(&acc[which[i]], local[i]);
   }
+  /* the cells' check of the step's cell data (a bad cell is an error before its sums are used) */
+  HC_CALL(be->celldata_check(&desc));
   HC_CALL(hc_acc_allreduce(run, acc, 3, sums));
   for (int kid = 0; kid < 3; kid++) run->values.dd_sum[kid] = sums[kid];
-  tm.ph[HC_PHASE_REDUCTION] += hc_wtime() - t0;
   hc_run_range_end(run);
-  tm.ph[HC_PHASE_STEP] = hc_wtime() - t_step;
-  hc_run_range_end(run);
-
   if (timed) {
-    for (int i = 0; i < HC_NUM_PHASES; i++) run->phase_s[i] += tm.ph[i];
-    for (int i = 0; i < HC_NUM_KERNELS; i++) run->kernel_s[i] += tm.kern[i], run->celldata_s[i] += tm.cd[i];
+    HC_CALL(hc_run_marks_add(run, &sm));
+    run->phase_s[HC_PHASE_STEP] += hc_wtime() - t_step;
+  } else {
+    HC_CALL(hc_run_mark(run, &sm, -1, -1));
+    double d[HC_MARKS_MAX];
+    HC_CALL(be->marks_read(sm.n, d));
   }
+  hc_run_range_end(run);
   run->t = t;
   return HC_OK;
 }

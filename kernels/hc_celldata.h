@@ -31,6 +31,9 @@ typedef struct hc_celldata_desc {
   hc_precision precision;
   const int64_t *cell_tag; /* optional, host: [C], each cell's number in its mesh file, named in messages; NULL:
                               cells are named by their index */
+  int check_later;         /* 0 (hc_celldata_desc_init): each call checks its cells before it returns; nonzero: a
+                              device backend may return with the call queued and its check not yet known, which
+                              hc_backend.celldata_check gives (a step's calls, checked once at its end) */
 } hc_celldata_desc;
 
 /* Fills desc with C trilinear cells (8 geometry nodes) at X0 on basis: t = 0, no motion (A = 0, box
@@ -58,7 +61,8 @@ int hc_celldata_contract(const hc_celldata_desc *desc, hc_kernel kernel, hc_cont
      DataDataTensor    left sigma_ij w|J|            right eps_ij
    Everything is computed in double and stored in desc->precision. An inverted or degenerate cell
    (det J <= HC_DET_RTOL * size^3 at some point) is HC_ERR_INPUT naming the lowest such cell and its
-   point; the arrays are then not to be used. A backend without cell data gives HC_ERR_UNSUPPORTED. */
+   point; the arrays are then not to be used. With desc->check_later a device backend may leave that check to
+   hc_backend.celldata_check. A backend without cell data gives HC_ERR_UNSUPPORTED. */
 int hc_celldata_fill(const hc_backend *backend, const hc_celldata_desc *desc, hc_kernel kernel, void *left,
                      void *right);
 

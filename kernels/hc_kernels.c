@@ -456,6 +456,21 @@ static int hc_clock_timer_stop(double *seconds) {
   return HC_OK;
 }
 
+/* The wall clock at each mark of a host backend's timeline. */
+static double hc_clock_marks[HC_MARKS_MAX];
+
+static int hc_clock_mark(int i) {
+  HC_CHECK(i >= 0 && i < HC_MARKS_MAX, HC_ERR_INPUT, "timeline mark %d: marks are 0..%d", i, HC_MARKS_MAX - 1);
+  hc_clock_marks[i] = hc_clock_s();
+  return HC_OK;
+}
+
+static int hc_clock_marks_read(int n, double *seconds) {
+  HC_CHECK(n >= 1 && n <= HC_MARKS_MAX, HC_ERR_INPUT, "timeline: %d marks read, must be 1..%d", n, HC_MARKS_MAX);
+  for (int i = 0; i + 1 < n; i++) seconds[i] = hc_clock_marks[i + 1] - hc_clock_marks[i];
+  return HC_OK;
+}
+
 /* Defaults for every backend. */
 static int hc_no_device_name(char *buf, size_t size) {
   if (size) buf[0] = '\0';
@@ -505,6 +520,11 @@ static int hc_no_fused_element(const struct hc_celldata_desc *desc, const hc_con
   return HC_ERROR(HC_ERR_UNSUPPORTED, "fused assembly with the element apply is not on this backend");
 }
 
+static int hc_each_call_checks(const struct hc_celldata_desc *desc) {
+  (void)desc;
+  return HC_OK;
+}
+
 static void hc_no_range_push(const char *name) {
   (void)name;
 }
@@ -545,6 +565,9 @@ static int hc_backend_complete(const hc_backend *own, hc_backend *done) {
   HC_DEFAULT(assemble_apply, host ? hc_host_assemble_apply : NULL);
   HC_DEFAULT(timer_start, host ? hc_clock_timer_start : NULL);
   HC_DEFAULT(timer_stop, host ? hc_clock_timer_stop : NULL);
+  HC_DEFAULT(mark, host ? hc_clock_mark : NULL);
+  HC_DEFAULT(marks_read, host ? hc_clock_marks_read : NULL);
+  HC_DEFAULT(celldata_check, hc_each_call_checks);
   HC_DEFAULT(fused, hc_no_fused);
   HC_DEFAULT(fused_element, hc_no_fused_element);
   HC_DEFAULT(device_name, hc_no_device_name);

@@ -176,14 +176,16 @@ int hc_layout_convert(const hc_contract *k, hc_array which, hc_layout src_layout
    core"), in which no pointer is NULL, so that callers never test one:
      every backend provides  contract, supports, celldata;
      a device backend also   mem_alloc, mem_free, copy_to_device, copy_to_host, synchronize, mem_zero, mem_copy,
-                             gather, scatter, waxpy, sum, assemble_vector, assemble_apply, timer_start, timer_stop
-                             (the core defaults them on host backends only: host memory, one-core assembly by
-                             colours, the wall clock);
-     the rest is optional    (fused, device_*, chosen_variant, peak_flops, version, range_*, release: see each
-                             default below).
+                             gather, scatter, waxpy, sum, assemble_vector, assemble_apply, timer_start, timer_stop,
+                             mark, marks_read (the core defaults them on host backends only: host memory, one-core
+                             assembly by colours, the wall clock);
+     the rest is optional    (fused, celldata_check, device_*, chosen_variant, peak_flops, version, range_*,
+                             release: see each default below).
    A backend lacking an operation it must provide is an HC_ERR_RUNTIME at lookup that names it. */
 /* The most arrays one call of hc_backend.sum takes. */
 #define HC_SUM_ARRAYS_MAX 8
+/* The most marks of hc_backend.mark between two calls of marks_read. */
+#define HC_MARKS_MAX 64
 
 struct hc_celldata_desc; /* kernels/hc_celldata.h */
 struct hc_coloring;      /* kernels/hc_assembly.h */
@@ -198,6 +200,10 @@ typedef struct hc_backend {
   int (*supports)(const hc_contract *k);
   /* Fills the left and right arrays of kernel from the cells of desc (see hc_celldata_fill). */
   int (*celldata)(const struct hc_celldata_desc *desc, hc_kernel kernel, void *left, void *right);
+  /* The check of the cells of the celldata and fused calls made with desc->check_later since the last check (on
+     cells of desc's mesh): waits for them, and an inverted or degenerate cell among them is HC_ERR_INPUT naming the
+     lowest, as celldata's own check would. Default: HC_OK, the host backends checking in each call. */
+  int (*celldata_check)(const struct hc_celldata_desc *desc);
   /* Fused assembly (see hc_fused_apply): k's output, the array that celldata and contract together write, from the
      cells of desc directly, storing no left or right array. k: hc_celldata_contract's problem for k->kernel, with
      its sum_into. Default: HC_ERR_UNSUPPORTED, "fused assembly is not yet on this backend". */
@@ -248,6 +254,13 @@ typedef struct hc_backend {
      host backends' work being done when a call returns. Not nested. */
   int (*timer_start)(void);
   int (*timer_stop)(double *seconds);
+  /* A timeline of the work queued on the backend's stream, read without waiting between its parts: mark(i)
+     records mark i (0 <= i < HC_MARKS_MAX; CUDA: an event on the stream, so that its time is when the work queued
+     before it is done), and marks_read(n, seconds) waits for mark n - 1 and gives seconds[i] = the time of mark
+     i + 1 less that of mark i for i < n - 1, the marks 0 .. n - 1 having been recorded in order since the last
+     read. Default: the wall clock at each mark, the host backends' work being done when a call returns. */
+  int (*mark)(int i);
+  int (*marks_read)(int n, double *seconds);
   /* The device this rank computes on, e.g. "NVIDIA H100 80GB HBM3 (device 0, PCI 0000:19:00.0)". Default:
      HC_ERR_UNSUPPORTED, the host backends' device being the host, which the app describes itself. */
   int (*device_name)(char *buf, size_t size);

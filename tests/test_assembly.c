@@ -4,7 +4,8 @@
    is exact whatever its order and the comparison is bitwise. Also the colouring: every cell once, and no two
    cells of a colour sharing a node, on blocks (8 parity colours) and shuffled or random meshes; the serial forms; and
    the assembly of every built host backend's table (hc_backend.assemble_*), whose other operations the core completes
-   (no NULL pointer), and every built backend's sum (hc_backend.sum). */
+   (no NULL pointer), and every built backend's sum and timeline (hc_backend.sum, mark). */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -205,20 +207,37 @@ static void test_backend_tables(void **state) {
   for (int i = 0; i < HC_NUM_BACKENDS; i++) {
     const hc_backend *be = NULL;
     if (hc_backend_get((hc_backend_id)i, &be) != HC_OK) continue; /* not built */
-    const void *ops[] = {(const void *)be->contract,        (const void *)be->supports,
-                         (const void *)be->celldata,        (const void *)be->mem_alloc,
-                         (const void *)be->mem_free,        (const void *)be->copy_to_device,
-                         (const void *)be->copy_to_host,    (const void *)be->synchronize,
-                         (const void *)be->mem_zero,        (const void *)be->mem_copy,
-                         (const void *)be->gather,          (const void *)be->scatter,
-                         (const void *)be->waxpy,           (const void *)be->sum,
-                         (const void *)be->assemble_vector, (const void *)be->assemble_apply,
-                         (const void *)be->timer_start,     (const void *)be->timer_stop,
-                         (const void *)be->device_name,     (const void *)be->device_count,
-                         (const void *)be->device_select,   (const void *)be->device_memory,
-                         (const void *)be->chosen_variant,  (const void *)be->peak_flops,
-                         (const void *)be->version,         (const void *)be->range_push,
-                         (const void *)be->range_pop,       (const void *)be->release};
+    const void *ops[] = {(const void *)be->contract,
+                         (const void *)be->supports,
+                         (const void *)be->celldata,
+                         (const void *)be->mem_alloc,
+                         (const void *)be->mem_free,
+                         (const void *)be->copy_to_device,
+                         (const void *)be->copy_to_host,
+                         (const void *)be->synchronize,
+                         (const void *)be->mem_zero,
+                         (const void *)be->mem_copy,
+                         (const void *)be->gather,
+                         (const void *)be->scatter,
+                         (const void *)be->waxpy,
+                         (const void *)be->sum,
+                         (const void *)be->assemble_vector,
+                         (const void *)be->assemble_apply,
+                         (const void *)be->timer_start,
+                         (const void *)be->timer_stop,
+                         (const void *)be->mark,
+                         (const void *)be->marks_read,
+                         (const void *)be->celldata_check,
+                         (const void *)be->device_name,
+                         (const void *)be->device_count,
+                         (const void *)be->device_select,
+                         (const void *)be->device_memory,
+                         (const void *)be->chosen_variant,
+                         (const void *)be->peak_flops,
+                         (const void *)be->version,
+                         (const void *)be->range_push,
+                         (const void *)be->range_pop,
+                         (const void *)be->release};
     for (size_t o = 0; o < sizeof(ops) / sizeof(ops[0]); o++) {
       if (!ops[o]) print_error("backend %s: operation %zu of the completed table is NULL\n", be->name, o);
       assert_non_null(ops[o]);
@@ -366,6 +385,47 @@ static void test_backend_sum(void **state) {
   }
 }
 
+/* Every built backend's timeline (hc_backend.mark, marks_read; a device backend's where a device answers): the
+   intervals between marks, one of them a 30 ms wait of the host with nothing queued (the next mark's time is
+   when it is queued), one a copy of 64 MB queued between two marks, the others nothing; marks past the limits
+   are errors. */
+static void test_backend_timeline(void **state) {
+  (void)state;
+  for (int i = 0; i < HC_NUM_BACKENDS; i++) {
+    const hc_backend *be = NULL;
+    if (hc_backend_get((hc_backend_id)i, &be) != HC_OK) continue; /* not built */
+    if (hc_test_no_device(be, be->name)) continue;
+    const size_t bytes = (size_t)64 << 20;
+    void *d = NULL;
+    assert_int_equal(be->mem_alloc(2 * bytes, &d), HC_OK);
+    assert_int_equal(be->mem_zero(d, 2 * bytes), HC_OK);
+    assert_int_equal(be->synchronize(), HC_OK);
+    for (int round = 0; round < 2; round++) {
+      double s[4] = {-1, -1, -1, -1};
+      assert_int_equal(be->mark(0), HC_OK);
+      assert_int_equal(be->mark(1), HC_OK);
+      const struct timespec wait = {0, 30000000};
+      nanosleep(&wait, NULL);
+      assert_int_equal(be->mark(2), HC_OK);
+      assert_int_equal(be->mem_copy((char *)d + bytes, d, bytes), HC_OK);
+      assert_int_equal(be->mark(3), HC_OK);
+      assert_int_equal(be->mark(4), HC_OK);
+      assert_int_equal(be->marks_read(5, s), HC_OK);
+      print_message("backend %s: timeline %.6f %.6f %.6f %.6f s\n", be->name, s[0], s[1], s[2], s[3]);
+      assert_true(s[0] >= 0 && s[0] < 0.01);
+      assert_true(s[1] >= 0.029 && s[1] < 1.0);
+      assert_true(s[2] > 0 && s[2] < 1.0);
+      assert_true(s[3] >= 0 && s[3] < s[2]);
+    }
+    double s[1];
+    assert_int_equal(be->mark(-1), HC_ERR_INPUT);
+    assert_int_equal(be->mark(HC_MARKS_MAX), HC_ERR_INPUT);
+    assert_int_equal(be->marks_read(0, s), HC_ERR_INPUT);
+    assert_int_equal(be->marks_read(HC_MARKS_MAX + 1, s), HC_ERR_INPUT);
+    assert_int_equal(be->mem_free(d), HC_OK);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_coloring),
@@ -373,6 +433,7 @@ int main(void) {
       cmocka_unit_test(test_against_plain_loops),
       cmocka_unit_test(test_backend_tables),
       cmocka_unit_test(test_backend_sum),
+      cmocka_unit_test(test_backend_timeline),
   };
   return cmocka_run_group_tests_name("assembly", tests, NULL, NULL);
 }

@@ -1061,6 +1061,86 @@ static void test_invalid_input(void **state) {
   hc_basis_destroy(&b);
 }
 
+/* Cell data queued with check_later, as a step queues it: a device backend names the bad cell in celldata_check,
+   the lowest over every call since the last check (a later call on other cells, or with another basis, between),
+   and the check after that finds none; a host backend checks in each call, as without check_later. */
+static void test_bad_cells_later(void **state) {
+  (void)state;
+  hc_basis *b1 = NULL, *b2 = NULL;
+  assert_int_equal(hc_basis_create(1, 0, &b1), HC_OK);
+  assert_int_equal(hc_basis_create(2, 0, &b2), HC_OK);
+  box m;
+  box_make(&m, 3, 2, 2, 1.0, 1.0, 1.0, 0.1);
+  const size_t xbytes = sizeof(double) * 24 * (size_t)m.C;
+  /* X0 of the good cells, of cell 7 mirrored in x, of cell 4 mirrored as well */
+  double *X[3];
+  for (int a = 0; a < 3; a++) {
+    X[a] = malloc(xbytes);
+    memcpy(X[a], m.X0, xbytes);
+  }
+  for (int a = 1; a < 3; a++) {
+    for (int c = 7; c >= 4; c -= 3) {
+      if (a == 1 && c == 4) continue;
+      for (int v = 0; v < 8; v += 2)
+        for (int d = 0; d < 3; d++) {
+          double tmp = X[a][24 * c + 3 * v + d];
+          X[a][24 * c + 3 * v + d] = X[a][24 * c + 3 * (v + 1) + d];
+          X[a][24 * c + 3 * (v + 1) + d] = tmp;
+        }
+    }
+  }
+  hc_celldata_desc desc[3];
+  hc_contract k;
+  void *dX[3], *d_left = NULL, *d_right = NULL;
+  desc_for(&desc[0], b2, &m);
+  assert_int_equal(hc_celldata_contract(&desc[0], HC_FIELDFIELD_TENSOR, &k), HC_OK);
+  const size_t lbytes = sizeof(double) * (size_t)hc_contract_numel(&k, HC_ARRAY_LEFT);
+  const size_t rbytes = sizeof(double) * (size_t)hc_contract_numel(&k, HC_ARRAY_RIGHT);
+  assert_int_equal(backend->mem_alloc(lbytes, &d_left), HC_OK);
+  assert_int_equal(backend->mem_alloc(rbytes, &d_right), HC_OK);
+  for (int a = 0; a < 3; a++) {
+    assert_int_equal(backend->mem_alloc(xbytes, &dX[a]), HC_OK);
+    assert_int_equal(backend->copy_to_device(dX[a], X[a], xbytes), HC_OK);
+    desc_for(&desc[a], b2, &m);
+    desc[a].X0 = dX[a];
+    desc[a].check_later = 1;
+  }
+  const int later = backend->is_device; /* the host backends check in each call */
+  /* good cells: no error, now or at the check */
+  assert_int_equal(hc_celldata_fill(backend, &desc[0], HC_FIELDFIELD_TENSOR, d_left, d_right), HC_OK);
+  assert_int_equal(backend->celldata_check(&desc[0]), HC_OK);
+  /* cell 7 bad, then cells 4 and 7 with the order-1 basis, then good cells: cell 4, named at the check */
+  assert_int_equal(hc_celldata_fill(backend, &desc[1], HC_DATAFIELD_VECTOR, d_left, d_right),
+                   later ? HC_OK : HC_ERR_INPUT);
+  if (!later) assert_non_null(strstr(hc_error_message(), "cell 7 is inverted"));
+  desc[2].basis = b1;
+  assert_int_equal(hc_celldata_fill(backend, &desc[2], HC_DATADATA_TENSOR, d_left, d_right),
+                   later ? HC_OK : HC_ERR_INPUT);
+  if (!later) assert_non_null(strstr(hc_error_message(), "cell 4 is inverted"));
+  desc[2].basis = b2;
+  assert_int_equal(hc_celldata_fill(backend, &desc[0], HC_FIELDFIELD_SCALAR, d_left, d_right), HC_OK);
+  if (later) {
+    assert_int_equal(backend->celldata_check(&desc[2]), HC_ERR_INPUT);
+    print_message("%s\n", hc_error_message());
+    assert_non_null(strstr(hc_error_message(), "cell 4 is inverted or degenerate"));
+  }
+  assert_int_equal(backend->celldata_check(&desc[2]), HC_OK);
+  /* without check_later the call itself names its bad cell */
+  desc[1].check_later = 0;
+  assert_int_equal(hc_celldata_fill(backend, &desc[1], HC_DATADATA_SCALAR, d_left, d_right), HC_ERR_INPUT);
+  assert_non_null(strstr(hc_error_message(), "cell 7 is inverted"));
+  assert_int_equal(backend->celldata_check(&desc[1]), HC_OK);
+  for (int a = 0; a < 3; a++) {
+    assert_int_equal(backend->mem_free(dX[a]), HC_OK);
+    free(X[a]);
+  }
+  assert_int_equal(backend->mem_free(d_left), HC_OK);
+  assert_int_equal(backend->mem_free(d_right), HC_OK);
+  box_free(&m);
+  hc_basis_destroy(&b1);
+  hc_basis_destroy(&b2);
+}
+
 /* A device backend's device functions: count, selection (and a bad index), name and memory. */
 static void test_device(void **state) {
   (void)state;
@@ -1105,6 +1185,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_hex27_curved_volume),
       cmocka_unit_test(test_hex27_agreement),
       cmocka_unit_test(test_hex27_bad_cells),
+      cmocka_unit_test(test_bad_cells_later),
       cmocka_unit_test(test_invalid_input),
       cmocka_unit_test(test_device),
   };

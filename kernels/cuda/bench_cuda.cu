@@ -90,3 +90,27 @@ extern "C" int hc_timer_stop_cuda(double *seconds) {
   *seconds = 1e-3 * ms;
   return HC_OK;
 }
+
+// The timeline's marks: events of the context, each created at its first record.
+extern "C" int hc_mark_cuda(int i) {
+  HC_CHECK(i >= 0 && i < HC_MARKS_MAX, HC_ERR_INPUT, "timeline mark %d: marks are 0..%d", i, HC_MARKS_MAX - 1);
+  hc_cuda_context *ctx = nullptr;
+  HC_CALL(hc_cuda_context_get(&ctx));
+  if (!ctx->marks[i]) HC_CALL_CUDA(cudaEventCreate(&ctx->marks[i]));
+  HC_CALL_CUDA(cudaEventRecord(ctx->marks[i], ctx->stream));
+  return HC_OK;
+}
+
+extern "C" int hc_marks_read_cuda(int n, double *seconds) {
+  HC_CHECK(n >= 1 && n <= HC_MARKS_MAX, HC_ERR_INPUT, "timeline: %d marks read, must be 1..%d", n, HC_MARKS_MAX);
+  hc_cuda_context *ctx = nullptr;
+  HC_CALL(hc_cuda_context_get(&ctx));
+  for (int i = 0; i < n; i++) HC_CHECK(ctx->marks[i], HC_ERR_RUNTIME, "timeline: mark %d read before it was made", i);
+  HC_CALL_CUDA(cudaEventSynchronize(ctx->marks[n - 1]));
+  for (int i = 0; i + 1 < n; i++) {
+    float ms = 0;
+    HC_CALL_CUDA(cudaEventElapsedTime(&ms, ctx->marks[i], ctx->marks[i + 1]));
+    seconds[i] = 1e-3 * ms;
+  }
+  return HC_OK;
+}

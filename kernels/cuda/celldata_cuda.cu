@@ -51,7 +51,10 @@ int upload(cudaStream_t stream, double **d_dst, const double *h_src, size_t n) {
 int basis_get(hc_cuda_context *ctx, const hc_basis *b) {
   hc_cuda_basis *cb = &ctx->basis;
   if (cb->p == b->p && cb->q == b->q) return HC_OK;
+  unsigned long long *d_bad = cb->d_bad, *h_bad = cb->h_bad;
+  cb->d_bad = cb->h_bad = nullptr;
   hc_cuda_basis_free(cb);
+  cb->d_bad = d_bad, cb->h_bad = h_bad;
   int ierr = HC_OK;
   const size_t L = (size_t)b->L, P = (size_t)b->P;
   HC_CALL_GOTO(upload(ctx->stream, &cb->d_qpts, b->qpts, 3 * P), fail);
@@ -72,9 +75,11 @@ int basis_get(hc_cuda_context *ctx, const hc_basis *b) {
     HC_CALL_GOTO(upload(ctx->stream, &cb->d_tabT, tabT.data(), tabT.size()), fail);
     HC_CALL_CUDA_GOTO(cudaStreamSynchronize(ctx->stream), fail);  // tabT is freed on leaving
   }
-  HC_CALL_CUDA_GOTO(cudaMalloc(&cb->d_bad, sizeof(*cb->d_bad)), fail);
-  HC_CALL_CUDA_GOTO(cudaMallocHost(&cb->h_bad, sizeof(*cb->h_bad)), fail);
-  HC_CALL_CUDA_GOTO(cudaMemsetAsync(cb->d_bad, 0xff, sizeof(*cb->d_bad), ctx->stream), fail);
+  if (!cb->d_bad) {
+    HC_CALL_CUDA_GOTO(cudaMalloc(&cb->d_bad, sizeof(*cb->d_bad)), fail);
+    HC_CALL_CUDA_GOTO(cudaMallocHost(&cb->h_bad, sizeof(*cb->h_bad)), fail);
+    HC_CALL_CUDA_GOTO(cudaMemsetAsync(cb->d_bad, 0xff, sizeof(*cb->d_bad), ctx->stream), fail);
+  }
   cb->p = b->p;
   cb->q = b->q;
   return HC_OK;
@@ -1548,50 +1553,58 @@ cudaError_t fused_any(const celldata_args &a, int nodes, const hc_contract *k, v
   return with_kernel(k->kernel, [&](auto kk) { return fused_kernel<decltype(kk)::value>(a, nodes, k, d_out); });
 }
 
-// What both entry points share: the context's basis tables for desc's basis, the kernel's arguments, a launch,
-// and the bad-cell flag read back (d_bad holds "none" between calls: set when the tables are uploaded, and
-// again after a call that found a bad cell), so that a call costs one launch, one 8-byte copy into pinned
-// memory and one wait. launch(a) starts the kernel on the context's stream.
-template <typename Launch>
-int celldata_call(const hc_celldata_desc *desc, const char *what, Launch &&launch) {
-  hc_cuda_context *ctx = nullptr;
-  HC_CALL(hc_cuda_context_get(&ctx));  // no usable device: HC_ERR_RESOURCE
-  const hc_basis *b = desc->basis;
+// The bad-cell flag's reading: the lowest cell that the calls queued since the last reading found inverted or
+// degenerate, as desc's error (HC_OK where none). d_bad holds "none" between readings: set when it is made (at
+// the first tables' upload), and again after a reading that found a bad cell. Call with ctx->basis_lock held.
+int bad_cell_read(hc_cuda_context *ctx, const hc_celldata_desc *desc) {
   const cudaStream_t stream = ctx->stream;
   const hc_cuda_basis *cb = &ctx->basis;
-  unsigned long long h_bad = kNoBadCell;
-  {
-    std::lock_guard<std::mutex> guard(ctx->basis_lock);
-    HC_CALL(basis_get(ctx, b));
-    celldata_args a;
-    a.C = desc->C;
-    a.L = b->L;
-    a.P = b->P;
-    a.t = desc->t;
-    a.motion = desc->motion;
-    a.data = desc->data;
-    a.X0 = desc->X0;
-    a.qpts = cb->d_qpts;
-    a.qwts = cb->d_qwts;
-    a.phi = cb->d_phi;
-    a.grad = cb->d_grad;
-    a.tabT = cb->d_tabT;
-    a.b1d = cb->d_b1d;
-    a.g1d = cb->d_g1d;
-    a.bad = cb->d_bad;
-    HC_CALL_CUDA_LAUNCH(launch(a), what);
-    HC_CALL_CUDA(cudaMemcpyAsync(cb->h_bad, cb->d_bad, sizeof(h_bad), cudaMemcpyDeviceToHost, stream));
-    HC_CALL_CUDA(cudaStreamSynchronize(stream));
-    h_bad = *cb->h_bad;
-    if (h_bad != kNoBadCell) HC_CALL_CUDA(cudaMemsetAsync(cb->d_bad, 0xff, sizeof(*cb->d_bad), stream));
-  }
+  if (!cb->d_bad) return HC_OK;  // no cell data computed yet: no cell found bad
+  HC_CALL_CUDA(cudaMemcpyAsync(cb->h_bad, cb->d_bad, sizeof(*cb->h_bad), cudaMemcpyDeviceToHost, stream));
+  HC_CALL_CUDA(cudaStreamSynchronize(stream));
+  const unsigned long long h_bad = *cb->h_bad;
   if (h_bad == kNoBadCell) return HC_OK;
+  HC_CALL_CUDA(cudaMemsetAsync(cb->d_bad, 0xff, sizeof(*cb->d_bad), stream));
   const int64_t c = (int64_t)h_bad;
+  HC_CHECK(c < desc->C, HC_ERR_INPUT, "cell data: cell %lld of an earlier call is inverted or degenerate",
+           (long long)c);
   const int n = desc->geometry_nodes;
   double h_X0c[3 * HC_GEOMETRY_NODES_MAX];
   HC_CALL_CUDA(cudaMemcpyAsync(h_X0c, desc->X0 + 3 * n * c, sizeof(double) * 3 * n, cudaMemcpyDeviceToHost, stream));
   HC_CALL_CUDA(cudaStreamSynchronize(stream));
   return hc_celldata_cell_error(desc, c, h_X0c);
+}
+
+// What both entry points share: the context's basis tables for desc's basis, the kernel's arguments, a launch,
+// and (unless desc->check_later) the bad-cell flag read back, so that a call costs one launch, one 8-byte copy
+// into pinned memory and one wait (with check_later, the launch alone). launch(a) starts the kernel on the
+// context's stream.
+template <typename Launch>
+int celldata_call(const hc_celldata_desc *desc, const char *what, Launch &&launch) {
+  hc_cuda_context *ctx = nullptr;
+  HC_CALL(hc_cuda_context_get(&ctx));  // no usable device: HC_ERR_RESOURCE
+  const hc_basis *b = desc->basis;
+  const hc_cuda_basis *cb = &ctx->basis;
+  std::lock_guard<std::mutex> guard(ctx->basis_lock);
+  HC_CALL(basis_get(ctx, b));
+  celldata_args a;
+  a.C = desc->C;
+  a.L = b->L;
+  a.P = b->P;
+  a.t = desc->t;
+  a.motion = desc->motion;
+  a.data = desc->data;
+  a.X0 = desc->X0;
+  a.qpts = cb->d_qpts;
+  a.qwts = cb->d_qwts;
+  a.phi = cb->d_phi;
+  a.grad = cb->d_grad;
+  a.tabT = cb->d_tabT;
+  a.b1d = cb->d_b1d;
+  a.g1d = cb->d_g1d;
+  a.bad = cb->d_bad;
+  HC_CALL_CUDA_LAUNCH(launch(a), what);
+  return desc->check_later ? HC_OK : bad_cell_read(ctx, desc);
 }
 
 }  // namespace
@@ -1600,6 +1613,13 @@ extern "C" int hc_celldata_fill_cuda(const hc_celldata_desc *desc, hc_kernel ker
   return celldata_call(desc, "cell data", [&](const celldata_args &a) {
     return launch_kernel(kernel, a, desc->geometry_nodes, desc->precision, desc->layout, d_left, d_right);
   });
+}
+
+extern "C" int hc_celldata_check_cuda(const hc_celldata_desc *desc) {
+  hc_cuda_context *ctx = nullptr;
+  HC_CALL(hc_cuda_context_get(&ctx));
+  std::lock_guard<std::mutex> guard(ctx->basis_lock);
+  return bad_cell_read(ctx, desc);
 }
 
 extern "C" int hc_fused_cuda(const hc_celldata_desc *desc, const hc_contract *k, void *d_out) {

@@ -29,6 +29,9 @@ void context_destroy(hc_cuda_context *ctx) {
   for (cudaEvent_t e : ctx->timer) {
     if (e) cudaEventDestroy(e);
   }
+  for (cudaEvent_t e : ctx->marks) {
+    if (e) cudaEventDestroy(e);
+  }
   if (ctx->cublas) cublasDestroy(ctx->cublas);
   for (hc_cuda_lt_plan &p : ctx->lt_plans) hc_cuda_lt_plan_destroy(&p);
   if (ctx->cublaslt) cublasLtDestroy(ctx->cublaslt);

@@ -26,9 +26,13 @@ int hc_mem_copy_to_host_cuda(void *h_dst, const void *d_src, size_t bytes);
 int hc_stream_synchronize_cuda(void);
 
 /* Cell data (kernels/hc_celldata.h): the left and right arrays of kernel computed on the device from
-   desc->X0 (device memory; desc validated). Runs on the backend's stream and synchronises it; uploads
-   the basis tables once per basis. An inverted or degenerate cell is HC_ERR_INPUT naming the lowest one. */
+   desc->X0 (device memory; desc validated). Runs on the backend's stream and synchronises it, unless
+   desc->check_later; uploads the basis tables once per basis. An inverted or degenerate cell is HC_ERR_INPUT
+   naming the lowest one, from this call or, with desc->check_later, from hc_celldata_check_cuda. */
 int hc_celldata_fill_cuda(const struct hc_celldata_desc *desc, hc_kernel kernel, void *d_left, void *d_right);
+/* hc_backend.celldata_check: waits for the stream and reads the bad-cell flag that the calls since the last
+   read have set. */
+int hc_celldata_check_cuda(const struct hc_celldata_desc *desc);
 /* The fused assembly (hc_backend.fused): k's output from desc's geometry nodes, without the input arrays. */
 int hc_fused_cuda(const struct hc_celldata_desc *desc, const hc_contract *k, void *d_out);
 /* The same with FieldField's element apply (hc_backend.fused_element): also d_v[c][l] = sum_r out[c,l,r]

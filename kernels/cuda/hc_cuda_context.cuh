@@ -36,7 +36,8 @@ struct hc_cuda_basis {
   double *d_tabT = nullptr;             // [P][4][L]: phi, then the 3 reference gradient components, fields fastest
   double *d_b1d = nullptr;              // [q][p+1]: the 1D values phi_a(xi_i) (hc_basis B1d)
   double *d_g1d = nullptr;              // [q][p+1]: the 1D derivatives phi_a'(xi_i) (hc_basis G1d)
-  unsigned long long *d_bad = nullptr;  // lowest bad cell; no cell (all ones) between calls
+  unsigned long long *d_bad = nullptr;  // lowest bad cell; no cell (all ones) between readings. Kept when the
+                                        // tables change (basis_get), so that queued calls keep what they found
   unsigned long long *h_bad = nullptr;  // pinned host memory that d_bad is read back into
 };
 
@@ -108,6 +109,7 @@ struct hc_cuda_context {
   void *lt_workspace = nullptr;
   size_t lt_workspace_bytes = 0;
   cudaEvent_t timer[2] = {nullptr, nullptr};  // the backend's timer (not nested): start, stop
+  cudaEvent_t marks[HC_MARKS_MAX] = {};       // the timeline's marks (hc_backend.mark), each created at its first use
   int tensorcore_ptx = -1;                    // the PTX version the tensorcore kernel runs as here, read once
 };
 
