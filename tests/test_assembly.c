@@ -385,6 +385,73 @@ static void test_backend_sum(void **state) {
   }
 }
 
+/* A device backend's assembly (a device answering) against plain loops, in both layouts and precisions, at
+   orders 1 to 4 (L = 8 to 125: on cuda the element apply stages 32 to 2 cells' whole matrices, or at orders 3 in
+   double and 4 panels of their rows, kernels/README.md, section "Assembly"), with more cells than one block takes.
+   Small integers, so that the sums are exact in any order and the comparison bitwise. */
+static void test_device_assembly(void **state) {
+  (void)state;
+  for (int i = 0; i < HC_NUM_BACKENDS; i++) {
+    const hc_backend *be = NULL;
+    if (hc_backend_get((hc_backend_id)i, &be) != HC_OK || !be->is_device) continue; /* not built, or the host */
+    if (hc_test_no_device(be, be->name)) continue;
+    for (int p = 1; p <= 4; p++) {
+      block b;
+      block_make(&b, 5, 3, 3, p, 0, 0, 0);
+      const int L = b.L;
+      for (int prec = 0; prec < 2; prec++) {
+        for (int lay = 0; lay < 2; lay++) {
+          const hc_precision precision = (hc_precision)prec;
+          const hc_layout layout = (hc_layout)lay;
+          const size_t s = hc_precision_size(precision);
+          double *outd, *Ad, *u = malloc(sizeof(*u) * b.N), *y = malloc(sizeof(*y) * b.N);
+          double *want = calloc((size_t)b.N, sizeof(*want)), *wantv = calloc((size_t)b.N, sizeof(*wantv));
+          void *out = fill(b.C * L, precision, &outd), *A = fill(b.C * L * L, precision, &Ad);
+          for (int64_t n = 0; n < b.N; n++) u[n] = small_int();
+          for (int64_t c = 0; c < b.C; c++) {
+            for (int l = 0; l < L; l++) {
+              wantv[b.cell_nodes[c * L + l]] += outd[at(layout, b.C, L, c, l)];
+              for (int r = 0; r < L; r++)
+                want[b.cell_nodes[c * L + l]] +=
+                    Ad[at(layout, b.C, (int64_t)L * L, c, (int64_t)l * L + r)] * u[b.cell_nodes[c * L + r]];
+            }
+          }
+          void *d_out, *d_A, *d_nodes, *d_u, *d_y;
+          assert_int_equal(be->mem_alloc(s * (size_t)(b.C * L), &d_out), HC_OK);
+          assert_int_equal(be->mem_alloc(s * (size_t)(b.C * L * L), &d_A), HC_OK);
+          assert_int_equal(be->mem_alloc(sizeof(int32_t) * (size_t)(b.C * L), &d_nodes), HC_OK);
+          assert_int_equal(be->mem_alloc(sizeof(double) * (size_t)b.N, &d_u), HC_OK);
+          assert_int_equal(be->mem_alloc(sizeof(double) * (size_t)b.N, &d_y), HC_OK);
+          assert_int_equal(be->copy_to_device(d_out, out, s * (size_t)(b.C * L)), HC_OK);
+          assert_int_equal(be->copy_to_device(d_A, A, s * (size_t)(b.C * L * L)), HC_OK);
+          assert_int_equal(be->copy_to_device(d_nodes, b.cell_nodes, sizeof(int32_t) * (size_t)(b.C * L)), HC_OK);
+          assert_int_equal(be->copy_to_device(d_u, u, sizeof(double) * (size_t)b.N), HC_OK);
+          hc_contract k;
+          hc_contract_init(&k, HC_FIELDFIELD_SCALAR);
+          k.C = b.C, k.L = k.R = L, k.layout = layout, k.precision = precision;
+          assert_int_equal(be->mem_zero(d_y, sizeof(double) * (size_t)b.N), HC_OK);
+          assert_int_equal(be->assemble_apply(&k, NULL, d_A, d_nodes, d_u, d_y, NULL), HC_OK);
+          assert_int_equal(be->copy_to_host(y, d_y, sizeof(double) * (size_t)b.N), HC_OK);
+          if (memcmp(y, want, sizeof(*y) * b.N) != 0)
+            print_error("backend %s: apply differs at order %d, %s, %s\n", be->name, p, hc_precision_name(precision),
+                        hc_layout_name(layout));
+          assert_memory_equal(y, want, sizeof(*y) * b.N);
+          hc_contract_init(&k, HC_DATAFIELD_SCALAR);
+          k.C = b.C, k.L = L, k.layout = layout, k.precision = precision;
+          assert_int_equal(be->mem_zero(d_y, sizeof(double) * (size_t)b.N), HC_OK);
+          assert_int_equal(be->assemble_vector(&k, NULL, d_out, d_nodes, d_y), HC_OK);
+          assert_int_equal(be->copy_to_host(y, d_y, sizeof(double) * (size_t)b.N), HC_OK);
+          assert_memory_equal(y, wantv, sizeof(*y) * b.N);
+          void *bufs[] = {d_out, d_A, d_nodes, d_u, d_y};
+          for (int j = 0; j < 5; j++) assert_int_equal(be->mem_free(bufs[j]), HC_OK);
+          free(out), free(outd), free(A), free(Ad), free(u), free(y), free(want), free(wantv);
+        }
+      }
+      block_free(&b);
+    }
+  }
+}
+
 /* Every built backend's timeline (hc_backend.mark, marks_read; a device backend's where a device answers): the
    intervals between marks, one of them a 30 ms wait of the host with nothing queued (the next mark's time is
    when it is queued), one a copy of 64 MB queued between two marks, the others nothing; marks past the limits
@@ -434,6 +501,7 @@ int main(void) {
       cmocka_unit_test(test_backend_tables),
       cmocka_unit_test(test_backend_sum),
       cmocka_unit_test(test_backend_timeline),
+      cmocka_unit_test(test_device_assembly),
   };
   return cmocka_run_group_tests_name("assembly", tests, NULL, NULL);
 }

@@ -15,6 +15,9 @@
 namespace {
 
 constexpr int kThreads = 256;
+// Bytes of loads of a thread in flight at once in assemble_apply_staged's copies into shared memory (4 doubles,
+// 8 floats: within the registers of 6 blocks per SM).
+constexpr int kStageBytes = 32;
 
 // Entry (c, q) of an array with `inner` entries per cell.
 template <bool CellMinor>
@@ -64,50 +67,96 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// Cell-major, G cells at a time: the cells' element matrices, one contiguous run, copied into shared memory
-// (row stride LD, odd, so that the threads' rows fall in distinct banks) and u at their nodes; then one thread
-// per (cell, row) sums its row as assemble_apply does, in the same order.
+// Cell-major, G cells at a time: the cells' element matrices copied into shared memory with coalesced reads and u
+// at their nodes; then one thread per (cell, row) sums its row as assemble_apply does, in the same order. Where the
+// G cells' whole matrices fit (W = 0), they are one contiguous run, copied at row stride L | 1 (odd, so that the
+// threads' rows fall in distinct banks); else in panels of W columns (a power of two: W consecutive entries of
+// each row, 128 bytes), at row stride W + 1, each thread carrying its row's sum from panel to panel.
 template <typename T>
-__global__ void __launch_bounds__(kThreads)
-    assemble_apply_staged(int64_t C, int L, int G, const T *__restrict__ A, const int32_t *__restrict__ nodes,
+__global__ void __launch_bounds__(kThreads, 6)
+    assemble_apply_staged(int64_t C, int L, int G, int W, const T *__restrict__ A, const int32_t *__restrict__ nodes,
                           const double *__restrict__ u, double *y) {
   extern __shared__ double apply_smem[];
-  const int LD = L | 1;
   const int64_t LL = (int64_t)L * L;
+  const int PW = W ? W : L, LD = W ? W + 1 : L | 1;
   double *us = apply_smem;                                    // [G][L]
-  T *As = reinterpret_cast<T *>(apply_smem + (size_t)G * L);  // [G][L][LD]
+  T *As = reinterpret_cast<T *>(apply_smem + (size_t)G * L);  // [G][L][LD]: the panel's columns of every row
+  const int i = threadIdx.x;                                  // the thread's row (g L <= G L <= blockDim.x)
+  constexpr int kStageBatch = kStageBytes / (int)sizeof(T);
   for (int64_t c0 = (int64_t)blockIdx.x * G; c0 < C; c0 += (int64_t)gridDim.x * G) {
-    const int g = (int)(C - c0 < G ? C - c0 : G);
+    const int g = (int)(C - c0 < G ? C - c0 : G), rows = g * L;
     const T *src = A + c0 * LL;
-    for (int64_t i = threadIdx.x; i < g * LL; i += blockDim.x) As[i / L * LD + i % L] = src[i];
-    for (int i = threadIdx.x; i < g * L; i += blockDim.x) us[i] = u[nodes[c0 * L + i]];
-    __syncthreads();
-    for (int i = threadIdx.x; i < g * L; i += blockDim.x) {
-      const T *row = As + (int64_t)i * LD;
-      const double *uc = us + i / L * L;
-      double s = 0;
-      for (int r = 0; r < L; r++) s += (double)row[r] * uc[r];
-      atomicAdd(&y[nodes[c0 * L + i]], s);
+    if (i < rows) us[i] = u[nodes[c0 * L + i]];
+    double s = 0;
+    for (int r0 = 0; r0 < L; r0 += PW) {
+      const int w = L - r0 < PW ? L - r0 : PW;
+      // a thread's kStageBatch loads in flight before their stores
+      if (W == 0) {
+        const int n = rows * L;  // the whole matrices: under 96 KB
+        for (int e0 = i; e0 < n; e0 += kStageBatch * blockDim.x) {
+          T v[kStageBatch];
+#pragma unroll
+          for (int b = 0; b < kStageBatch; b++) {
+            const int e = e0 + b * blockDim.x;
+            if (e < n) v[b] = src[e];
+          }
+#pragma unroll
+          for (int b = 0; b < kStageBatch; b++) {
+            const int e = e0 + b * blockDim.x;
+            if (e < n) As[e / L * LD + e % L] = v[b];
+          }
+        }
+      } else {
+        // thread i copies column i % W of rows i / W, i / W + step, ...
+        const int col = i & (W - 1), step = blockDim.x / W;
+        if (col < w) {
+          for (int row0 = i / W; row0 < rows; row0 += kStageBatch * step) {
+            T v[kStageBatch];
+#pragma unroll
+            for (int b = 0; b < kStageBatch; b++) {
+              const int row = row0 + b * step;
+              if (row < rows) v[b] = src[(int64_t)row * L + r0 + col];
+            }
+#pragma unroll
+            for (int b = 0; b < kStageBatch; b++) {
+              const int row = row0 + b * step;
+              if (row < rows) As[row * LD + col] = v[b];
+            }
+          }
+        }
+      }
+      __syncthreads();
+      if (i < rows) {
+        const T *row = As + i * LD;
+        const double *uc = us + i / L * L + r0;
+        for (int r = 0; r < w; r++) s += (double)row[r] * uc[r];
+      }
+      __syncthreads();  // the next panel, or the next cells, overwrite the matrices
     }
-    __syncthreads();  // the next cells overwrite the matrices
+    if (i < rows) atomicAdd(&y[nodes[c0 * L + i]], s);
   }
 }
 
 // Shared memory of assemble_apply_staged at most: two blocks per SM.
 constexpr size_t kApplySmemBytes = 96 * 1024;
 
-// Shared memory of assemble_apply_staged per cell: u at its L nodes and its matrix at row stride L | 1.
+// The staging of assemble_apply_staged for rows of L entries: G cells per block (as many as kThreads rows take,
+// at least one) and the panel width W, 0 where the G cells' whole matrices fit kApplySmemBytes, else 128 bytes of
+// a row (16 doubles, 32 floats); also its shared memory in bytes.
 template <typename T>
-size_t apply_cell_bytes(int L) {
-  return (size_t)L * sizeof(double) + (size_t)L * (L | 1) * sizeof(T);
-}
-
-// Cells per block of assemble_apply_staged (at most one per L threads, as many as fit kApplySmemBytes).
-template <typename T>
-int apply_cells(int L) {
-  const size_t by_smem = kApplySmemBytes / apply_cell_bytes<T>(L), by_threads = L < kThreads ? kThreads / L : 1;
-  return (int)(by_smem < by_threads ? by_smem : by_threads);
-}
+struct apply_staging {
+  int G, W;
+  size_t smem;
+  explicit apply_staging(int L) {
+    G = L < kThreads ? kThreads / L : 1;
+    W = 0;
+    smem = (size_t)G * L * (sizeof(double) + (size_t)(L | 1) * sizeof(T));
+    if (smem > kApplySmemBytes) {
+      W = 128 / (int)sizeof(T);
+      smem = (size_t)G * L * (sizeof(double) + (size_t)(W + 1) * sizeof(T));
+    }
+  }
+};
 
 template <typename T>
 cudaError_t launch_vector(const hc_contract *k, const void *d_out, const int32_t *d_nodes, double *d_y) {
@@ -126,18 +175,14 @@ cudaError_t launch_apply(const hc_contract *k, const void *d_A, const int32_t *d
                          double *d_y) {
   const unsigned grid = hc_cuda_grid((k->C * k->L + kThreads - 1) / kThreads);
   const T *A = static_cast<const T *>(d_A);
-  const int G = apply_cells<T>(k->L);
-  if (k->layout == HC_LAYOUT_CELL_MAJOR && G >= 2) {
-    // fewer than two cells per block would leave most threads idle: the plain kernel below then
-    const size_t smem = (size_t)G * apply_cell_bytes<T>(k->L);
-    const cudaError_t err = hc_cuda_allow_smem(assemble_apply_staged<T>, smem);
+  if (k->layout == HC_LAYOUT_CELL_MAJOR) {
+    const apply_staging<T> st(k->L);
+    const cudaError_t err = hc_cuda_allow_smem(assemble_apply_staged<T>, st.smem);
     if (err != cudaSuccess) return err;
-    assemble_apply_staged<T>
-        <<<hc_cuda_grid((k->C + G - 1) / G), kThreads, smem, hc_cuda_stream()>>>(k->C, k->L, G, A, d_nodes, d_u, d_y);
-  } else if (k->layout == HC_LAYOUT_CELL_MINOR) {
-    assemble_apply<T, true><<<grid, kThreads, 0, hc_cuda_stream()>>>(k->C, k->L, A, d_nodes, d_u, d_y);
+    assemble_apply_staged<T><<<hc_cuda_grid((k->C + st.G - 1) / st.G), kThreads, st.smem, hc_cuda_stream()>>>(
+        k->C, k->L, st.G, st.W, A, d_nodes, d_u, d_y);
   } else {
-    assemble_apply<T, false><<<grid, kThreads, 0, hc_cuda_stream()>>>(k->C, k->L, A, d_nodes, d_u, d_y);
+    assemble_apply<T, true><<<grid, kThreads, 0, hc_cuda_stream()>>>(k->C, k->L, A, d_nodes, d_u, d_y);
   }
   return cudaGetLastError();
 }
