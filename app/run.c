@@ -618,13 +618,13 @@ static int hc_run_mark(const hc_run *run, hc_step_marks *sm, int phase, int kid)
   return HC_OK;
 }
 
-/* Ends the timeline (waits for what the step queued) and adds its intervals to the run's phase, contraction and
-   cell-data times. */
-static int hc_run_marks_add(hc_run *run, hc_step_marks *sm) {
+/* Ends the timeline (waits for what the step queued) and, for a timed step, adds its intervals to the run's
+   phase, contraction and cell-data times. */
+static int hc_run_marks_end(hc_run *run, hc_step_marks *sm, int timed) {
   double d[HC_MARKS_MAX];
   HC_CALL(hc_run_mark(run, sm, -1, -1));
   HC_CALL(run->be->marks_read(sm->n, d));
-  for (int i = 0; i + 1 < sm->n; i++) {
+  for (int i = 0; timed && i + 1 < sm->n; i++) {
     const int ph = sm->phase[i], kid = sm->kid[i];
     if (ph < 0) continue;
     run->phase_s[ph] += d[i];
@@ -760,14 +760,8 @@ static int hc_run_step(hc_run *run, double t, int timed, int dump) {
   HC_CALL(hc_acc_allreduce(run, acc, 3, sums));
   for (int kid = 0; kid < 3; kid++) run->values.dd_sum[kid] = sums[kid];
   hc_run_range_end(run);
-  if (timed) {
-    HC_CALL(hc_run_marks_add(run, &sm));
-    run->phase_s[HC_PHASE_STEP] += hc_wtime() - t_step;
-  } else {
-    HC_CALL(hc_run_mark(run, &sm, -1, -1));
-    double d[HC_MARKS_MAX];
-    HC_CALL(be->marks_read(sm.n, d));
-  }
+  HC_CALL(hc_run_marks_end(run, &sm, timed));
+  if (timed) run->phase_s[HC_PHASE_STEP] += hc_wtime() - t_step;
   hc_run_range_end(run);
   run->t = t;
   return HC_OK;
