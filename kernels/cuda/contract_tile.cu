@@ -113,77 +113,53 @@ __global__ void __launch_bounds__(kMinorThreads)
   }
 }
 
-// Cell-minor DataField: lane = cell of a run of 32, warp = a block of kMinorRows rows (the block's warps
-// stride through the row blocks). out[l][c] = sum_q A[l][q][c] d[qb][c], qb = q, or q % Dr for constant
-// data (a counter, not a division).
-template <typename T>
+// A lane's word of a cell-minor row: one cell's scalar, or (float4) four neighbouring cells; lane_at(v, w) is the
+// scalar of cell w of the word.
+__device__ __forceinline__ double lane_at(double v, int) {
+  return v;
+}
+__device__ __forceinline__ float lane_at(float v, int) {
+  return v;
+}
+__device__ __forceinline__ float lane_at(const float4 &v, int w) {
+  return w == 0 ? v.x : w == 1 ? v.y : w == 2 ? v.z : v.w;
+}
+
+// Cell-minor DataField: lane = the VW cells of one word V of a run of 32 words, warp = a block of kMinorRows rows
+// (the block's warps stride through the row blocks). out[l][c] = sum_q A[l][q][c] d[qb][c], qb = q, or q % Dr for
+// constant data (a counter, not a division). V = T: one cell per lane. V = float4 (VW = 4): a warp's load of a row
+// is 512 bytes and a thread has four times the bytes in flight per load; C a multiple of 4 and the arrays 16-byte
+// aligned, so that every row's words are aligned. (In double, two cells per lane measured slower at L >= 27: 154
+// registers.)
+template <typename T, typename V = T, int VW = 1>
 __global__ void __launch_bounds__(kMinorThreads)
     contract_minor_df(hc_cuda_shape s, const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ out,
                       int sum_into) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
   const int nrb = (s.L + kMinorRows - 1) / kMinorRows;
-  const int64_t C = s.C, KC = s.K * C, groups = (C + 31) / 32;
-  for (int64_t grp = blockIdx.x; grp < groups; grp += gridDim.x) {
-    const int64_t c = grp * 32 + lane;
-    if (c >= C) continue;  // no barriers below
-    for (int rb = warp; rb < nrb; rb += warps) {
-      const int l0 = rb * kMinorRows;
-      T acc[kMinorRows];
-#pragma unroll
-      for (int i = 0; i < kMinorRows; i++) acc[i] = T(0);
-      const T *a = A + (int64_t)l0 * KC + c;
-      int64_t qb = 0;
-      for (int64_t q = 0; q < s.K; q++, a += C) {
-        const T d = __ldg(B + qb * C + c);
-        if (++qb == s.KB) qb = 0;
-#pragma unroll
-        for (int i = 0; i < kMinorRows; i++)
-          if (l0 + i < s.L) acc[i] = fma(__ldg(a + i * KC), d, acc[i]);
-      }
-#pragma unroll
-      for (int i = 0; i < kMinorRows; i++)
-        if (l0 + i < s.L) hc_store(&out[(int64_t)(l0 + i) * C + c], acc[i], sum_into);
-    }
-  }
-}
-
-// Cell-minor DataField in float with 16-byte loads: contract_minor_df with each lane taking the four neighbouring
-// cells of one float4, so that a warp's load of a row is 512 bytes and a thread has four times the bytes in flight
-// per load. C a multiple of 4 and the arrays 16-byte aligned, so that every row's words are aligned. (In double,
-// two cells per lane measured slower at L >= 27: 154 registers.)
-__device__ __forceinline__ float minor_at(const float4 &v, int w) {
-  return w == 0 ? v.x : w == 1 ? v.y : w == 2 ? v.z : v.w;
-}
-
-__global__ void __launch_bounds__(kMinorThreads)
-    contract_minor_df_f4(hc_cuda_shape s, const float *__restrict__ A, const float *__restrict__ B,
-                         float *__restrict__ out, int sum_into) {
-  constexpr int VW = 4;
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-  const int nrb = (s.L + kMinorRows - 1) / kMinorRows;
   const int64_t C = s.C, CV = C / VW, KCV = s.K * CV, groups = (CV + 31) / 32;
-  const float4 *Av = reinterpret_cast<const float4 *>(A), *Bv = reinterpret_cast<const float4 *>(B);
+  const V *Av = reinterpret_cast<const V *>(A), *Bv = reinterpret_cast<const V *>(B);
   for (int64_t grp = blockIdx.x; grp < groups; grp += gridDim.x) {
     const int64_t cv = grp * 32 + lane;
     if (cv >= CV) continue;  // no barriers below
     for (int rb = warp; rb < nrb; rb += warps) {
       const int l0 = rb * kMinorRows;
-      float acc[kMinorRows][VW];
+      T acc[kMinorRows][VW];
 #pragma unroll
       for (int i = 0; i < kMinorRows; i++)
 #pragma unroll
-        for (int w = 0; w < VW; w++) acc[i][w] = 0.0f;
-      const float4 *a = Av + (int64_t)l0 * KCV + cv;
+        for (int w = 0; w < VW; w++) acc[i][w] = T(0);
+      const V *a = Av + (int64_t)l0 * KCV + cv;
       int64_t qb = 0;
       for (int64_t q = 0; q < s.K; q++, a += CV) {
-        const float4 d = __ldg(Bv + qb * CV + cv);
+        const V d = __ldg(Bv + qb * CV + cv);
         if (++qb == s.KB) qb = 0;
 #pragma unroll
         for (int i = 0; i < kMinorRows; i++) {
           if (l0 + i < s.L) {
-            const float4 x = __ldg(a + i * KCV);
+            const V x = __ldg(a + i * KCV);
 #pragma unroll
-            for (int w = 0; w < VW; w++) acc[i][w] = fmaf(minor_at(x, w), minor_at(d, w), acc[i][w]);
+            for (int w = 0; w < VW; w++) acc[i][w] = fma(lane_at(x, w), lane_at(d, w), acc[i][w]);
           }
         }
       }
@@ -396,9 +372,10 @@ extern "C" int hc_contract_cuda_tile(const hc_contract *k, const void *d_left, c
                          const bool f4 = std::is_same<T, float>::value && s.C % 4 == 0 &&
                                          ((uintptr_t)A | (uintptr_t)B | (uintptr_t)out) % 16 == 0;
                          if (s.cell_minor && df && f4) {
-                           contract_minor_df_f4<<<hc_cuda_grid((s.C / 4 + 31) / 32), 32 * minor_warps, 0, stream>>>(
-                               s, reinterpret_cast<const float *>(A), reinterpret_cast<const float *>(B),
-                               reinterpret_cast<float *>(out), k->sum_into);
+                           contract_minor_df<float, float4, 4>
+                               <<<hc_cuda_grid((s.C / 4 + 31) / 32), 32 * minor_warps, 0, stream>>>(
+                                   s, reinterpret_cast<const float *>(A), reinterpret_cast<const float *>(B),
+                                   reinterpret_cast<float *>(out), k->sum_into);
                          } else if (s.cell_minor && df) {
                            contract_minor_df<T><<<hc_cuda_grid((s.C + 31) / 32), 32 * minor_warps, 0, stream>>>(
                                s, A, B, out, k->sum_into);
