@@ -38,7 +38,11 @@ constexpr size_t kStagedRecordBytes = 24 * 1024;       // staged kernel: records
 constexpr size_t kStagedMaxBytes = 96 * 1024;          // staged kernel: shared memory per block at most
 constexpr int kMaxMajorCells = 64;                     // staged kernel: cells per block at most
 constexpr int kMinBlocks = 2;                          // blocks per SM the registers must allow (110-126 registers)
-constexpr int kMinBlocksFloat = 3;  // the staged kernel in float: 80 registers, a few spilled, measured faster
+// The staged kernel in float, and in double with trilinear cells (NV = 8): 3 blocks per SM (78-80 registers, up to
+// 60 bytes spilled in double), measured faster (double on an H100, both builds in one call: the cell data of
+// order1.yaml 0.24 -> 0.22 ms, order4.yaml 2.83 -> 2.57 ms, weak.yaml 24^3 1.40 -> 1.33 ms, 48^3 9.94 -> 9.76 ms;
+// order2/3 unchanged).
+constexpr int kMinBlocksStaged = 3;
 constexpr unsigned long long kNoBadCell = ULLONG_MAX;
 
 int upload(cudaStream_t stream, double **d_dst, const double *h_src, size_t n) {
@@ -421,7 +425,7 @@ struct staged_tiles {
 // are computed once per (cell, point) and the stores are coalesced whatever D^rank is. FieldField's right
 // array is a second pass over the items.
 template <hc_kernel Kernel, typename T, int NV>
-__global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? kMinBlocksFloat : kMinBlocks)
+__global__ void __launch_bounds__(kThreads, sizeof(T) == 4 || NV == 8 ? kMinBlocksStaged : kMinBlocks)
     celldata_major_staged(celldata_args a, staged_tiles tl, T *__restrict__ left, T *__restrict__ right) {
   constexpr hc_family fam = (hc_family)(Kernel / 3);
   constexpr int Dij = entries_per_point<Kernel>(), R = record_size<Kernel>();
@@ -594,10 +598,12 @@ constexpr int kFusedThreads = 256;
 // Blocks per SM the registers of fused_points must allow: its kernels are latency-bound (a record is about a
 // thousand instructions, with the data functions' sines and cosines), so that more warps in flight pay more than
 // the few registers spilled where the record is small (DataData and DataField Scalar and Vector: 10 + 1..3
-// doubles; 3 blocks of 80 registers measured faster than 2 of up to 128, and than 4 of 64, on an H100).
-template <hc_kernel Kernel>
+// doubles; 3 blocks of 80 registers measured faster than 2 of up to 128, and than 4 of 64, on an H100), and with
+// trilinear cells (NV = 8) where it is larger too (the Tensor kernels: 36-48 bytes spilled; with fused_quads' 3
+// blocks below, the fused contraction phase of order1.yaml 157 -> 152 us per step on an H100, weak.yaml 424 -> 416).
+template <hc_kernel Kernel, int NV>
 constexpr int fused_points_blocks() {
-  return record_size<Kernel>() <= 13 ? 3 : 2;
+  return record_size<Kernel>() <= 13 || NV == 8 ? 3 : 2;
 }
 // Threads per block where a cell's points and outputs fit 64 (order 1): four times the cells in flight per SM,
 // as a block is mostly idle while its few points' records are computed.
@@ -1192,7 +1198,7 @@ __device__ __forceinline__ void field_point_vector(const register_record<R> &rec
 // array and no chunking: NCB >= 1 cells with all their points fit kFusedSmemBytes (fused_points_cells; a cell
 // that does not, past 4,000 points, hc_fused_cuda refuses).
 template <hc_kernel Kernel, typename T, int NV>
-__global__ void __launch_bounds__(kFusedThreads, fused_points_blocks<Kernel>())
+__global__ void __launch_bounds__(kFusedThreads, fused_points_blocks<Kernel, NV>())
     fused_points(celldata_args a, int ncb, bool cell_minor, int sum_into, T *__restrict__ out) {
   constexpr bool kField = (hc_family)(Kernel / 3) == HC_FAMILY_DATAFIELD;
   constexpr int R = record_size<Kernel>(), V = kField ? field_point_doubles<Kernel>() : 0;
@@ -1385,10 +1391,12 @@ cudaError_t fused_warps_launch(const celldata_args &a, bool minor, int sum_into,
 // of the element matrix in registers: per point, the table's dref phi_j (from shared memory, loaded once per block)
 // against G, then against every field's dref phi_r, in double, rounded at the store. With the element apply it
 // sums its stored row against u at the cell's nodes (shuffled from the group's lanes), r in order, each product
-// added by an FMA: the element apply's sums (assembly_cuda.cu). Blocks of 8 warps, 32 cells, on a resident grid.
+// added by an FMA: the element apply's sums (assembly_cuda.cu). Blocks of 8 warps, 32 cells, on a resident grid;
+// with trilinear cells 3 blocks per SM (78-80 registers, up to 60 bytes spilled: 396 resident blocks for the 432 of
+// order1.yaml, against 264 at 100-116 registers; measured faster, see fused_points_blocks).
 constexpr int kQuadCells = 4;  // cells per warp
 template <hc_kernel Kernel, typename T, int NV>
-__global__ void __launch_bounds__(kFusedThreads)
+__global__ void __launch_bounds__(kFusedThreads, NV == 8 ? 3 : 1)
     fused_quads(celldata_args a, bool cell_minor, int sum_into, T *__restrict__ out) {
   static_assert((hc_family)(Kernel / 3) == HC_FAMILY_FIELDFIELD, "fused_quads takes FieldField");
   constexpr int G = ff_metric_size<Kernel>(), L = 8, P = 8, CB = kFusedThreads / 32 * kQuadCells;
