@@ -507,7 +507,83 @@ static void test_formulas(void **state) {
 
 /* The backend's arrays agree with serial's, and cell-minor arrays are the transpose of cell-major ones:
    exactly on the host backends; on a device backend, whose compiler may contract multiplies and adds into
-   FMAs differently per layout, to the same few units of rounding. */
+   FMAs differently per layout, to the same few units of rounding. One case: order p with q points per
+   direction (0: the default) on a box of cells[0] x cells[1] x cells[2] cells, the kernels of kernel_mask (bit
+   k: kernel k). */
+static void agreement_case(int p, int q, const int cells[3], unsigned kernel_mask) {
+  hc_basis *b = NULL;
+  assert_int_equal(hc_basis_create(p, q, &b), HC_OK);
+  box m;
+  box_make(&m, cells[0], cells[1], cells[2], 1.0, 1.0, 1.0, 0.15);
+  for (int prec = 0; prec < 2; prec++) {
+    for (int kern = 0; kern < HC_NUM_KERNELS; kern++) {
+      if (!(kernel_mask >> kern & 1u)) continue;
+      hc_celldata_desc desc;
+      desc_for(&desc, b, &m);
+      desc.t = 1.9;
+      desc.motion.A = 0.05;
+      desc.motion.omega = 1.0;
+      desc.precision = (hc_precision)prec;
+      hc_contract k;
+      void *arr[2][2][2]; /* [backend, serial][cell-major, cell-minor][left, right] */
+      for (int lay = 0; lay < 2; lay++) {
+        desc.layout = (hc_layout)lay;
+        assert_int_equal(fill(backend, &desc, (hc_kernel)kern, &k, &arr[0][lay][0], &arr[0][lay][1]), HC_OK);
+        assert_int_equal(fill(serial, &desc, (hc_kernel)kern, &k, &arr[1][lay][0], &arr[1][lay][1]), HC_OK);
+      }
+      for (int w = 0; w < 2; w++) {
+        hc_array which = w ? HC_ARRAY_RIGHT : HC_ARRAY_LEFT;
+        int64_t n = hc_contract_numel(&k, which);
+        size_t bytes = (size_t)n * hc_precision_size(desc.precision);
+        /* backend against serial, to a few units of the stored precision's rounding relative to the array's
+           magnitude. On a device, FMA contraction and the device's sin and cos move the last bits of the
+           moved vertices (coordinates up to 1); J is formed from their differences across a cell of width
+           h = 1 / cells, so its relative error, and that of J^-1 and the gradients, grows by 1 / h. */
+        const int most = imax(cells[0], imax(cells[1], cells[2]));
+        const double tol = (backend->is_device ? 8.0 * most : 4.0) * eps_of(desc.precision);
+        for (int lay = 0; lay < 2; lay++) {
+          double *x = as_double(arr[0][lay][w], n, desc.precision), *y = as_double(arr[1][lay][w], n, desc.precision);
+          double amax = 0.0;
+          int64_t bad = 0;
+          for (int64_t i = 0; i < n; i++) amax = fmax(amax, fabs(y[i]));
+          for (int64_t i = 0; i < n; i++) {
+            if (!(fabs(x[i] - y[i]) <= tol * amax)) {
+              if (bad++ < 3)
+                print_error(
+                    "order %d, %d points, %lld cells: %s %s %s %s entry %lld: %s %.17g, serial %.17g "
+                    "(magnitude %g)\n",
+                    p, b->P, (long long)m.C, hc_kernel_name(k.kernel), hc_precision_name(desc.precision),
+                    hc_layout_name((hc_layout)lay), w ? "right" : "left", (long long)i, backend_name, x[i], y[i], amax);
+            }
+          }
+          assert_int_equal(bad, 0);
+          free(x), free(y);
+        }
+        /* cell-minor = transpose of cell-major */
+        void *t = malloc(bytes);
+        k.layout = HC_LAYOUT_CELL_MAJOR;
+        assert_int_equal(hc_layout_convert(&k, which, HC_LAYOUT_CELL_MAJOR, arr[0][0][w], HC_LAYOUT_CELL_MINOR, t),
+                         HC_OK);
+        if (!backend->is_device) {
+          assert_memory_equal(t, arr[0][1][w], bytes);
+        } else {
+          double *x = as_double(t, n, desc.precision), *y = as_double(arr[0][1][w], n, desc.precision);
+          double amax = 0.0;
+          for (int64_t i = 0; i < n; i++) amax = fmax(amax, fabs(y[i]));
+          for (int64_t i = 0; i < n; i++) assert_true(fabs(x[i] - y[i]) <= tol * amax);
+          free(x), free(y);
+        }
+        free(t);
+      }
+      for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++)
+          for (int l = 0; l < 2; l++) free(arr[i][j][l]);
+    }
+  }
+  box_free(&m);
+  hc_basis_destroy(&b);
+}
+
 static void test_agreement_and_layouts(void **state) {
   (void)state;
   /* Order 2 on 45 cells (one block of cells with a remainder) and on 429 (several blocks per thread, split
@@ -518,77 +594,22 @@ static void test_agreement_and_layouts(void **state) {
     int p, q, cells[3];
   } cases[] = {{2, 0, {5, 3, 3}}, {2, 0, {13, 11, 3}}, {1, 0, {5, 3, 3}}, {1, 7, {5, 3, 3}},
                {1, 8, {3, 2, 1}}, {3, 0, {5, 3, 3}},   {4, 0, {3, 2, 1}}};
-  for (size_t ci = 0; ci < sizeof(cases) / sizeof(cases[0]); ci++) {
-    hc_basis *b = NULL;
-    assert_int_equal(hc_basis_create(cases[ci].p, cases[ci].q, &b), HC_OK);
-    box m;
-    box_make(&m, cases[ci].cells[0], cases[ci].cells[1], cases[ci].cells[2], 1.0, 1.0, 1.0, 0.15);
-    for (int prec = 0; prec < 2; prec++) {
-      for (int kern = 0; kern < HC_NUM_KERNELS; kern++) {
-        hc_celldata_desc desc;
-        desc_for(&desc, b, &m);
-        desc.t = 1.9;
-        desc.motion.A = 0.05;
-        desc.motion.omega = 1.0;
-        desc.precision = (hc_precision)prec;
-        hc_contract k;
-        void *arr[2][2][2]; /* [backend, serial][cell-major, cell-minor][left, right] */
-        for (int lay = 0; lay < 2; lay++) {
-          desc.layout = (hc_layout)lay;
-          assert_int_equal(fill(backend, &desc, (hc_kernel)kern, &k, &arr[0][lay][0], &arr[0][lay][1]), HC_OK);
-          assert_int_equal(fill(serial, &desc, (hc_kernel)kern, &k, &arr[1][lay][0], &arr[1][lay][1]), HC_OK);
-        }
-        for (int w = 0; w < 2; w++) {
-          hc_array which = w ? HC_ARRAY_RIGHT : HC_ARRAY_LEFT;
-          int64_t n = hc_contract_numel(&k, which);
-          size_t bytes = (size_t)n * hc_precision_size(desc.precision);
-          /* backend against serial, to a few units of the stored precision's rounding relative to the array's
-             magnitude. On a device, FMA contraction and the device's sin and cos move the last bits of the
-             moved vertices (coordinates up to 1); J is formed from their differences across a cell of width
-             h = 1 / cells, so its relative error, and that of J^-1 and the gradients, grows by 1 / h. */
-          const int most = imax(cases[ci].cells[0], imax(cases[ci].cells[1], cases[ci].cells[2]));
-          const double tol = (backend->is_device ? 8.0 * most : 4.0) * eps_of(desc.precision);
-          for (int lay = 0; lay < 2; lay++) {
-            double *x = as_double(arr[0][lay][w], n, desc.precision), *y = as_double(arr[1][lay][w], n, desc.precision);
-            double amax = 0.0;
-            int64_t bad = 0;
-            for (int64_t i = 0; i < n; i++) amax = fmax(amax, fabs(y[i]));
-            for (int64_t i = 0; i < n; i++) {
-              if (!(fabs(x[i] - y[i]) <= tol * amax)) {
-                if (bad++ < 3)
-                  print_error("order %d, %d points: %s %s %s %s entry %lld: %s %.17g, serial %.17g (magnitude %g)\n",
-                              cases[ci].p, b->P, hc_kernel_name(k.kernel), hc_precision_name(desc.precision),
-                              hc_layout_name((hc_layout)lay), w ? "right" : "left", (long long)i, backend_name, x[i],
-                              y[i], amax);
-              }
-            }
-            assert_int_equal(bad, 0);
-            free(x), free(y);
-          }
-          /* cell-minor = transpose of cell-major */
-          void *t = malloc(bytes);
-          k.layout = HC_LAYOUT_CELL_MAJOR;
-          assert_int_equal(hc_layout_convert(&k, which, HC_LAYOUT_CELL_MAJOR, arr[0][0][w], HC_LAYOUT_CELL_MINOR, t),
-                           HC_OK);
-          if (!backend->is_device) {
-            assert_memory_equal(t, arr[0][1][w], bytes);
-          } else {
-            double *x = as_double(t, n, desc.precision), *y = as_double(arr[0][1][w], n, desc.precision);
-            double amax = 0.0;
-            for (int64_t i = 0; i < n; i++) amax = fmax(amax, fabs(y[i]));
-            for (int64_t i = 0; i < n; i++) assert_true(fabs(x[i] - y[i]) <= tol * amax);
-            free(x), free(y);
-          }
-          free(t);
-        }
-        for (int i = 0; i < 2; i++)
-          for (int j = 0; j < 2; j++)
-            for (int l = 0; l < 2; l++) free(arr[i][j][l]);
-      }
-    }
-    box_free(&m);
-    hc_basis_destroy(&b);
-  }
+  for (size_t ci = 0; ci < sizeof(cases) / sizeof(cases[0]); ci++)
+    agreement_case(cases[ci].p, cases[ci].q, cases[ci].cells, (1u << HC_NUM_KERNELS) - 1);
+}
+
+/* On a device backend, a grid of many waves of blocks: the CUDA backend's staged kernel then takes as many cells
+   per block as give each thread a point (32 at order 1 with 8 points, fewer where the tensor records' shared
+   memory caps them), instead of those its records' default share holds, from 4 waves of its resident blocks (at
+   3 blocks per SM, 73,728 cells of order 1 are 4 waves for up to 192 SMs). The kernels with small arrays: the
+   three DataData and the scalar DataField and FieldField (38 MB per field array). */
+static void test_agreement_many_waves(void **state) {
+  (void)state;
+  if (!backend->is_device) return; /* the host backends' blocks do not depend on the grid */
+  const int cells[3] = {48, 48, 32};
+  agreement_case(1, 0, cells,
+                 1u << HC_DATADATA_SCALAR | 1u << HC_DATADATA_VECTOR | 1u << HC_DATADATA_TENSOR |
+                     1u << HC_DATAFIELD_SCALAR | 1u << HC_FIELDFIELD_SCALAR);
 }
 
 /* Neighbouring cells give their shared nodes the same coordinates. */
@@ -1179,6 +1200,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_contracted_checks),
       cmocka_unit_test(test_formulas),
       cmocka_unit_test(test_agreement_and_layouts),
+      cmocka_unit_test(test_agreement_many_waves),
       cmocka_unit_test(test_shared_nodes),
       cmocka_unit_test(test_bad_cells),
       cmocka_unit_test(test_hex27_trilinear),

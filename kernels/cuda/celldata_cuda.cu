@@ -43,6 +43,15 @@ constexpr int kMinBlocks = 2;                          // blocks per SM the regi
 // order1.yaml 0.24 -> 0.22 ms, order4.yaml 2.83 -> 2.57 ms, weak.yaml 24^3 1.40 -> 1.33 ms, 48^3 9.94 -> 9.76 ms;
 // order2/3 unchanged).
 constexpr int kMinBlocksStaged = 3;
+// The staged kernel's cells per block where its grid is at least kFillWaves waves of resident blocks: as many as
+// give one round of records to the block's threads (kThreads / P, within kFillMaxBytes of shared memory, so that
+// 3 blocks fit an SM's 228 KB), not the fewer that kStagedRecordBytes holds, which leave up to half the threads idle
+// while the others compute their records. On fewer waves the larger blocks cost more in the last wave than they
+// gain. H100, both builds in one call, two rounds: weak.yaml at 48^3 cells (31 waves) 9.75 -> 9.49 ms of cell data
+// in double, 6.90 -> 6.49-6.50 ms in float, at 32^3 (9 waves) 2.13 -> 2.01-2.02 ms in float; order1.yaml at 48^3
+// 1.24 -> 1.15 ms; the same cells per block on order2.yaml .. order4.yaml (1.1-1.3 waves) 10-13% slower.
+constexpr int kFillWaves = 4;
+constexpr size_t kFillMaxBytes = 74 * 1024;
 constexpr unsigned long long kNoBadCell = ULLONG_MAX;
 
 int upload(cudaStream_t stream, double **d_dst, const double *h_src, size_t n) {
@@ -412,6 +421,12 @@ __device__ __forceinline__ void write_items(T *__restrict__ out, uint32_t n, T *
   }
 }
 
+// Blocks per SM the staged kernel's registers allow (__launch_bounds__).
+template <typename T, int NV>
+constexpr int staged_min_blocks() {
+  return sizeof(T) == 4 || NV == 8 ? kMinBlocksStaged : kMinBlocks;
+}
+
 // What the staged kernel needs besides the arguments: cells per block and the dividers of its item indices.
 struct staged_tiles {
   int cpb;
@@ -425,7 +440,7 @@ struct staged_tiles {
 // are computed once per (cell, point) and the stores are coalesced whatever D^rank is. FieldField's right
 // array is a second pass over the items.
 template <hc_kernel Kernel, typename T, int NV>
-__global__ void __launch_bounds__(kThreads, sizeof(T) == 4 || NV == 8 ? kMinBlocksStaged : kMinBlocks)
+__global__ void __launch_bounds__(kThreads, staged_min_blocks<T, NV>())
     celldata_major_staged(celldata_args a, staged_tiles tl, T *__restrict__ left, T *__restrict__ right) {
   constexpr hc_family fam = (hc_family)(Kernel / 3);
   constexpr int Dij = entries_per_point<Kernel>(), R = record_size<Kernel>();
@@ -495,14 +510,31 @@ size_t staged_smem_bytes(int cpb, int64_t P) {
   return (size_t)cpb * staged_cell_bytes<Kernel, NV>(P) + (Dij > 1 ? sizeof(T) * kThreads * Dij : 0);
 }
 
+// The staged kernel's cells per block: as many as fit kStagedRecordBytes of records (at least one, at most
+// kMaxMajorCells), or where that grid is kFillWaves waves of resident blocks or more, kThreads / P (see kFillWaves).
+template <hc_kernel Kernel, typename T, int NV>
+int staged_cells(const celldata_args &a) {
+  int cpb = (int)(kStagedRecordBytes / staged_cell_bytes<Kernel, NV>(a.P));
+  cpb = cpb < 1 ? 1 : cpb > kMaxMajorCells ? kMaxMajorCells : cpb;
+  if (a.P > kThreads) return cpb;
+  const cudaDeviceProp *props = nullptr;
+  if (hc_cuda_device_props(&props) != HC_OK) {
+    hc_error_clear();
+    return cpb;
+  }
+  int fill = (int)(kThreads / a.P);
+  fill = fill > kMaxMajorCells ? kMaxMajorCells : fill;
+  while (fill > 1 && staged_smem_bytes<Kernel, T, NV>(fill, a.P) > kFillMaxBytes) fill--;
+  const int64_t resident = (int64_t)props->multiProcessorCount * staged_min_blocks<T, NV>();
+  return (a.C + fill - 1) / fill >= kFillWaves * resident ? fill : cpb;
+}
+
 template <hc_kernel Kernel, typename T, int NV>
 cudaError_t launch_typed(const celldata_args &a, bool minor, void *d_left, void *d_right) {
   const cudaStream_t stream = hc_cuda_stream();
   T *l = static_cast<T *>(d_left), *r = static_cast<T *>(d_right);
   if (!minor) {
-    // as many cells as fit kStagedRecordBytes of records (at least one), at most kMaxMajorCells
-    int cpb = (int)(kStagedRecordBytes / staged_cell_bytes<Kernel, NV>(a.P));
-    cpb = cpb < 1 ? 1 : cpb > kMaxMajorCells ? kMaxMajorCells : cpb;
+    const int cpb = staged_cells<Kernel, T, NV>(a);
     const size_t smem = staged_smem_bytes<Kernel, T, NV>(cpb, a.P);
     if (smem <= kStagedMaxBytes) {
       staged_tiles tl;
