@@ -505,24 +505,24 @@ static void test_formulas(void **state) {
   hc_basis_destroy(&b);
 }
 
+/* Largest |x - y| over n entries, and the largest |y|. */
+static double max_diff(const double *x, const double *y, int64_t n, double *amax) {
+  double d = 0.0;
+  *amax = 0.0;
+  for (int64_t i = 0; i < n; i++) d = fmax(d, fabs(x[i] - y[i])), *amax = fmax(*amax, fabs(y[i]));
+  return d;
+}
+
 /* The backend's arrays agree with serial's, and cell-minor arrays are the transpose of cell-major ones:
    exactly on the host backends; on a device backend, whose compiler may contract multiplies and adds into
-   FMAs differently per layout, to the same few units of rounding. One case: order p with q points per
-   direction (0: the default) on a box of cells[0] x cells[1] x cells[2] cells, the kernels of kernel_mask (bit
-   k: kernel k). */
-static void agreement_case(int p, int q, const int cells[3], unsigned kernel_mask) {
-  hc_basis *b = NULL;
-  assert_int_equal(hc_basis_create(p, q, &b), HC_OK);
-  box m;
-  box_make(&m, cells[0], cells[1], cells[2], 1.0, 1.0, 1.0, 0.15);
+   FMAs differently per layout, to the same few units of rounding. d0: the cells, basis, time and motion (its
+   precision and layout are each set in turn); most: the cells across the mesh's widest direction; the kernels
+   of kernel_mask (bit k: kernel k); what: the case, for the messages. */
+static void agree_with_serial(const hc_celldata_desc *d0, int most, unsigned kernel_mask, const char *what) {
   for (int prec = 0; prec < 2; prec++) {
     for (int kern = 0; kern < HC_NUM_KERNELS; kern++) {
       if (!(kernel_mask >> kern & 1u)) continue;
-      hc_celldata_desc desc;
-      desc_for(&desc, b, &m);
-      desc.t = 1.9;
-      desc.motion.A = 0.05;
-      desc.motion.omega = 1.0;
+      hc_celldata_desc desc = *d0;
       desc.precision = (hc_precision)prec;
       hc_contract k;
       void *arr[2][2][2]; /* [backend, serial][cell-major, cell-minor][left, right] */
@@ -531,16 +531,15 @@ static void agreement_case(int p, int q, const int cells[3], unsigned kernel_mas
         assert_int_equal(fill(backend, &desc, (hc_kernel)kern, &k, &arr[0][lay][0], &arr[0][lay][1]), HC_OK);
         assert_int_equal(fill(serial, &desc, (hc_kernel)kern, &k, &arr[1][lay][0], &arr[1][lay][1]), HC_OK);
       }
+      /* backend against serial, to a few units of the stored precision's rounding relative to the array's
+         magnitude. On a device, FMA contraction and the device's sin and cos move the last bits of the moved
+         geometry nodes (coordinates up to 1); J is formed from their differences across a cell of width
+         h = 1 / cells, so its relative error, and that of J^-1 and the gradients, grows by 1 / h. */
+      const double tol = (backend->is_device ? 8.0 * most : 4.0) * eps_of(desc.precision);
       for (int w = 0; w < 2; w++) {
         hc_array which = w ? HC_ARRAY_RIGHT : HC_ARRAY_LEFT;
-        int64_t n = hc_contract_numel(&k, which);
-        size_t bytes = (size_t)n * hc_precision_size(desc.precision);
-        /* backend against serial, to a few units of the stored precision's rounding relative to the array's
-           magnitude. On a device, FMA contraction and the device's sin and cos move the last bits of the
-           moved vertices (coordinates up to 1); J is formed from their differences across a cell of width
-           h = 1 / cells, so its relative error, and that of J^-1 and the gradients, grows by 1 / h. */
-        const int most = imax(cells[0], imax(cells[1], cells[2]));
-        const double tol = (backend->is_device ? 8.0 * most : 4.0) * eps_of(desc.precision);
+        const int64_t n = hc_contract_numel(&k, which);
+        const size_t bytes = (size_t)n * hc_precision_size(desc.precision);
         for (int lay = 0; lay < 2; lay++) {
           double *x = as_double(arr[0][lay][w], n, desc.precision), *y = as_double(arr[1][lay][w], n, desc.precision);
           double amax = 0.0;
@@ -549,11 +548,9 @@ static void agreement_case(int p, int q, const int cells[3], unsigned kernel_mas
           for (int64_t i = 0; i < n; i++) {
             if (!(fabs(x[i] - y[i]) <= tol * amax)) {
               if (bad++ < 3)
-                print_error(
-                    "order %d, %d points, %lld cells: %s %s %s %s entry %lld: %s %.17g, serial %.17g "
-                    "(magnitude %g)\n",
-                    p, b->P, (long long)m.C, hc_kernel_name(k.kernel), hc_precision_name(desc.precision),
-                    hc_layout_name((hc_layout)lay), w ? "right" : "left", (long long)i, backend_name, x[i], y[i], amax);
+                print_error("%s: %s %s %s %s entry %lld: %s %.17g, serial %.17g (magnitude %g)\n", what,
+                            hc_kernel_name(k.kernel), hc_precision_name(desc.precision), hc_layout_name((hc_layout)lay),
+                            w ? "right" : "left", (long long)i, backend_name, x[i], y[i], amax);
             }
           }
           assert_int_equal(bad, 0);
@@ -567,10 +564,8 @@ static void agreement_case(int p, int q, const int cells[3], unsigned kernel_mas
         if (!backend->is_device) {
           assert_memory_equal(t, arr[0][1][w], bytes);
         } else {
-          double *x = as_double(t, n, desc.precision), *y = as_double(arr[0][1][w], n, desc.precision);
-          double amax = 0.0;
-          for (int64_t i = 0; i < n; i++) amax = fmax(amax, fabs(y[i]));
-          for (int64_t i = 0; i < n; i++) assert_true(fabs(x[i] - y[i]) <= tol * amax);
+          double *x = as_double(t, n, desc.precision), *y = as_double(arr[0][1][w], n, desc.precision), amax;
+          assert_true(max_diff(x, y, n, &amax) <= tol * amax);
           free(x), free(y);
         }
         free(t);
@@ -580,6 +575,21 @@ static void agreement_case(int p, int q, const int cells[3], unsigned kernel_mas
           for (int l = 0; l < 2; l++) free(arr[i][j][l]);
     }
   }
+}
+
+/* agree_with_serial on a jittered box: order p with q points per direction (0: the default) on cells[0] x
+   cells[1] x cells[2] cells, the kernels of kernel_mask. */
+static void agreement_case(int p, int q, const int cells[3], unsigned kernel_mask) {
+  hc_basis *b = NULL;
+  assert_int_equal(hc_basis_create(p, q, &b), HC_OK);
+  box m;
+  box_make(&m, cells[0], cells[1], cells[2], 1.0, 1.0, 1.0, 0.15);
+  hc_celldata_desc desc;
+  desc_for(&desc, b, &m);
+  desc.t = 1.9, desc.motion.A = 0.05, desc.motion.omega = 1.0;
+  char what[96];
+  snprintf(what, sizeof(what), "order %d, %d points, %lld cells", p, b->P, (long long)m.C);
+  agree_with_serial(&desc, imax(cells[0], imax(cells[1], cells[2])), kernel_mask, what);
   box_free(&m);
   hc_basis_destroy(&b);
 }
@@ -803,14 +813,6 @@ static void desc_for_annulus(hc_celldata_desc *desc, const hc_basis *b, const an
   desc->geometry_nodes = 27;
 }
 
-/* Largest |x - y| over n entries, and the largest |y|. */
-static double max_diff(const double *x, const double *y, int64_t n, double *amax) {
-  double d = 0.0;
-  *amax = 0.0;
-  for (int64_t i = 0; i < n; i++) d = fmax(d, fabs(x[i] - y[i])), *amax = fmax(*amax, fabs(y[i]));
-  return d;
-}
-
 /* A triquadratic cell whose 27 nodes the trilinear map of 8 vertices places is that trilinear cell: the
    same geometry, volumes, nodes and every kernel's arrays on the backend, in both precisions and layouts, to
    a few units of rounding (the map sums 27 nodes' terms instead of 8). The shear is off (it moves a
@@ -951,53 +953,13 @@ static void test_hex27_agreement(void **state) {
     assert_int_equal(hc_basis_create(cases[ci].p, cases[ci].q, &b), HC_OK);
     annulus m;
     annulus_make(&m, cases[ci].cells[0], cases[ci].cells[1], cases[ci].cells[2]);
-    const int most = imax(cases[ci].cells[0], imax(cases[ci].cells[1], cases[ci].cells[2]));
-    for (int prec = 0; prec < 2; prec++) {
-      for (int kern = 0; kern < HC_NUM_KERNELS; kern++) {
-        hc_celldata_desc desc;
-        desc_for_annulus(&desc, b, &m);
-        desc.t = 1.9, desc.motion.A = 0.05, desc.motion.omega = 1.0;
-        desc.precision = (hc_precision)prec;
-        hc_contract k;
-        void *arr[2][2][2]; /* [backend, serial][cell-major, cell-minor][left, right] */
-        for (int lay = 0; lay < 2; lay++) {
-          desc.layout = (hc_layout)lay;
-          assert_int_equal(fill(backend, &desc, (hc_kernel)kern, &k, &arr[0][lay][0], &arr[0][lay][1]), HC_OK);
-          assert_int_equal(fill(serial, &desc, (hc_kernel)kern, &k, &arr[1][lay][0], &arr[1][lay][1]), HC_OK);
-        }
-        const double tol = (backend->is_device ? 8.0 * most : 4.0) * eps_of(desc.precision);
-        for (int w = 0; w < 2; w++) {
-          hc_array which = w ? HC_ARRAY_RIGHT : HC_ARRAY_LEFT;
-          const int64_t n = hc_contract_numel(&k, which);
-          const size_t bytes = (size_t)n * hc_precision_size(desc.precision);
-          for (int lay = 0; lay < 2; lay++) {
-            double *x = as_double(arr[0][lay][w], n, desc.precision), *y = as_double(arr[1][lay][w], n, desc.precision);
-            double amax;
-            const double diff = max_diff(x, y, n, &amax);
-            if (!(diff <= tol * amax))
-              fail_msg("hex27, order %d, %d points: %s %s %s %s: %s differs from serial by %g (magnitude %g)",
-                       cases[ci].p, b->P, hc_kernel_name(k.kernel), hc_precision_name(desc.precision),
-                       hc_layout_name((hc_layout)lay), w ? "right" : "left", backend_name, diff, amax);
-            free(x), free(y);
-          }
-          void *t = malloc(bytes);
-          k.layout = HC_LAYOUT_CELL_MAJOR;
-          assert_int_equal(hc_layout_convert(&k, which, HC_LAYOUT_CELL_MAJOR, arr[0][0][w], HC_LAYOUT_CELL_MINOR, t),
-                           HC_OK);
-          if (!backend->is_device) {
-            assert_memory_equal(t, arr[0][1][w], bytes);
-          } else {
-            double *x = as_double(t, n, desc.precision), *y = as_double(arr[0][1][w], n, desc.precision), amax;
-            assert_true(max_diff(x, y, n, &amax) <= tol * amax);
-            free(x), free(y);
-          }
-          free(t);
-        }
-        for (int i = 0; i < 2; i++)
-          for (int j = 0; j < 2; j++)
-            for (int l = 0; l < 2; l++) free(arr[i][j][l]);
-      }
-    }
+    hc_celldata_desc desc;
+    desc_for_annulus(&desc, b, &m);
+    desc.t = 1.9, desc.motion.A = 0.05, desc.motion.omega = 1.0;
+    char what[96];
+    snprintf(what, sizeof(what), "hex27, order %d, %d points", cases[ci].p, b->P);
+    agree_with_serial(&desc, imax(cases[ci].cells[0], imax(cases[ci].cells[1], cases[ci].cells[2])),
+                      (1u << HC_NUM_KERNELS) - 1, what);
     annulus_free(&m);
     hc_basis_destroy(&b);
   }
