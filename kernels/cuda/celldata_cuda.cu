@@ -510,8 +510,9 @@ size_t staged_smem_bytes(int cpb, int64_t P) {
   return (size_t)cpb * staged_cell_bytes<Kernel, NV>(P) + (Dij > 1 ? sizeof(T) * kThreads * Dij : 0);
 }
 
-// The staged kernel's cells per block: as many as fit kStagedRecordBytes of records (at least one, at most
-// kMaxMajorCells), or where that grid is kFillWaves waves of resident blocks or more, kThreads / P (see kFillWaves).
+// The staged kernel's cells per block: kThreads / P (see kFillWaves) where a grid of such blocks is kFillWaves waves
+// of resident blocks or more, else as many as fit kStagedRecordBytes of records (at least one, at most
+// kMaxMajorCells).
 template <hc_kernel Kernel, typename T, int NV>
 int staged_cells(const celldata_args &a) {
   int cpb = (int)(kStagedRecordBytes / staged_cell_bytes<Kernel, NV>(a.P));
