@@ -120,6 +120,11 @@ static int fill(const hc_backend *be, const hc_celldata_desc *desc, hc_kernel ke
   assert_int_equal(be->mem_alloc(lbytes, &d_left), HC_OK);
   assert_int_equal(be->mem_alloc(rbytes, &d_right), HC_OK);
   assert_int_equal(be->copy_to_device(d_X0, desc->X0, xbytes), HC_OK);
+  /* the device arrays start as NaNs (all bits set), so that an entry the fill leaves unwritten disagrees */
+  memset(*left, 0xff, lbytes);
+  memset(*right, 0xff, rbytes);
+  assert_int_equal(be->copy_to_device(d_left, *left, lbytes), HC_OK);
+  assert_int_equal(be->copy_to_device(d_right, *right, rbytes), HC_OK);
   hc_celldata_desc d_desc = *desc;
   d_desc.X0 = d_X0;
   int err = hc_celldata_fill(be, &d_desc, kernel, d_left, d_right);
@@ -610,9 +615,11 @@ static void test_agreement_and_layouts(void **state) {
 
 /* On a device backend, a grid of many waves of blocks: the CUDA backend's staged kernel then takes as many cells
    per block as give each thread a point (32 at order 1 with 8 points, fewer where the tensor records' shared
-   memory caps them), instead of those its records' default share holds, from 4 waves of its resident blocks (at
-   3 blocks per SM, 73,728 cells of order 1 are 4 waves for up to 192 SMs). The kernels with small arrays: the
-   three DataData and the scalar DataField and FieldField (38 MB per field array). */
+   memory caps them), one block per group of cells, instead of the groups and shares of its model, from 4 waves of
+   its resident blocks (at 3 blocks per SM, 73,728 cells of order 1 are 4 waves for up to 192 SMs); the smaller
+   cases of test_agreement_and_layouts take the model's (groups of cells whose items several blocks share, the last
+   group short on 429 cells). The kernels with small arrays: the three DataData and the scalar DataField and
+   FieldField (38 MB per field array). */
 static void test_agreement_many_waves(void **state) {
   (void)state;
   if (!backend->is_device) return; /* the host backends' blocks do not depend on the grid */

@@ -400,20 +400,34 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   }
 }
 
+// Items per thread in a round of write_items: with Dij = 3, three (a round fills the stage that Dij = 9 needs, with
+// a third of the barriers); else one. H100, both builds in one call: the Vector kernels' cell data of weak.yaml at
+// 48^3 cells in float 0.72 -> 0.65 ms (DataField) and 1.15 -> 1.06 ms (FieldField), order4.yaml 0.26 -> 0.23 and
+// 0.42 -> 0.40 ms.
+template <int Dij>
+__host__ __device__ constexpr int stage_items() {
+  return Dij == 3 ? 3 : 1;
+}
+
 // Writes n items of Dij entries each to out[0 .. n * Dij) (one contiguous run of the array), one thread per
-// item: entries(item, store) calls store(ij, value). With Dij > 1 a round of blockDim items goes through
-// shared memory (stage: blockDim * Dij T), so that neighbouring threads store neighbouring addresses; with
-// Dij = 1 they do so already. Every thread of the block calls it (it holds barriers).
+// item: entries(item, store) calls store(ij, value). With Dij > 1 a round of blockDim * stage_items items goes
+// through shared memory (stage: blockDim * stage_items * Dij T), so that neighbouring threads store neighbouring
+// addresses; with Dij = 1 they do so already. Every thread of the block calls it (it holds barriers).
 template <int Dij, typename T, typename Entries>
 __device__ __forceinline__ void write_items(T *__restrict__ out, uint32_t n, T *stage, Entries &&entries) {
-  for (uint32_t r0 = 0; r0 < n; r0 += blockDim.x) {
-    const uint32_t item = r0 + threadIdx.x;
+  constexpr uint32_t per = stage_items<Dij>();
+  for (uint32_t r0 = 0; r0 < n; r0 += blockDim.x * per) {
     if constexpr (Dij == 1) {
+      const uint32_t item = r0 + threadIdx.x;
       if (item < n) entries(item, [&](int, double v) { out[item] = (T)v; });
     } else {
-      if (item < n) entries(item, [&](int ij, double v) { stage[threadIdx.x * Dij + ij] = (T)v; });
+#pragma unroll
+      for (uint32_t j = 0; j < per; j++) {
+        const uint32_t slot = j * blockDim.x + threadIdx.x, item = r0 + slot;
+        if (item < n) entries(item, [&](int ij, double v) { stage[slot * Dij + ij] = (T)v; });
+      }
       __syncthreads();
-      const uint32_t m = (n - r0 < blockDim.x ? n - r0 : blockDim.x) * Dij;
+      const uint32_t m = (n - r0 < blockDim.x * per ? n - r0 : blockDim.x * per) * Dij;
       T *dst = out + (size_t)r0 * Dij;
       for (uint32_t f = threadIdx.x; f < m; f += blockDim.x) dst[f] = stage[f];
       __syncthreads();
@@ -427,18 +441,21 @@ constexpr int staged_min_blocks() {
   return sizeof(T) == 4 || NV == 8 ? kMinBlocksStaged : kMinBlocks;
 }
 
-// What the staged kernel needs besides the arguments: cells per block and the dividers of its item indices.
+// What the staged kernel needs besides the arguments: its tiling (cells per group, blocks per group) and the
+// dividers of its item indices.
 struct staged_tiles {
-  int cpb;
+  int cpb;  // cells per group; gridDim.x blocks per group, block blockIdx.x writing that share of its items
   hc_fastdiv div_P, div_LP;
 };
 
-// Cell-major arrays, cpb whole cells per block: (1) the cells' moved geometry nodes (and their
-// det J floors) into shared memory; (2) one record per (cell, point) into shared memory; (3) the tile's part
-// of each array, which in the cell-major layout is one contiguous run, written item by item (a point of the
-// per-point arrays, a (field, point) of the field arrays) through write_items, so that the geometry and data
-// are computed once per (cell, point) and the stores are coalesced whatever D^rank is. FieldField's right
-// array is a second pass over the items.
+// Cell-major arrays, in groups of cpb whole cells, each group taken by gridDim.x blocks (blockIdx.x its share; the
+// shares of a group are neighbouring blocks, which run together and write neighbouring addresses):
+// (1) the group's moved geometry nodes (and their det J floors) into shared memory; (2) one record per (cell,
+// point) into shared memory; (3) the tile's share of the group's part of each array, which in the cell-major
+// layout is one contiguous run, written item by item (a point of the per-point arrays, a (field, point) of the
+// field arrays) through write_items, so that the geometry and data are computed once per (cell, point) and
+// tile and the stores are coalesced whatever D^rank is. FieldField's right array is a second pass over the
+// items. Where a group has several blocks, each computes all of the group's records (see staged_plan).
 template <hc_kernel Kernel, typename T, int NV>
 __global__ void __launch_bounds__(kThreads, staged_min_blocks<T, NV>())
     celldata_major_staged(celldata_args a, staged_tiles tl, T *__restrict__ left, T *__restrict__ right) {
@@ -450,9 +467,14 @@ __global__ void __launch_bounds__(kThreads, staged_min_blocks<T, NV>())
   const int ntile = cpb * (int)P;
   double *s_x = staged_smem, *s_floor = s_x + NV * 3 * cpb;     // [cpb][NV][3], [cpb] floors
   double *s_rec = s_floor + kFloorDoubles * cpb;                // [R][cpb * P]
-  T *stage = reinterpret_cast<T *>(s_rec + (size_t)R * ntile);  // [blockDim][Dij]
-  for (int64_t c0 = (int64_t)blockIdx.x * cpb; c0 < C; c0 += (int64_t)gridDim.x * cpb) {
+  T *stage = reinterpret_cast<T *>(s_rec + (size_t)R * ntile);  // [blockDim * stage_items][Dij]
+  for (int64_t c0 = (int64_t)blockIdx.y * cpb; c0 < C; c0 += (int64_t)gridDim.y * cpb) {
     const int ncell = (int)(C - c0 < cpb ? C - c0 : cpb);
+    // this block's share [*i0, *i0 + return) of n items (n * gridDim.x < 2^32: staged_plan)
+    auto share_of = [&](uint32_t n, uint32_t *i0) {
+      *i0 = n * blockIdx.x / gridDim.x;
+      return n * (blockIdx.x + 1) / gridDim.x - *i0;
+    };
     group_nodes<NV>(a, c0, ncell, s_x, s_floor);
     for (int r = threadIdx.x; r < ncell * (int)P; r += blockDim.x) {
       const int cl = (int)hc_fastdiv_div(tl.div_P, (uint32_t)r);
@@ -464,24 +486,27 @@ __global__ void __launch_bounds__(kThreads, staged_min_blocks<T, NV>())
     }
     __syncthreads();
     if constexpr (fam != HC_FAMILY_FIELDFIELD) {
-      // items r = (cell, point) of the tile; record r
-      const uint32_t n = (uint32_t)(ncell * P);
-      const int64_t at = c0 * P * Dij;
+      // items r = (cell, point) of the group; record r
+      uint32_t i0;
+      const uint32_t n = share_of((uint32_t)(ncell * P), &i0);
+      const int64_t at = (c0 * P + i0) * Dij;
       if constexpr (fam == HC_FAMILY_DATADATA) {
         write_items<Dij>(left + at, n, stage, [&](uint32_t r, auto &&store) {
-          point_entries<Kernel>(shared_record{s_rec + r, ntile}, [&](int ij, double lv, double) { store(ij, lv); });
+          point_entries<Kernel>(shared_record{s_rec + i0 + r, ntile},
+                                [&](int ij, double lv, double) { store(ij, lv); });
         });
       }
       write_items<Dij>(right + at, n, stage, [&](uint32_t r, auto &&store) {
-        point_entries<Kernel>(shared_record{s_rec + r, ntile}, [&](int ij, double, double rv) { store(ij, rv); });
+        point_entries<Kernel>(shared_record{s_rec + i0 + r, ntile}, [&](int ij, double, double rv) { store(ij, rv); });
       });
     }
     if constexpr (fam != HC_FAMILY_DATADATA) {
-      // items (cell, field, point) of the tile; record (cell, point)
-      const uint32_t n = (uint32_t)(ncell * L * P);
-      const int64_t at = c0 * L * P * Dij;
-      auto item_entries = [&](uint32_t item, auto &&pick) {
-        const uint32_t cl = hc_fastdiv_div(tl.div_LP, item), lp = item - cl * tl.div_LP.d;
+      // items (cell, field, point) of the group; record (cell, point)
+      uint32_t i0;
+      const uint32_t n = share_of((uint32_t)(ncell * L * P), &i0);
+      const int64_t at = (c0 * L * P + i0) * Dij;
+      auto item_entries = [&](uint32_t r, auto &&pick) {
+        const uint32_t item = i0 + r, cl = hc_fastdiv_div(tl.div_LP, item), lp = item - cl * tl.div_LP.d;
         const uint32_t p = lp - hc_fastdiv_div(tl.div_P, lp) * tl.div_P.d;
         field_entries<Kernel>(a, lp, shared_record{s_rec + cl * P + p, ntile}, pick);
       };
@@ -507,27 +532,113 @@ size_t staged_cell_bytes(int64_t P) {
 template <hc_kernel Kernel, typename T, int NV>
 size_t staged_smem_bytes(int cpb, int64_t P) {
   constexpr int Dij = entries_per_point<Kernel>();
-  return (size_t)cpb * staged_cell_bytes<Kernel, NV>(P) + (Dij > 1 ? sizeof(T) * kThreads * Dij : 0);
+  return (size_t)cpb * staged_cell_bytes<Kernel, NV>(P) +
+         (Dij > 1 ? sizeof(T) * kThreads * Dij * stage_items<Dij>() : 0);
 }
 
-// The staged kernel's cells per block: kThreads / P (see kFillWaves) where a grid of such blocks is kFillWaves waves
-// of resident blocks or more, else as many as fit kStagedRecordBytes of records (at least one, at most
-// kMaxMajorCells).
+// Blocks of the staged kernel that one SM holds with cpb cells per block at P points (0: none, or the query
+// failed), from the occupancy calculator, once per (cpb, P). Called under ctx->basis_lock (celldata_call).
 template <hc_kernel Kernel, typename T, int NV>
-int staged_cells(const celldata_args &a) {
+int staged_resident(int cpb, int64_t P) {
+  static int64_t cached_P[kMaxMajorCells + 1];
+  static int cached_blocks[kMaxMajorCells + 1];
+  if (cached_P[cpb] != P) {
+    int blocks = 0;
+    const size_t smem = staged_smem_bytes<Kernel, T, NV>(cpb, P);
+    if (smem <= kStagedMaxBytes &&
+        (hc_cuda_allow_smem(celldata_major_staged<Kernel, T, NV>, smem) != cudaSuccess ||
+         cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, celldata_major_staged<Kernel, T, NV>, kThreads, smem) !=
+             cudaSuccess)) {
+      (void)cudaGetLastError();
+      blocks = 0;
+    }
+    cached_P[cpb] = P;
+    cached_blocks[cpb] = blocks;
+  }
+  return cached_blocks[cpb];
+}
+
+// The model cost of one tile of the staged kernel (cpb cells, a 1/chunks share of their items): its rounds of
+// kThreads records, each weighted kRecordWeight, and its rounds of kThreads items of each array, each weighted by
+// the item's entries (the stores of a round). kRecordWeight: a round of records takes about as long as 20 rounds
+// of one store per thread (ncu on an H100, order4.yaml: a wave of DataData blocks about 5.5 us, a round of
+// FieldFieldTensor items 2.5 us, 9 entries each).
+constexpr int64_t kRecordWeight = 20;
+template <hc_kernel Kernel>
+int64_t staged_tile_cost(int64_t cpb, int64_t chunks, int64_t L, int64_t P) {
+  constexpr hc_family fam = (hc_family)(Kernel / 3);
+  constexpr int64_t Dij = entries_per_point<Kernel>();
+  constexpr int64_t point_arrays = fam == HC_FAMILY_DATADATA ? 2 : fam == HC_FAMILY_DATAFIELD ? 1 : 0;
+  constexpr int64_t field_arrays = fam == HC_FAMILY_DATADATA ? 0 : fam == HC_FAMILY_DATAFIELD ? 1 : 2;
+  constexpr int64_t per = stage_items<Dij>();
+  auto rounds = [](int64_t items, int64_t width) { return (items + width - 1) / width; };
+  auto share = [&](int64_t items) { return rounds(rounds(items, chunks), kThreads * per) * per; };
+  return kRecordWeight * rounds(cpb * P, kThreads) +
+         Dij * (point_arrays * share(cpb * P) + field_arrays * share(cpb * L * P));
+}
+
+// The staged kernel's tiling: cells per group and blocks per group.
+struct staged_shape {
+  int cpb, chunks;
+};
+
+// Where a grid of kThreads / P cells per block is kFillWaves waves of resident blocks or more: those blocks, one
+// share each (see kFillWaves). Else, for cells of at least kThreads items (a few waves, where a last wave partly
+// filled costs much: order4.yaml's FieldFieldVector took 2 rounds of blocks for 1.26 rounds' work, at 36% of the
+// DRAM peak), the cells per group (1 .. as many as fit kStagedRecordBytes of records) and shares per group (1 ..
+// kMaxChunks) of the least model time: rounds of resident tiles times staged_tile_cost. Ties go to more cells and fewer
+// shares. The last (C, L, P)'s plan is kept, so that a step's calls do not search again (a search is a few microseconds
+// of host time, which an order1.yaml step, queued about as fast as it runs, would show). Called under ctx->basis_lock
+// (celldata_call).
+constexpr int kMaxChunks = 16;
+template <hc_kernel Kernel, typename T, int NV>
+staged_shape staged_search(const celldata_args &a);
+template <hc_kernel Kernel, typename T, int NV>
+staged_shape staged_plan(const celldata_args &a) {
+  static int64_t last_C = -1;
+  static int last_L, last_P;
+  static staged_shape last;
+  if (a.C != last_C || a.L != last_L || a.P != last_P) {
+    last = staged_search<Kernel, T, NV>(a);
+    last_C = a.C, last_L = a.L, last_P = a.P;
+  }
+  return last;
+}
+template <hc_kernel Kernel, typename T, int NV>
+staged_shape staged_search(const celldata_args &a) {
+  staged_shape shape{};
   int cpb = (int)(kStagedRecordBytes / staged_cell_bytes<Kernel, NV>(a.P));
   cpb = cpb < 1 ? 1 : cpb > kMaxMajorCells ? kMaxMajorCells : cpb;
-  if (a.P > kThreads) return cpb;
+  shape.cpb = cpb, shape.chunks = 1;
   const cudaDeviceProp *props = nullptr;
   if (hc_cuda_device_props(&props) != HC_OK) {
     hc_error_clear();
-    return cpb;
+    return shape;
   }
-  int fill = (int)(kThreads / a.P);
-  fill = fill > kMaxMajorCells ? kMaxMajorCells : fill;
-  while (fill > 1 && staged_smem_bytes<Kernel, T, NV>(fill, a.P) > kFillMaxBytes) fill--;
-  const int64_t resident = (int64_t)props->multiProcessorCount * staged_min_blocks<T, NV>();
-  return (a.C + fill - 1) / fill >= kFillWaves * resident ? fill : cpb;
+  if (a.P <= kThreads) {
+    int fill = (int)(kThreads / a.P);
+    fill = fill > kMaxMajorCells ? kMaxMajorCells : fill;
+    while (fill > 1 && staged_smem_bytes<Kernel, T, NV>(fill, a.P) > kFillMaxBytes) fill--;
+    const int64_t resident = (int64_t)props->multiProcessorCount * staged_min_blocks<T, NV>();
+    if ((a.C + fill - 1) / fill >= kFillWaves * resident) {
+      shape.cpb = fill;
+      return shape;
+    }
+  }
+  // Cells of fewer items than a round of threads (order 1: 64) keep the default: there a tile is mostly its round
+  // of records, which the model weighs too lightly (order1.yaml, H100: its choices measured 0-20% slower).
+  if (a.L * a.P < kThreads) return shape;
+  int64_t best = INT64_MAX;
+  for (int c = cpb; c >= 1; c--) {
+    const int64_t resident = (int64_t)props->multiProcessorCount * staged_resident<Kernel, T, NV>(c, a.P);
+    if (resident == 0) continue;
+    const int64_t groups = (a.C + c - 1) / c;
+    for (int k = 1; k <= kMaxChunks && (int64_t)c * a.L * a.P * k < INT32_MAX; k++) {
+      const int64_t t = (groups * k + resident - 1) / resident * staged_tile_cost<Kernel>(c, k, a.L, a.P);
+      if (t < best) best = t, shape.cpb = c, shape.chunks = k;
+    }
+  }
+  return shape;
 }
 
 template <hc_kernel Kernel, typename T, int NV>
@@ -535,17 +646,17 @@ cudaError_t launch_typed(const celldata_args &a, bool minor, void *d_left, void 
   const cudaStream_t stream = hc_cuda_stream();
   T *l = static_cast<T *>(d_left), *r = static_cast<T *>(d_right);
   if (!minor) {
-    const int cpb = staged_cells<Kernel, T, NV>(a);
-    const size_t smem = staged_smem_bytes<Kernel, T, NV>(cpb, a.P);
+    const staged_shape plan = staged_plan<Kernel, T, NV>(a);
+    const size_t smem = staged_smem_bytes<Kernel, T, NV>(plan.cpb, a.P);
     if (smem <= kStagedMaxBytes) {
       staged_tiles tl;
-      tl.cpb = cpb;
+      tl.cpb = plan.cpb;
       tl.div_P = hc_fastdiv_make((uint32_t)a.P);
       tl.div_LP = hc_fastdiv_make((uint32_t)(a.L * a.P));
       const cudaError_t err = hc_cuda_allow_smem(celldata_major_staged<Kernel, T, NV>, smem);
       if (err != cudaSuccess) return err;
-      celldata_major_staged<Kernel, T, NV>
-          <<<hc_cuda_grid((a.C + cpb - 1) / cpb), kThreads, smem, stream>>>(a, tl, l, r);
+      const dim3 grid(plan.chunks, hc_cuda_grid((a.C + plan.cpb - 1) / plan.cpb, 65535));
+      celldata_major_staged<Kernel, T, NV><<<grid, kThreads, smem, stream>>>(a, tl, l, r);
       return cudaGetLastError();
     }
   }

@@ -29,9 +29,9 @@ int hc_cuda_device_props(const cudaDeviceProp **props);
 // driver that sees no GPU (naming CUDA_VISIBLE_DEVICES when it is set).
 void hc_cuda_no_device_reason(cudaError_t err, char *buf, size_t size);
 
-// Grid size for a grid-stride loop over `work` blocks' worth of items.
-inline unsigned hc_cuda_grid(int64_t blocks) {
-  const int64_t cap = int64_t(1) << 20;
+// Grid size for a grid-stride loop over `work` blocks' worth of items, at most cap (a grid's second and third
+// dimensions: 65,535).
+inline unsigned hc_cuda_grid(int64_t blocks, int64_t cap = int64_t(1) << 20) {
   if (blocks < 1) blocks = 1;
   return (unsigned)(blocks < cap ? blocks : cap);
 }
