@@ -592,19 +592,6 @@ struct staged_shape {
 // (celldata_call).
 constexpr int kMaxChunks = 16;
 template <hc_kernel Kernel, typename T, int NV>
-staged_shape staged_search(const celldata_args &a);
-template <hc_kernel Kernel, typename T, int NV>
-staged_shape staged_plan(const celldata_args &a) {
-  static int64_t last_C = -1;
-  static int last_L, last_P;
-  static staged_shape last;
-  if (a.C != last_C || a.L != last_L || a.P != last_P) {
-    last = staged_search<Kernel, T, NV>(a);
-    last_C = a.C, last_L = a.L, last_P = a.P;
-  }
-  return last;
-}
-template <hc_kernel Kernel, typename T, int NV>
 staged_shape staged_search(const celldata_args &a) {
   staged_shape shape{};
   int cpb = (int)(kStagedRecordBytes / staged_cell_bytes<Kernel, NV>(a.P));
@@ -639,6 +626,19 @@ staged_shape staged_search(const celldata_args &a) {
     }
   }
   return shape;
+}
+
+// staged_search's tiling for a, the last (C, L, P)'s kept (see above).
+template <hc_kernel Kernel, typename T, int NV>
+staged_shape staged_plan(const celldata_args &a) {
+  static int64_t last_C = -1;
+  static int last_L, last_P;
+  static staged_shape last;
+  if (a.C != last_C || a.L != last_L || a.P != last_P) {
+    last = staged_search<Kernel, T, NV>(a);
+    last_C = a.C, last_L = a.L, last_P = a.P;
+  }
+  return last;
 }
 
 template <hc_kernel Kernel, typename T, int NV>
