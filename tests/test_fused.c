@@ -341,6 +341,35 @@ static void test_agreement(void **state) {
   }
 }
 
+/* On a device backend, the grids of order1.yaml and order2.yaml, one to two rounds of resident blocks: 13,824 cells
+   of order 1 (on the CUDA backend 432 blocks of fused_points, and fused_quads' resident grid looping over 432 groups
+   of cells: 396 blocks on an H100; FieldField's element apply too) and the DataData and DataField kernels of 4,096
+   cells of order 2 (456 blocks of 9 cells). */
+static void test_agreement_one_round(void **state) {
+  (void)state;
+  if (!backend->is_device) return; /* the host backends' work does not depend on the grid */
+  const struct { int p, cells, kernels; } cases[] = {{1, 24, HC_NUM_KERNELS}, {2, 16, HC_FIELDFIELD_SCALAR}};
+  for (size_t ci = 0; ci < sizeof(cases) / sizeof(cases[0]); ci++) {
+    hc_basis *b = NULL;
+    assert_int_equal(hc_basis_create(cases[ci].p, 0, &b), HC_OK);
+    const int n = cases[ci].cells;
+    double *X0 = mesh_make(n, n, n, 8, 31 + ci);
+    for (int prec = 0; prec < 2; prec++) {
+      for (int lay = 0; lay < 2; lay++) {
+        const hc_celldata_desc desc = moving_desc(b, (int64_t)n * n * n, X0, 8, 0.7, prec, lay);
+        char what[96];
+        snprintf(what, sizeof(what), "order %d, %d^3 cells", cases[ci].p, n);
+        for (int kern = 0; kern < cases[ci].kernels; kern++) check_kernel(&desc, (hc_kernel)kern, 0, what);
+        if (cases[ci].p == 1) /* fused_quads' element apply too */
+          for (int kern = HC_FIELDFIELD_SCALAR; kern <= HC_FIELDFIELD_TENSOR; kern++)
+            check_element(&desc, (hc_kernel)kern, 0, what);
+      }
+    }
+    free(X0);
+    hc_basis_destroy(&b);
+  }
+}
+
 /* sum_into adds the fused output to what out holds, in both layouts. */
 static void test_sum_into(void **state) {
   (void)state;
@@ -419,7 +448,8 @@ int main(int argc, char **argv) {
   }
   if (hc_test_no_device(backend, backend_name)) return 77;
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_agreement), cmocka_unit_test(test_sum_into), cmocka_unit_test(test_element),
+      cmocka_unit_test(test_agreement), cmocka_unit_test(test_agreement_one_round),
+      cmocka_unit_test(test_sum_into),  cmocka_unit_test(test_element),
       cmocka_unit_test(test_bad_cell),  cmocka_unit_test(test_invalid),
   };
   char name[64];
