@@ -122,6 +122,8 @@ typedef struct {
   int ranks_per_device;              /* ranks of this node per device, the largest (1 when not shared) */
   int ranks_on_node;                 /* ranks of this rank's node */
   void *d_X0;                        /* jittered geometry nodes [C][geometry_nodes][3] double, backend memory */
+  void *d_shear;                     /* their shear factors [C][geometry_nodes] (hc_celldata_shear), backend memory;
+                                        NULL without the shear */
   void *d_left, *d_right;            /* input arrays, sized for the largest enabled kernel (NULL when fused) */
   void *d_out[HC_NUM_KERNELS];       /* element outputs, backend memory */
   void *h_out[HC_NUM_KERNELS];       /* the same on the host (aliases d_out on host backends) */

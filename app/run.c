@@ -78,13 +78,14 @@ int hc_run_estimate_memory(const hc_run_config *cfg, int nranks, int is_device, 
     if (fam == HC_FAMILY_FIELDFIELD) ff = 1;
   }
   /* Host: cell index, geometry nodes, node map, node coordinates of a step; per node: ids, ownership,
-     nodal vectors and halo lists (generously). Backend: geometry nodes, inputs, outputs, a scratch output; on
-     a device also the node map and the nodal vectors it assembles into (u, u0, du and one per field kernel), and
-     fused with FieldField the element apply's rows (run->d_v, L doubles). */
-  const double X0_cell = 3.0 * G * 8; /* X0: [C][geometry_nodes][3] double */
+     nodal vectors and halo lists (generously). Backend: geometry nodes (and their shear factors), inputs, outputs, a
+     scratch output; on a device also the node map and the nodal vectors it assembles into (u, u0, du and one per field
+     kernel), and fused with FieldField the element apply's rows (run->d_v, L doubles). */
+  const double X0_cell = 3.0 * G * 8;                                /* X0: [C][geometry_nodes][3] double */
+  const double shear_cell = cfg->shear_amplitude != 0.0 ? G * 8 : 0; /* the shear's factors: [C][geometry_nodes] */
   const double host_cell = 3 * 8 + X0_cell + L * 4 + L * 3 * 8 + (is_device ? s * outputs : 0);
   const double host_node = 8 + 2 + 8 * nodal + 16;
-  const double dev_cell = X0_cell + s * (inputs + outputs + L * L) +
+  const double dev_cell = X0_cell + shear_cell + s * (inputs + outputs + L * L) +
                           (is_device ? L * 4 + 8.0 * (nodal - 2) * nodes / C + (cfg->fused && ff ? 8 * L : 0) : 0);
   est->cells = C;
   est->host_per_cell = host_cell + host_node * nodes / C + (is_device ? 0 : dev_cell);
@@ -248,6 +249,23 @@ static int hc_run_measure_rates(hc_run *run) {
   return HC_OK;
 }
 
+/* Each geometry node's shear factor (hc_celldata_shear) into the backend's memory, once: the cell data then moves a
+   node by one product at each call (hc_run_desc hands it on with d_X0). Nothing without the shear. */
+static int hc_run_upload_shear(hc_run *run) {
+  const hc_mesh *m = run->mesh;
+  const size_t n = (size_t)m->C * (size_t)m->geometry_nodes;
+  if (run->cfg.shear_amplitude == 0.0 || n == 0) return HC_OK;
+  hc_celldata_desc desc;
+  hc_run_desc(run, m->vertex_coords, m->C, 0.0, &desc);
+  double *f = malloc(sizeof(*f) * n);
+  HC_CHECK(f, HC_ERR_RESOURCE, "out of host memory for the %zu geometry nodes' shear factors", n);
+  hc_celldata_shear(&desc.motion, m->C, m->geometry_nodes, m->vertex_coords, f);
+  int err = run->be->mem_alloc(sizeof(*f) * n, &run->d_shear);
+  if (err == HC_OK) err = run->be->copy_to_device(run->d_shear, f, sizeof(*f) * n);
+  free(f);
+  return err;
+}
+
 static int hc_run_setup(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
   memset(run, 0, sizeof(*run));
   run->cfg = *cfg;
@@ -304,6 +322,7 @@ static int hc_run_setup(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
   size_t X0_bytes = sizeof(double) * (size_t)(m->C * 3 * m->geometry_nodes);
   HC_CALL(be->mem_alloc(X0_bytes, &run->d_X0));
   HC_CALL(be->copy_to_device(run->d_X0, m->vertex_coords, X0_bytes));
+  HC_CALL(hc_run_upload_shear(run));
   if (in_max > 0) {
     HC_CALL(be->mem_alloc(s * in_max, &run->d_left));
     run->d_right = (char *)run->d_left; /* set per kernel: right follows left in the same buffer */
@@ -390,6 +409,7 @@ void hc_run_destroy(hc_run *run) {
       run->d_y[kid] = run->y[kid] = NULL;
     }
     if (run->d_X0) be->mem_free(run->d_X0);
+    if (run->d_shear) be->mem_free(run->d_shear);
     if (run->d_v) be->mem_free(run->d_v);
     if (run->d_left) be->mem_free(run->d_left);
     if (run->d_scratch) be->mem_free(run->d_scratch);
@@ -401,7 +421,7 @@ void hc_run_destroy(hc_run *run) {
   run->d_shbuf = NULL;
   run->d_cell_nodes = NULL;
   run->d_u = run->d_u0 = run->d_du = run->d_v = NULL;
-  run->d_X0 = run->d_left = run->d_right = run->d_scratch = NULL;
+  run->d_X0 = run->d_shear = run->d_left = run->d_right = run->d_scratch = NULL;
   free(run->u);
   free(run->u0);
   free(run->du);
@@ -426,6 +446,7 @@ void hc_run_desc(const hc_run *run, const double *X0, int64_t C, double t, hc_ce
   desc->t = t;
   desc->motion.A = run->cfg.shear_amplitude;
   desc->motion.omega = run->cfg.shear_omega;
+  desc->shear = (const void *)X0 == run->d_X0 ? run->d_shear : NULL; /* the factors of d_X0's nodes only */
   desc->layout = run->cfg.layout;
   desc->precision = run->cfg.precision;
 }

@@ -21,6 +21,10 @@ void hc_celldata_desc_init(hc_celldata_desc *desc, const hc_basis *basis, int64_
   desc->precision = HC_DOUBLE;
 }
 
+void hc_celldata_shear(const hc_motion *m, int64_t C, int n, const double *X0, double *f) {
+  for (int64_t i = 0; i < C * n; i++) f[i] = hc_motion_factor(m, X0 + 3 * i);
+}
+
 int hc_celldata_validate(const hc_celldata_desc *desc) {
   HC_CHECK(desc, HC_ERR_INPUT, "cell data: no descriptor");
   HC_CHECK(desc->C >= 1, HC_ERR_INPUT, "cell data: cell count C must be >= 1, got %lld", (long long)desc->C);

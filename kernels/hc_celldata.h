@@ -34,12 +34,20 @@ typedef struct hc_celldata_desc {
   int check_later;         /* 0 (hc_celldata_desc_init): each call checks its cells before it returns; nonzero: a
                               device backend may return with the call queued and its check not yet known, which
                               hc_backend.celldata_check gives (a step's calls, checked once at its end) */
+  const double *shear;     /* optional: hc_celldata_shear of X0 and motion ([C][geometry_nodes]), in the memory of
+                              X0, so that the openmp and cuda backends move a node by one product at each call
+                              instead of three sines; NULL (hc_celldata_desc_init): computed at each call. Must
+                              belong to this X0 and motion: the backends do not check it */
 } hc_celldata_desc;
 
 /* Fills desc with C trilinear cells (8 geometry nodes) at X0 on basis: t = 0, no motion (A = 0, box
    LX x LY x LZ), smooth data scaled to the box, cell-major, double. */
 void hc_celldata_desc_init(hc_celldata_desc *desc, const hc_basis *basis, int64_t C, const double *X0, double LX,
                            double LY, double LZ);
+
+/* The shear's factor (hc_motion_factor) of each of the n geometry nodes of C cells at X0 ([C][n][3], host memory)
+   into f ([C][n], host memory): what hc_celldata_desc.shear holds, once per mesh and motion. */
+void hc_celldata_shear(const hc_motion *m, int64_t C, int n, const double *X0, double *f);
 
 /* Checks desc: C >= 1, 8 or 27 geometry nodes, X0 and basis set, positive box lengths, valid mode, layout
    and precision. */

@@ -67,10 +67,22 @@ typedef struct hc_point_data {
   double kappa[3][3], s[3][3], sigma[3][3], eps[3][3];
 } hc_point_data;
 
+/* The shear's factor of one vertex, A sin(2 pi Y/LY) sin(2 pi Z/LZ), which does not change with time: its shift at
+   time t is this times sin(omega t), the same bits as hc_motion_apply's product (hc_celldata_shear keeps it). */
+HC_HOST_DEVICE static inline double hc_motion_factor(const hc_motion *m, const double X[3]) {
+  return m->A * sin(2.0 * HC_PI * X[1] / m->LY) * sin(2.0 * HC_PI * X[2] / m->LZ);
+}
+
+/* Shears one vertex whose factor is f (hc_motion_factor) with st = sin(omega t): X to x. */
+HC_HOST_DEVICE static inline void hc_motion_apply_factor(double f, double st, const double X[3], double x[3]) {
+  x[0] = X[0] + f * st;
+  x[1] = X[1];
+  x[2] = X[2];
+}
+
 /* Shears one vertex: X (reference position) to x at time t. */
 HC_HOST_DEVICE static inline void hc_motion_apply(const hc_motion *m, double t, const double X[3], double x[3]) {
-  double shift =
-      m->A == 0.0 ? 0.0 : m->A * sin(2.0 * HC_PI * X[1] / m->LY) * sin(2.0 * HC_PI * X[2] / m->LZ) * sin(m->omega * t);
+  double shift = m->A == 0.0 ? 0.0 : hc_motion_factor(m, X) * sin(m->omega * t);
   x[0] = X[0] + shift;
   x[1] = X[1];
   x[2] = X[2];

@@ -108,7 +108,10 @@ struct celldata_args {
   double t;
   hc_motion motion;
   hc_data_params data;
-  const double *X0;    // [C][NV][3], NV the kernel's geometry nodes per cell
+  const double *X0;  // [C][NV][3], NV the kernel's geometry nodes per cell
+  // hc_celldata_desc.shear ([C][NV]: each node's shear factor) and st = sin(omega t), or null: the sines at each node
+  const double *shear = nullptr;
+  double st = 0.0;
   const double *qpts;  // [P][3]
   const double *qwts;  // [P]
   const double *phi;   // [L][P]
@@ -285,7 +288,11 @@ __device__ __forceinline__ void field_entries(const celldata_args &a, int64_t lp
 __device__ __forceinline__ void moved_node(const celldata_args &a, int64_t n, double *x) {
   const double *src = a.X0 + 3 * n;
   const double X[3] = {src[0], src[1], src[2]};
-  hc_motion_apply(&a.motion, a.t, X, x);
+  if (a.shear) {
+    hc_motion_apply_factor(__ldg(a.shear + n), a.st, X, x);  // one product where three sines were
+  } else {
+    hc_motion_apply(&a.motion, a.t, X, x);
+  }
 }
 
 // Cells c0 .. c0 + ncell - 1 moved to time t: s_x[cell][node][3], NV geometry nodes per cell, one thread
@@ -1755,6 +1762,7 @@ int celldata_call(const hc_celldata_desc *desc, const char *what, Launch &&launc
   a.b1d = cb->d_b1d;
   a.g1d = cb->d_g1d;
   a.bad = cb->d_bad;
+  if (desc->shear && desc->motion.A != 0.0) a.shear = desc->shear, a.st = sin(desc->motion.omega * desc->t);
   HC_CALL_CUDA_LAUNCH(launch(a), what);
   return desc->check_later ? HC_OK : bad_cell_read(ctx, desc);
 }

@@ -124,6 +124,20 @@ static inline double hc_cd_batch_d(const hc_cd_batch *b, int m, int64_t k) {
   return b->d[((k / HC_CD_CHUNK) * HC_CD_DATA_MAX + m) * HC_CD_CHUNK + k % HC_CD_CHUNK];
 }
 
+/* Cell c's geometry nodes moved to desc's time into xn ([n][3]): from desc->shear where it is given, one product
+   per node and the same bits as hc_pw_cell_nodes, whose three sines per node took 13% of the order1.yaml step (two
+   threads, perf); else hc_pw_cell_nodes. */
+static void hc_cd_cell_nodes(const hc_celldata_desc *desc, int64_t c, double (*xn)[3]) {
+  const int n = desc->geometry_nodes;
+  const double *X0c = desc->X0 + 3 * n * c;
+  if (!desc->shear || desc->motion.A == 0.0) {
+    hc_pw_cell_nodes(&desc->motion, desc->t, n, X0c, xn);
+    return;
+  }
+  const double st = sin(desc->motion.omega * desc->t), *f = desc->shear + n * c;
+  for (int v = 0; v < n; v++) hc_motion_apply_factor(f[v], st, X0c + 3 * v, xn[v]);
+}
+
 /* The geometry of point p of the cell with geometry nodes xn ([n][3]): pt's w|J| and J^-1 (its other values
    zeroed), and the point's position into entry k of b->x. Returns 0 when the cell is inverted or degenerate
    there (the values are then not to be used). */
