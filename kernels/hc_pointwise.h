@@ -73,7 +73,12 @@ HC_HOST_DEVICE static inline double hc_motion_factor(const hc_motion *m, const d
   return m->A * sin(2.0 * HC_PI * X[1] / m->LY) * sin(2.0 * HC_PI * X[2] / m->LZ);
 }
 
-/* Shears one vertex whose factor is f (hc_motion_factor) with st = sin(omega t): X to x. */
+/* The shear's factor at time t, sin(omega t), which every node shares. */
+HC_HOST_DEVICE static inline double hc_motion_time(const hc_motion *m, double t) {
+  return sin(m->omega * t);
+}
+
+/* Shears one vertex whose factor is f (hc_motion_factor) with st = hc_motion_time: X to x. */
 HC_HOST_DEVICE static inline void hc_motion_apply_factor(double f, double st, const double X[3], double x[3]) {
   x[0] = X[0] + f * st;
   x[1] = X[1];
@@ -82,7 +87,7 @@ HC_HOST_DEVICE static inline void hc_motion_apply_factor(double f, double st, co
 
 /* Shears one vertex: X (reference position) to x at time t. */
 HC_HOST_DEVICE static inline void hc_motion_apply(const hc_motion *m, double t, const double X[3], double x[3]) {
-  double shift = m->A == 0.0 ? 0.0 : hc_motion_factor(m, X) * sin(m->omega * t);
+  double shift = m->A == 0.0 ? 0.0 : hc_motion_factor(m, X) * hc_motion_time(m, t);
   x[0] = X[0] + shift;
   x[1] = X[1];
   x[2] = X[2];

@@ -1762,7 +1762,7 @@ int celldata_call(const hc_celldata_desc *desc, const char *what, Launch &&launc
   a.b1d = cb->d_b1d;
   a.g1d = cb->d_g1d;
   a.bad = cb->d_bad;
-  if (desc->shear && desc->motion.A != 0.0) a.shear = desc->shear, a.st = sin(desc->motion.omega * desc->t);
+  if (desc->shear && desc->motion.A != 0.0) a.shear = desc->shear, a.st = hc_motion_time(&desc->motion, desc->t);
   HC_CALL_CUDA_LAUNCH(launch(a), what);
   return desc->check_later ? HC_OK : bad_cell_read(ctx, desc);
 }

@@ -134,7 +134,7 @@ static void hc_cd_cell_nodes(const hc_celldata_desc *desc, int64_t c, double (*x
     hc_pw_cell_nodes(&desc->motion, desc->t, n, X0c, xn);
     return;
   }
-  const double st = sin(desc->motion.omega * desc->t), *f = desc->shear + n * c;
+  const double st = hc_motion_time(&desc->motion, desc->t), *f = desc->shear + n * c;
   for (int v = 0; v < n; v++) hc_motion_apply_factor(f[v], st, X0c + 3 * v, xn[v]);
 }
 
