@@ -86,6 +86,7 @@ typedef struct hc_cd_shape {
   const hc_celldata_desc *desc;
   double *N;       /* [P][n] */
   double (*dN)[3]; /* [P][n][3] */
+  double st;       /* the shear's time factor at desc's time (hc_motion_time), for desc->shear's products */
 } hc_cd_shape;
 
 /* Points per batch of data functions: a whole number of vectors (8 doubles, AVX-512), so that every point of a
@@ -124,18 +125,19 @@ static inline double hc_cd_batch_d(const hc_cd_batch *b, int m, int64_t k) {
   return b->d[((k / HC_CD_CHUNK) * HC_CD_DATA_MAX + m) * HC_CD_CHUNK + k % HC_CD_CHUNK];
 }
 
-/* Cell c's geometry nodes moved to desc's time into xn ([n][3]): from desc->shear where it is given, one product
-   per node and the same bits as hc_pw_cell_nodes, whose three sines per node took 13% of the order1.yaml step (two
-   threads, perf); else hc_pw_cell_nodes. */
-static void hc_cd_cell_nodes(const hc_celldata_desc *desc, int64_t c, double (*xn)[3]) {
+/* Cell c's geometry nodes moved to the call's time into xn ([n][3]): from desc->shear where it is given, one product
+   per node with the call's time factor (shape->st) and the same bits as hc_pw_cell_nodes, whose three sines per node
+   took 13% of the order1.yaml step (two threads, perf); else hc_pw_cell_nodes. */
+static void hc_cd_cell_nodes(const hc_cd_shape *shape, int64_t c, double (*xn)[3]) {
+  const hc_celldata_desc *desc = shape->desc;
   const int n = desc->geometry_nodes;
   const double *X0c = desc->X0 + 3 * n * c;
   if (!desc->shear || desc->motion.A == 0.0) {
     hc_pw_cell_nodes(&desc->motion, desc->t, n, X0c, xn);
     return;
   }
-  const double st = hc_motion_time(&desc->motion, desc->t), *f = desc->shear + n * c;
-  for (int v = 0; v < n; v++) hc_motion_apply_factor(f[v], st, X0c + 3 * v, xn[v]);
+  const double *f = desc->shear + n * c;
+  for (int v = 0; v < n; v++) hc_motion_apply_factor(f[v], shape->st, X0c + 3 * v, xn[v]);
 }
 
 /* The geometry of point p of the cell with geometry nodes xn ([n][3]): pt's w|J| and J^-1 (its other values
@@ -332,11 +334,13 @@ static inline double hc_cd_left(int rank, double phi, double grad_i, double kapp
 #define HC_TEMPLATE "kernels/openmp/fused_openmp_impl.h"
 #include "kernels/hc_instantiate.h"
 
-/* The shape functions of desc's geometry nodes at its quadrature points, into shape (freed by the caller). */
+/* The shape functions of desc's geometry nodes at its quadrature points and the shear's time factor, into shape
+   (freed by the caller). */
 static int hc_cd_shape_create(const hc_celldata_desc *desc, hc_cd_shape *shape) {
   const int64_t P = desc->basis->P;
   const int n = desc->geometry_nodes;
   shape->desc = desc;
+  shape->st = hc_motion_time(&desc->motion, desc->t);
   shape->N = malloc(sizeof(*shape->N) * (size_t)(P * n));
   shape->dN = malloc(sizeof(*shape->dN) * (size_t)(P * n));
   if (!shape->N || !shape->dN) return HC_ERR_RESOURCE;

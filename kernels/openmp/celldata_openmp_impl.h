@@ -69,7 +69,7 @@ static int64_t HC_FN(hc_cd_major)(const hc_cd_shape *shape, hc_kernel kernel, in
   int64_t bad = -1;
   for (int64_t c = c0; c < c1; c++) {
     double xn[HC_GEOMETRY_NODES_MAX][3];
-    hc_cd_cell_nodes(desc, c, xn);
+    hc_cd_cell_nodes(shape, c, xn);
     const double det_floor = hc_pw_nodes_det_floor(n, xn);
     if (!hc_cd_cell_eval(shape, kernel, xn, det_floor, pts, pb) && bad < 0) bad = c;
     /* left, and FieldField's right, field by field */
@@ -169,7 +169,7 @@ static int64_t HC_FN(hc_cd_minor)(const hc_cd_shape *shape, hc_kernel kernel, in
     const int64_t nc = c1 - cb0 < HC_OMP_CD_CB ? c1 - cb0 : HC_OMP_CD_CB;
     double xv[HC_OMP_CD_CB][HC_GEOMETRY_NODES_MAX][3], det_floor[HC_OMP_CD_CB];
     for (int64_t cb = 0; cb < nc; cb++) {
-      hc_cd_cell_nodes(desc, cb0 + cb, xv[cb]);
+      hc_cd_cell_nodes(shape, cb0 + cb, xv[cb]);
       det_floor[cb] = hc_pw_nodes_det_floor(n, xv[cb]);
     }
     for (int64_t p0 = 0; p0 < P; p0 += HC_OMP_CD_PB) {

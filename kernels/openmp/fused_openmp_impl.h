@@ -130,7 +130,7 @@ static int64_t HC_FN(hc_fused_cells)(const hc_cd_shape *shape, const hc_contract
   }
   for (int64_t c = c0; c < c1; c++) {
     double xn[HC_GEOMETRY_NODES_MAX][3];
-    hc_cd_cell_nodes(desc, c, xn);
+    hc_cd_cell_nodes(shape, c, xn);
     const double det_floor = hc_pw_nodes_det_floor(n, xn);
     if (!hc_cd_cell_eval(shape, kernel, xn, det_floor, pts, pb) && bad < 0) bad = c;
     if (fam == HC_FAMILY_DATAFIELD) {
