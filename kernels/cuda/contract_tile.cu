@@ -1,8 +1,9 @@
 // The `tile` algorithm. FieldField: per cell a small GEMM O(L x R) = A(L x K) B(R x K)^T, with the
 // flattened (p, i, j) as the contracted index, so Scalar, Vector and Tensor share one kernel.
-//   Cell-major with L or R above 8: the pipelined per-cell GEMM of hc_cell_gemm.cuh (output tiles of 16 x 16
-//   up to 128 x 128, K-steps copied to shared memory by cp.async, FMA register blocks); with both at most 8,
-//   8 x 8 output tiles, one entry per thread, with K-tiles of kTK entries of both operands in shared memory.
+//   Cell-major with L and R at most 32 (one above 8): a warp per cell holding the whole output in registers
+//   (hc_warp_gemm.cuh); with L or R above 32, the pipelined per-cell GEMM of hc_cell_gemm.cuh (output tiles of
+//   64 x 64 or 128 x 128, K-steps copied to shared memory by cp.async, FMA register blocks); with both at most
+//   8, 8 x 8 output tiles, one entry per thread, with K-tiles of kTK entries of both operands in shared memory.
 //   Cell-minor with L or R above 8: hc_cell_gemm.cuh's cell-minor GEMM (groups of cells that share memory
 //   sectors, 32 x 32 tiles); with both at most 8, one thread per cell holds the whole 8 x 8 output in
 //   registers and reads each entry of A and B once, a warp's loads being 32 neighbouring cells.
@@ -15,8 +16,11 @@
 #include "kernels/cuda/hc_cuda_common.cuh"
 #include "kernels/cuda/hc_cuda_variants.h"
 #include "kernels/cuda/hc_fastdiv.h"
+#include "kernels/cuda/hc_warp_gemm.cuh"
 
 namespace {
+
+constexpr int kSmall = 8;  // FieldField: the 8 x 8 kernels' L and R at most
 
 // Cell-major FieldField with L or R above 8: the tile configuration for the larger of the two.
 template <typename T>
@@ -33,6 +37,74 @@ cudaError_t launch_ff_gemm(const hc_cuda_shape &s, const void *A, const void *B,
     return launch<MathFma<T, 64, 64, 16, 16>, 64, 64, 32, 3, 1>(s, A, B, out, sum_into, stream);
   }
   return launch<Big, 128, 128, 32, 3, 1>(s, A, B, out, sum_into, stream);
+}
+
+// Cell-major FieldField with L and R at most 32: hc_warp_gemm.cuh's warp per cell, four warps per block on a
+// resident grid. K-steps of 32 entries two deep, except K above 32 in double: 16 entries three deep (measured
+// on an H200, 2026-11-28: for (27,27) the whole cell in one step of 32 reached 1.1-1.4x cuBLAS, and rows of
+// double longer than 32 entries were a quarter faster in steps of 16). The blocks resident per SM depend on
+// the shared memory, which depends on the shape (a cell's whole run when K <= 32): the last count is kept per
+// kernel and shared-memory size.
+constexpr int kWarpGemmWarps = 4;
+template <typename T, int MI, int NJ, int BK, int STAGES>
+cudaError_t launch_warp_gemm_cfg(const hc_cuda_shape &s, const T *A, const T *B, T *out, int sum_into,
+                                 cudaStream_t stream) {
+  constexpr int W = kWarpGemmWarps;
+  auto kernel = hc_wgemm::warp_gemm<T, MI, NJ, BK, STAGES, W>;
+  const size_t smem = hc_wgemm::smem_bytes<T, MI, NJ, BK, STAGES, W>(s);
+  static size_t cached_smem = 0;
+  static int cached_blocks = 0;
+  if (cached_smem != smem) {
+    cudaError_t err = hc_cuda_allow_smem(kernel, smem);
+    if (err == cudaSuccess) err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&cached_blocks, kernel, 32 * W, smem);
+    if (err != cudaSuccess) return err;
+    if (cached_blocks < 1) return cudaErrorInvalidConfiguration;
+    cached_smem = smem;
+  } else {
+    cudaError_t err = hc_cuda_allow_smem(kernel, smem);  // another shape may have set a smaller cap since
+    if (err != cudaSuccess) return err;
+  }
+  const cudaDeviceProp *props;
+  if (hc_cuda_device_props(&props) != HC_OK) {
+    hc_error_clear();
+    return cudaErrorNoDevice;
+  }
+  const int64_t blocks = (s.C + W - 1) / W, resident = (int64_t)props->multiProcessorCount * cached_blocks;
+  kernel<<<hc_cuda_grid(blocks < resident ? blocks : resident), 32 * W, smem, stream>>>(s, A, B, out, sum_into);
+  return cudaGetLastError();
+}
+
+// The register tile for L (rows rg + 4 i, i < MI) and R (columns cg + 8 j, j < NJ).
+template <typename T, int BK, int STAGES>
+cudaError_t launch_warp_gemm_bk(const hc_cuda_shape &s, const T *A, const T *B, T *out, int sum_into,
+                                cudaStream_t stream) {
+  const int mi = (s.L + 3) / 4, nj = (s.R + 7) / 8;
+  if (mi <= 4) {
+    return nj <= 2 ? launch_warp_gemm_cfg<T, 4, 2, BK, STAGES>(s, A, B, out, sum_into, stream)
+                   : launch_warp_gemm_cfg<T, 4, 4, BK, STAGES>(s, A, B, out, sum_into, stream);
+  }
+  if (mi <= 7) {
+    return nj <= 2 ? launch_warp_gemm_cfg<T, 7, 2, BK, STAGES>(s, A, B, out, sum_into, stream)
+                   : launch_warp_gemm_cfg<T, 7, 4, BK, STAGES>(s, A, B, out, sum_into, stream);
+  }
+  return nj <= 2 ? launch_warp_gemm_cfg<T, 8, 2, BK, STAGES>(s, A, B, out, sum_into, stream)
+                 : launch_warp_gemm_cfg<T, 8, 4, BK, STAGES>(s, A, B, out, sum_into, stream);
+}
+
+template <typename T>
+cudaError_t launch_warp_gemm(const hc_cuda_shape &s, const void *A, const void *B, void *out, int sum_into,
+                             cudaStream_t stream) {
+  const T *a = static_cast<const T *>(A), *b = static_cast<const T *>(B);
+  T *o = static_cast<T *>(out);
+  if (sizeof(T) == 8 && s.K > 32) return launch_warp_gemm_bk<T, 16, 3>(s, a, b, o, sum_into, stream);
+  return launch_warp_gemm_bk<T, 32, 2>(s, a, b, o, sum_into, stream);
+}
+
+// Whether the warp per cell takes a cell-major FieldField: L and R at most 32 (one above 8: else the 8 x 8
+// kernel below), and A and B 16-byte aligned, as its copies need.
+bool warp_gemm_takes(const hc_cuda_shape &s, const void *A, const void *B) {
+  return !s.cell_minor && s.L <= 32 && s.R <= 32 && (s.L > kSmall || s.R > kSmall) && s.K > 0 &&
+         ((reinterpret_cast<uintptr_t>(A) | reinterpret_cast<uintptr_t>(B)) % 16) == 0;
 }
 
 // Cell-minor FieldField with L or R above 8: 32 x 32 output tiles, FMA blocks of 32 / TY x 4 per thread (8 TY
@@ -75,7 +147,6 @@ cudaError_t launch_ff_minor(const hc_cuda_shape &s, const void *A, const void *B
 }
 
 constexpr int kTK = 16;        // contracted entries per K-tile (FieldField)
-constexpr int kSmall = 8;      // cell-minor FieldField: the register kernel's L and R at most
 constexpr int kMinorRows = 8;  // cell-minor DataField: rows of F per thread
 constexpr int kMinorThreads = 128;
 
@@ -353,10 +424,13 @@ extern "C" int hc_contract_cuda_tile(const hc_contract *k, const void *d_left, c
   if (!df && !small) {
     // the per-cell GEMMs of hc_cell_gemm.cuh
     const bool f = k->precision == HC_FLOAT;
-    HC_CALL_CUDA_LAUNCH(s.cell_minor ? (f ? launch_ff_minor<float>(s, d_left, d_right, d_out, k->sum_into, stream)
-                                          : launch_ff_minor<double>(s, d_left, d_right, d_out, k->sum_into, stream))
-                                     : (f ? launch_ff_gemm<float>(s, d_left, d_right, d_out, k->sum_into, stream)
-                                          : launch_ff_gemm<double>(s, d_left, d_right, d_out, k->sum_into, stream)),
+    HC_CALL_CUDA_LAUNCH(warp_gemm_takes(s, d_left, d_right)
+                            ? (f ? launch_warp_gemm<float>(s, d_left, d_right, d_out, k->sum_into, stream)
+                                 : launch_warp_gemm<double>(s, d_left, d_right, d_out, k->sum_into, stream))
+                        : s.cell_minor ? (f ? launch_ff_minor<float>(s, d_left, d_right, d_out, k->sum_into, stream)
+                                            : launch_ff_minor<double>(s, d_left, d_right, d_out, k->sum_into, stream))
+                                       : (f ? launch_ff_gemm<float>(s, d_left, d_right, d_out, k->sum_into, stream)
+                                            : launch_ff_gemm<double>(s, d_left, d_right, d_out, k->sum_into, stream)),
                         "tile (FieldField)");
     return HC_OK;
   }

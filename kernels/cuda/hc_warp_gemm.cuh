@@ -1,0 +1,214 @@
+// The warp-per-cell GEMM behind `tile`'s cell-major FieldField where L and R are at most 32 and one of them is
+// above 8 (the triquadratic cell's 27 x 27 element matrices among them).
+//
+// Per cell, O(L x R) = A(L x K) B(R x K)^T with A and B row-major and contiguous. A warp owns one cell at a time
+// and the whole of its output: lane (rg, cg) = (lane / 8, lane % 8) holds rows rg + 4 i (i < MI) and columns
+// cg + 8 j (j < NJ) in registers, MI = ceil(L / 4) and NJ = ceil(R / 8), so 27 x 27 takes 28 x 32 slots where
+// the block tiles of hc_cell_gemm.cuh take 32 x 32 with a K-step of 32 for K = 27. The warp walks K in steps
+// of BK entries, STAGES deep: each step of A's and B's rows is copied into the warp's own slice of shared
+// memory by 16-byte cp.async, whatever the rows' alignment (K = 27 makes most rows start inside a 16-byte
+// word): row r's step is copied from the 16-byte word that holds its first entry, and read back from its
+// offset in that word (`shift`), so no copy is narrower than 16 bytes and none is zero-filled but at the
+// array's end. Each entry of a step is then one shared-memory read per row or column of the lane and MI x NJ
+// FMAs, with the rows a warp reads in distinct banks (row stride BK + V words, V = 16 bytes' scalars, plus
+// shifts below V). Only warp barriers: the warps of a block never wait on each other.
+// Every output is its K products summed in order, whatever the grid.
+#ifndef HC_WARP_GEMM_CUH
+#define HC_WARP_GEMM_CUH
+
+#include "kernels/cuda/hc_cell_gemm.cuh"
+#include "kernels/cuda/hc_cuda_common.cuh"
+
+namespace hc_wgemm {
+
+// 16 bytes at dst (shared, 16-byte aligned) from src (global, 16-byte aligned): the first nbytes copied, the
+// rest zero-filled, nothing read past src + nbytes.
+__device__ __forceinline__ void copy16(void *dst, const void *src, int nbytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const unsigned s = (unsigned)__cvta_generic_to_shared(dst);
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(nbytes));
+#else
+  unsigned char *d = static_cast<unsigned char *>(dst);
+  const unsigned char *p = static_cast<const unsigned char *>(src);
+  for (int b = 0; b < 16; b++) d[b] = b < nbytes ? p[b] : 0;
+#endif
+}
+
+template <typename T, int MI, int NJ, int BK>
+struct layout {
+  static constexpr int V = 16 / (int)sizeof(T);  // scalars per 16-byte word
+  static constexpr int LD = BK + V;              // row stride: a step and its shift, rows 16-byte aligned
+  static constexpr int NC = BK / V + 1;          // 16-byte words per row and step, at most
+  static constexpr int RA = 4 * MI, RB = 8 * NJ;
+  static_assert(BK % V == 0, "a step is whole 16-byte words, so that a row's shift is the same in every step");
+};
+
+// Copies entries [k0, k0 + kn) of rows [0, rows) (rows <= 32) of the matrix whose row 0 starts at src + e (row
+// stride K, `tot` scalars in the array from src) into dst[row][LD], lane r copying row r: its words from the one
+// holding entry e + r K + k0, which lands at dst[r][shift], shift = (e + r K) % V.
+template <typename T, int LD, int NC>
+__device__ __forceinline__ void copy_rows(T *dst, const T *__restrict__ src, int64_t e, int rows, int64_t K, int64_t k0,
+                                          int kn, int64_t tot, int lane) {
+  constexpr int V = 16 / (int)sizeof(T);
+  if (lane >= rows) return;
+  const int64_t e0 = e + lane * K;
+  const int shift = (int)(e0 & (V - 1));
+  const int64_t a = e0 + k0 - shift;
+  const int words = (shift + kn + V - 1) / V;
+  const int64_t left = tot - a;  // scalars from the first word to the array's end
+  T *d = dst + lane * LD;
+#pragma unroll
+  for (int j = 0; j < NC; j++) {
+    if (j < words) {
+      const int64_t lj = left - j * V;
+      copy16(d + j * V, src + a + j * V, lj >= V ? 16 : (int)lj * (int)sizeof(T));
+    }
+  }
+}
+
+// Scalars of a stage that hold A (or with b, B): K <= BK, the cell's run and up to V - 1 before it, in whole
+// 16-byte words; else 4 MI (8 NJ) rows of LD.
+template <typename T, int MI, int NJ, int BK>
+__host__ __device__ inline int stage_b(const hc_cuda_shape &s, bool b = false) {
+  using Lay = layout<T, MI, NJ, BK>;
+  if (s.K > BK) return (b ? Lay::RB : Lay::RA) * Lay::LD;
+  const int n = (int)(b ? s.innerB : s.innerA) + 2 * Lay::V - 1;
+  return n / Lay::V * Lay::V;
+}
+
+// Copies the n scalars at src + e (`tot` scalars in the array from src) into dst, from the 16-byte word that
+// holds the first: it lands at dst[shift], shift = e % V.
+template <typename T>
+__device__ __forceinline__ void copy_run(T *dst, const T *__restrict__ src, int64_t e, int n, int64_t tot, int lane) {
+  constexpr int V = 16 / (int)sizeof(T);
+  const int shift = (int)(e & (V - 1));
+  const int64_t a0 = e - shift;
+  const int words = (shift + n + V - 1) / V;
+  for (int j = lane; j < words; j += 32) {
+    const int64_t left = tot - (a0 + j * V);
+    copy16(dst + j * V, src + a0 + j * V, left >= V ? 16 : (int)left * (int)sizeof(T));
+  }
+}
+
+// The kernel: WARPS warps per block, each its own cells (warp w of the grid takes cells w, w + warps, ...),
+// STAGES steps of BK entries in flight per warp. A and B must be 16-byte aligned (the launcher checks).
+template <typename T, int MI, int NJ, int BK, int STAGES, int WARPS, int MINB = 1>
+__global__ void __launch_bounds__(32 * WARPS, MINB)
+    warp_gemm(hc_cuda_shape s, const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ out, int sum_into) {
+  using Lay = layout<T, MI, NJ, BK>;
+  constexpr int V = Lay::V, LD = Lay::LD, NC = Lay::NC;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, rg = lane >> 3, cg = lane & 7;
+  // K <= BK: a cell's A and B are each one run of scalars, copied whole (row l at l K from the run's shift).
+  const bool whole = s.K <= BK;
+  const int boff = stage_b<T, MI, NJ, BK>(s), stage_n = boff + stage_b<T, MI, NJ, BK>(s, true);
+  T *buf = reinterpret_cast<T *>(smem_raw) + warp * (STAGES * stage_n);
+  const int64_t nwarps = (int64_t)gridDim.x * WARPS, w0 = (int64_t)blockIdx.x * WARPS + warp;
+  if (w0 >= s.C) return;  // the whole warp: no block-wide barrier follows
+  const int nk = (int)((s.K + BK - 1) / BK);
+  const int64_t steps = ((s.C - 1 - w0) / nwarps + 1) * nk;
+  const int64_t totA = s.C * s.innerA, totB = s.C * s.innerB;
+
+  // The load cursor: the cell and step that the next copy fills.
+  int64_t ld_c = w0, ld_left = steps;
+  int ld_k = 0, ld_stage = 0;
+  auto load = [&]() {
+    if (ld_left > 0) {
+      T *As = buf + ld_stage * stage_n;
+      const int64_t k0 = (int64_t)ld_k * BK;
+      const int kn = (int)(s.K - k0 < BK ? s.K - k0 : BK);
+      if (whole) {
+        copy_run<T>(As, A, ld_c * s.innerA, (int)s.innerA, totA, lane);
+        copy_run<T>(As + boff, B, ld_c * s.innerB, (int)s.innerB, totB, lane);
+      } else {
+        copy_rows<T, LD, NC>(As, A, ld_c * s.innerA, s.L, s.K, k0, kn, totA, lane);
+        copy_rows<T, LD, NC>(As + boff, B, ld_c * s.innerB, s.R, s.K, k0, kn, totB, lane);
+      }
+      if (--ld_left > 0 && ++ld_k == nk) {
+        ld_k = 0;
+        ld_c += nwarps;
+      }
+      ld_stage = ld_stage + 1 == STAGES ? 0 : ld_stage + 1;
+    }
+    hc_gemm::copy_commit();  // an empty group past the end keeps the wait counts uniform
+  };
+
+  // Where this lane's rows and columns of the current cell start in a stage (rows past L or R read row 0's).
+  int offA[MI], offB[NJ];
+  auto offsets = [&](int64_t c) {
+#pragma unroll
+    for (int i = 0; i < MI; i++) {
+      const int l = rg + 4 * i < s.L ? rg + 4 * i : 0;
+      offA[i] =
+          whole ? (int)((c * s.innerA) & (V - 1)) + l * (int)s.K : l * LD + (int)((c * s.innerA + l * s.K) & (V - 1));
+    }
+#pragma unroll
+    for (int j = 0; j < NJ; j++) {
+      const int r = cg + 8 * j < s.R ? cg + 8 * j : 0;
+      offB[j] = boff + (whole ? (int)((c * s.innerB) & (V - 1)) + r * (int)s.K
+                              : r * LD + (int)((c * s.innerB + r * s.K) & (V - 1)));
+    }
+  };
+
+  T acc[MI][NJ];
+#pragma unroll
+  for (int i = 0; i < MI; i++)
+#pragma unroll
+    for (int j = 0; j < NJ; j++) acc[i][j] = T(0);
+  auto fma_at = [&](const T *S, int k) {
+    T a[MI], b[NJ];
+#pragma unroll
+    for (int i = 0; i < MI; i++) a[i] = S[offA[i] + k];
+#pragma unroll
+    for (int j = 0; j < NJ; j++) b[j] = S[offB[j] + k];
+#pragma unroll
+    for (int i = 0; i < MI; i++)
+#pragma unroll
+      for (int j = 0; j < NJ; j++) acc[i][j] = fma(a[i], b[j], acc[i][j]);
+  };
+
+#pragma unroll
+  for (int n = 0; n < STAGES - 1; n++) load();
+  int64_t c = w0;
+  int kc = 0, stage = 0;
+  offsets(c);
+  for (int64_t n = 0; n < steps; n++) {
+    hc_gemm::copy_wait<STAGES - 2>();
+    __syncwarp();  // the step is in shared memory for every lane; every lane is done with the stage load() refills
+    load();
+    const T *S = buf + stage * stage_n;
+    const int64_t k0 = (int64_t)kc * BK;
+    const int kn = (int)(s.K - k0 < BK ? s.K - k0 : BK);
+#pragma unroll
+    for (int k = 0; k < BK; k++) {
+      if (k >= kn) break;  // the same for the whole warp
+      fma_at(S, k);
+    }
+    stage = stage + 1 == STAGES ? 0 : stage + 1;
+    if (++kc == nk) {
+      T *O = out + c * s.innerO;
+#pragma unroll
+      for (int i = 0; i < MI; i++)
+#pragma unroll
+        for (int j = 0; j < NJ; j++) {
+          const int l = rg + 4 * i, r = cg + 8 * j;
+          if (l < s.L && r < s.R) hc_store(&O[l * s.R + r], acc[i][j], sum_into);
+          acc[i][j] = T(0);
+        }
+      kc = 0;
+      c += nwarps;
+      if (c < s.C) offsets(c);
+    }
+  }
+  hc_gemm::copy_wait<0>();
+}
+
+// Shared memory of one block, in bytes.
+template <typename T, int MI, int NJ, int BK, int STAGES, int WARPS>
+__host__ __device__ inline size_t smem_bytes(const hc_cuda_shape &s) {
+  return (size_t)WARPS * STAGES * (stage_b<T, MI, NJ, BK>(s) + stage_b<T, MI, NJ, BK>(s, true)) * sizeof(T);
+}
+
+}  // namespace hc_wgemm
+
+#endif
