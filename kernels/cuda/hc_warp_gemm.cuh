@@ -8,11 +8,11 @@
 // of BK entries, STAGES deep: each step of A's and B's rows is copied into the warp's own slice of shared
 // memory by 16-byte cp.async, whatever the rows' alignment (K = 27 makes most rows start inside a 16-byte
 // word): row r's step is copied from the 16-byte word that holds its first entry, and read back from its
-// offset in that word (`shift`), so no copy is narrower than 16 bytes and none is zero-filled but at the
-// array's end. Each entry of a step is then one shared-memory read per row or column of the lane and MI x NJ
-// FMAs, with the rows a warp reads in distinct banks (row stride BK + V words, V = 16 bytes' scalars, plus
-// shifts below V). Only warp barriers: the warps of a block never wait on each other.
-// Every output is its K products summed in order, whatever the grid.
+// offset in that word (`shift`), so that no copy is narrower than 16 bytes but where the array ends inside a
+// word (scalar copies there, so that nothing past the array is read). Each entry of a step is then one shared-memory
+// read per row or column of the lane and MI x NJ FMAs, with the rows a warp reads in distinct banks (row stride BK + V
+// words, V = 16 bytes' scalars, plus shifts below V). Only warp barriers: the warps of a block never wait on each
+// other. Every output is its K products summed in order, whatever the grid.
 #ifndef HC_WARP_GEMM_CUH
 #define HC_WARP_GEMM_CUH
 
@@ -21,17 +21,16 @@
 
 namespace hc_wgemm {
 
-// 16 bytes at dst (shared, 16-byte aligned) from src (global, 16-byte aligned): the first nbytes copied, the
-// rest zero-filled, nothing read past src + nbytes.
-__device__ __forceinline__ void copy16(void *dst, const void *src, int nbytes) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  const unsigned s = (unsigned)__cvta_generic_to_shared(dst);
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(nbytes));
-#else
-  unsigned char *d = static_cast<unsigned char *>(dst);
-  const unsigned char *p = static_cast<const unsigned char *>(src);
-  for (int b = 0; b < 16; b++) d[b] = b < nbytes ? p[b] : 0;
-#endif
+// The word of V = 16 / sizeof(T) scalars at src (global, 16-byte aligned) into dst (shared, 16-byte aligned), or
+// only its first n < V scalars, one copy each, where the array ends inside the word (nothing is read past it).
+template <typename T>
+__device__ __forceinline__ void copy_word(T *dst, const T *src, int64_t n) {
+  constexpr int V = 16 / (int)sizeof(T);
+  if (n >= V) {
+    hc_gemm::copy_async<16>(dst, src, true);
+  } else {
+    for (int x = 0; x < n; x++) hc_gemm::copy_async<sizeof(T)>(dst + x, src + x, true);
+  }
 }
 
 template <typename T, int MI, int NJ, int BK>
@@ -60,8 +59,7 @@ __device__ __forceinline__ void copy_rows(T *dst, const T *__restrict__ src, int
 #pragma unroll
   for (int j = 0; j < NC; j++) {
     if (j < words) {
-      const int64_t lj = left - j * V;
-      copy16(d + j * V, src + a + j * V, lj >= V ? 16 : (int)lj * (int)sizeof(T));
+      copy_word(d + j * V, src + a + j * V, left - j * V);
     }
   }
 }
@@ -85,8 +83,7 @@ __device__ __forceinline__ void copy_run(T *dst, const T *__restrict__ src, int6
   const int64_t a0 = e - shift;
   const int words = (shift + n + V - 1) / V;
   for (int j = lane; j < words; j += 32) {
-    const int64_t left = tot - (a0 + j * V);
-    copy16(dst + j * V, src + a0 + j * V, left >= V ? 16 : (int)left * (int)sizeof(T));
+    copy_word(dst + j * V, src + a0 + j * V, tot - (a0 + j * V));
   }
 }
 
