@@ -125,6 +125,9 @@ typedef struct {
   void *d_shear;                     /* their shear factors [C][geometry_nodes] (hc_celldata_shear), backend memory;
                                         NULL without the shear */
   void *d_left, *d_right;            /* input arrays, sized for the largest enabled kernel (NULL when fused) */
+  hc_geometry_cache *geometry;       /* on a backend with geometry_cache, the points' geometry of a step, filled by its
+                                        first cell-data call for the others (hc_run_step hands it on);
+                                        NULL elsewhere, when fused, or where it would outgrow the input arrays */
   void *d_out[HC_NUM_KERNELS];       /* element outputs, backend memory */
   void *h_out[HC_NUM_KERNELS];       /* the same on the host (aliases d_out on host backends) */
   void *d_scratch;                   /* a spare output for the checks */
@@ -182,6 +185,7 @@ typedef struct {
 } hc_memory_estimate;
 
 /* Estimates one rank's host and device memory for cfg on nranks ranks. */
-int hc_run_estimate_memory(const hc_run_config *cfg, int nranks, int is_device, hc_memory_estimate *est);
+int hc_run_estimate_memory(const hc_run_config *cfg, int nranks, int is_device, int geometry_cache,
+                           hc_memory_estimate *est);
 
 #endif

@@ -40,7 +40,8 @@ static void hc_run_contract_of(const hc_run *run, hc_kernel kernel, hc_contract 
   k->variant = run->cfg.variant[kernel];
 }
 
-int hc_run_estimate_memory(const hc_run_config *cfg, int nranks, int is_device, hc_memory_estimate *est) {
+int hc_run_estimate_memory(const hc_run_config *cfg, int nranks, int is_device, int geometry_cache,
+                           hc_memory_estimate *est) {
   const int p = cfg->mesh.order, q = cfg->quadrature > 0 ? cfg->quadrature : p + 1;
   double C, nodes, G = 8;
   if (cfg->mesh_source == HC_MESH_SOURCE_FILE) {
@@ -85,7 +86,9 @@ int hc_run_estimate_memory(const hc_run_config *cfg, int nranks, int is_device, 
   const double shear_cell = cfg->shear_amplitude != 0.0 ? G * 8 : 0; /* the shear's factors: [C][geometry_nodes] */
   const double host_cell = 3 * 8 + X0_cell + L * 4 + L * 3 * 8 + (is_device ? s * outputs : 0);
   const double host_node = 8 + 2 + 8 * nodal + 16;
-  const double dev_cell = X0_cell + shear_cell + s * (inputs + outputs + L * L) +
+  /* the points' geometry kept for a step's kernels (hc_geometry_cache), where it is no larger than the inputs */
+  const double geom_cell = geometry_cache && inputs > 0 ? fmin(HC_GEOMETRY_CACHE_VALUES * 8 * P, s * inputs) : 0;
+  const double dev_cell = X0_cell + shear_cell + geom_cell + s * (inputs + outputs + L * L) +
                           (is_device ? L * 4 + 8.0 * (nodal - 2) * nodes / C + (cfg->fused && ff ? 8 * L : 0) : 0);
   est->cells = C;
   est->host_per_cell = host_cell + host_node * nodes / C + (is_device ? 0 : dev_cell);
@@ -266,6 +269,20 @@ static int hc_run_upload_shear(hc_run *run) {
   return err;
 }
 
+/* The points' geometry of a step, kept by the backend's first cell-data call for the other kernels'
+   (hc_geometry_cache), on a backend that takes it, where it is no larger than the input arrays (in_bytes); none when
+   fused. */
+static int hc_run_geometry_cache(hc_run *run, size_t in_bytes) {
+  const size_t points = (size_t)run->mesh->C * (size_t)run->basis->P;
+  const size_t bytes = sizeof(double) * HC_GEOMETRY_CACHE_VALUES * points;
+  if (!run->be->geometry_cache || run->be->is_device || in_bytes == 0 || bytes > in_bytes || points == 0) return HC_OK;
+  run->geometry = calloc(1, sizeof(*run->geometry));
+  HC_CHECK(run->geometry, HC_ERR_RESOURCE, "out of host memory for the points' geometry cache");
+  HC_CALL(run->be->mem_alloc(bytes, (void **)&run->geometry->values));
+  run->geometry->capacity = (int64_t)points;
+  return HC_OK;
+}
+
 static int hc_run_setup(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
   memset(run, 0, sizeof(*run));
   run->cfg = *cfg;
@@ -327,6 +344,7 @@ static int hc_run_setup(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
     HC_CALL(be->mem_alloc(s * in_max, &run->d_left));
     run->d_right = (char *)run->d_left; /* set per kernel: right follows left in the same buffer */
   }
+  HC_CALL(hc_run_geometry_cache(run, s * in_max));
   HC_CALL(be->mem_alloc(s * out_max, &run->d_scratch));
   for (int kid = 0; kid < HC_NUM_KERNELS; kid++) {
     if (!cfg->enabled[kid]) continue;
@@ -412,6 +430,7 @@ void hc_run_destroy(hc_run *run) {
     if (run->d_shear) be->mem_free(run->d_shear);
     if (run->d_v) be->mem_free(run->d_v);
     if (run->d_left) be->mem_free(run->d_left);
+    if (run->geometry && run->geometry->values) be->mem_free(run->geometry->values);
     if (run->d_scratch) be->mem_free(run->d_scratch);
     be->release();
   }
@@ -422,6 +441,8 @@ void hc_run_destroy(hc_run *run) {
   run->d_cell_nodes = NULL;
   run->d_u = run->d_u0 = run->d_du = run->d_v = NULL;
   run->d_X0 = run->d_shear = run->d_left = run->d_right = run->d_scratch = NULL;
+  free(run->geometry);
+  run->geometry = NULL;
   free(run->u);
   free(run->u0);
   free(run->du);
@@ -736,6 +757,8 @@ static int hc_run_step(hc_run *run, double t, int timed, int dump) {
   hc_celldata_desc desc;
   hc_run_desc(run, run->d_X0, m->C, t, &desc);
   desc.check_later = 1; /* checked once, at the step's end */
+  /* The step's kernels share the points' geometry (the step's own calls only: d_X0, t and the run's basis) */
+  desc.geometry_cache = run->geometry;
 
   /* The mesh motion's interpolant u, which the FieldField assembly applies the outputs to, computed in the
      backend's memory: every step on the host, on a device where a FieldField kernel runs (hc_run_setup). */

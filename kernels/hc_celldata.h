@@ -13,6 +13,26 @@
 extern "C" {
 #endif
 
+/* The geometry at every point of a call's cells (w|J|, J^-1 row by row, and the physical point x: the values that do
+   not depend on the kernel), kept by a backend that takes it (hc_backend.geometry_cache) from the first cell-data
+   call at one time for the calls after it: a step's kernels share one computation of the geometry instead of one
+   each. The caller owns it and sets it in hc_celldata_desc.geometry_cache; the backend fills `values` and the key when
+   the key does not match the call (geometry nodes, time, motion, cells, basis) and reads them when it does. Host
+   memory, for a host backend. */
+#define HC_GEOMETRY_CACHE_VALUES 13
+typedef struct hc_geometry_cache {
+  double *values;   /* [C][P][HC_GEOMETRY_CACHE_VALUES]: w|J|, (J^-1)[0][0..2], [1][..], [2][..], x[0..2] */
+  int64_t capacity; /* points values has room for: a call of more cells or points leaves it unused */
+  /* What values holds: valid nonzero once a call has filled them for this key (and found every cell sound). */
+  int valid;
+  const double *X0, *shear;
+  double t;
+  hc_motion motion;
+  int64_t C;
+  int geometry_nodes;
+  const hc_basis *basis;
+} hc_geometry_cache;
+
 /* What to compute: C cells of the basis's order and quadrature at time t, in one layout and precision.
    Reference coordinates are [-1,1]^3. A cell's geometry is given by its geometry nodes (hc_pointwise.h):
    with 8, trilinear, vertex v = a + 2b + 4c at corner offsets (a,b,c) in (x,y,z), i.e. at reference point
@@ -38,6 +58,10 @@ typedef struct hc_celldata_desc {
                               X0, so that the openmp and cuda backends move a node by one product at each call
                               instead of three sines; NULL (hc_celldata_desc_init): computed at each call. Must
                               belong to this X0 and motion: the backends do not check it */
+  hc_geometry_cache *geometry_cache; /* optional (NULL: hc_celldata_desc_init): the points' geometry shared by the calls
+                                     at one time (see above), on a backend with geometry_cache; the others ignore
+                                     it. X0's contents must not change while it is in use: the key holds the
+                                     pointer */
 } hc_celldata_desc;
 
 /* Fills desc with C trilinear cells (8 geometry nodes) at X0 on basis: t = 0, no motion (A = 0, box

@@ -1014,6 +1014,72 @@ static void test_shear_factors(void **state) {
   }
 }
 
+/* The points' geometry kept by a step's first call for the others (hc_geometry_cache): on a backend that takes it,
+   the first call fills it (and marks it valid), the later calls at the same time read it, and every array is bit for
+   bit what the call without it gives; at another time it is filled again; with too little room, or on a backend that
+   does not take it, it is left alone. Both layouts and precisions, trilinear orders 1-2 and triquadratic cells. */
+static void test_geometry_cache(void **state) {
+  (void)state;
+  for (int ci = 0; ci < 3; ci++) {
+    hc_basis *b = NULL;
+    assert_int_equal(hc_basis_create(ci == 0 ? 1 : 2, 0, &b), HC_OK);
+    box m = {0};
+    annulus a = {0};
+    hc_celldata_desc desc;
+    if (ci < 2) {
+      box_make(&m, 5, 4, 3, 1.0, 1.0, 1.0, 0.15);
+      desc_for(&desc, b, &m);
+    } else {
+      annulus_make(&a, 2, 4, 2);
+      desc_for_annulus(&desc, b, &a);
+    }
+    desc.t = 1.3, desc.motion.A = 0.05, desc.motion.omega = 1.0;
+    double *f = malloc(sizeof(*f) * (size_t)(desc.C * desc.geometry_nodes));
+    hc_celldata_shear(&desc.motion, desc.C, desc.geometry_nodes, desc.X0, f);
+    desc.shear = f;
+    const int64_t points = desc.C * b->P;
+    hc_geometry_cache g;
+    memset(&g, 0, sizeof(g));
+    g.values = malloc(sizeof(double) * HC_GEOMETRY_CACHE_VALUES * (size_t)points);
+    const int takes = backend->geometry_cache && !backend->is_device;
+    for (int cfg = 0; cfg < 4; cfg++) {
+      desc.layout = (hc_layout)(cfg % 2);
+      desc.precision = cfg / 2 ? HC_FLOAT : HC_DOUBLE;
+      hc_celldata_desc with = desc;
+      with.geometry_cache = &g;
+      g.capacity = points;
+      g.valid = 0;
+      for (int round = 0; round < 3; round++) {
+        /* round 0: every kernel at t (the first fills, the others read); 1: another time; 2: too little room */
+        if (round == 1) desc.t = with.t = 2.1;
+        if (round == 2) g.capacity = points - 1, g.valid = 0;
+        for (int kern = 0; kern < HC_NUM_KERNELS; kern++) {
+          if (round > 0 && kern > 1) break;
+          hc_contract k;
+          void *arr[2][2];
+          assert_int_equal(fill(backend, &desc, (hc_kernel)kern, &k, &arr[0][0], &arr[0][1]), HC_OK);
+          assert_int_equal(fill(backend, &with, (hc_kernel)kern, &k, &arr[1][0], &arr[1][1]), HC_OK);
+          const size_t sz = hc_precision_size(k.precision);
+          assert_memory_equal(arr[0][0], arr[1][0], sz * (size_t)hc_contract_numel(&k, HC_ARRAY_LEFT));
+          assert_memory_equal(arr[0][1], arr[1][1], sz * (size_t)hc_contract_numel(&k, HC_ARRAY_RIGHT));
+          for (int i = 0; i < 4; i++) free(arr[i / 2][i % 2]);
+          assert_int_equal(g.valid, takes && round < 2);
+          if (g.valid) assert_true(g.t == with.t && g.X0 == with.X0 && g.C == with.C && g.basis == b);
+        }
+      }
+      desc.t = 1.3;
+    }
+    free(g.values);
+    free(f);
+    if (ci < 2) {
+      box_free(&m);
+    } else {
+      annulus_free(&a);
+    }
+    hc_basis_destroy(&b);
+  }
+}
+
 /* On curved, sheared triquadratic cells the backend's arrays agree with serial's, and cell-minor arrays are
    the transpose of cell-major ones, by the rules of test_agreement_and_layouts; the cases take a device's
    blocks whole and with a remainder, and cells too large for the CUDA backend's staged kernel. */
@@ -1239,6 +1305,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_agreement_many_waves),
       cmocka_unit_test(test_agreement_one_round),
       cmocka_unit_test(test_shear_factors),
+      cmocka_unit_test(test_geometry_cache),
       cmocka_unit_test(test_shared_nodes),
       cmocka_unit_test(test_bad_cells),
       cmocka_unit_test(test_hex27_trilinear),

@@ -87,7 +87,13 @@ typedef struct hc_cd_shape {
   double *N;       /* [P][n] */
   double (*dN)[3]; /* [P][n][3] */
   double st;       /* the shear's time factor at desc's time (hc_motion_time), for desc->shear's products */
+  /* desc->geometry_cache as this call uses it: HC_CD_GEOM_NONE, HC_CD_GEOM_READ (it holds this call's points, which are
+     read from it instead of being computed) or HC_CD_GEOM_FILL (they are computed and kept in it) */
+  int geom_mode;
+  double *geom; /* desc->geometry_cache->values, or NULL */
 } hc_cd_shape;
+
+enum { HC_CD_GEOM_NONE, HC_CD_GEOM_READ, HC_CD_GEOM_FILL };
 
 /* Points per batch of data functions: a whole number of vectors (8 doubles, AVX-512), so that every point of a
    batch goes through the loop's vector body, and batches of one layout or the other round alike. */
@@ -158,6 +164,22 @@ static int hc_cd_point_geom(const hc_cd_shape *shape, const double (*xn)[3], dou
     for (int i = 0; i < 3; i++) pt->J[3 * m + i] = g.Jinv[m][i];
   for (int i = 0; i < 3; i++) *hc_cd_batch_x(b, i, k) = g.x[i];
   return ok;
+}
+
+/* The kept geometry of point k of b (entry k of b->x) and pt: w|J|, J^-1 and x (hc_geometry_cache). */
+static inline void hc_cd_geom_keep(double *g, const hc_cd_point *pt, const hc_cd_batch *b, int64_t k) {
+  g[0] = pt->wdet;
+  for (int m = 0; m < 9; m++) g[1 + m] = pt->J[m];
+  for (int i = 0; i < 3; i++) g[10 + i] = *hc_cd_batch_x(b, i, k);
+}
+
+/* pt's w|J| and J^-1 (its other values zeroed) and entry k of b->x from the kept geometry g: the values
+   hc_cd_point_geom computed there. */
+static inline void hc_cd_geom_take(const double *g, hc_cd_point *pt, hc_cd_batch *b, int64_t k) {
+  memset(pt, 0, sizeof(*pt));
+  pt->wdet = g[0];
+  for (int m = 0; m < 9; m++) pt->J[m] = g[1 + m];
+  for (int i = 0; i < 3; i++) *hc_cd_batch_x(b, i, k) = g[10 + i];
 }
 
 /* A loop over the points k < nv of a chunk with their positions xk, running body: twice, so that in the first,
@@ -290,14 +312,23 @@ static void hc_cd_point_data(hc_kernel kernel, const hc_cd_batch *b, int64_t k, 
   }
 }
 
-/* The values of kernel at the P points of the cell with geometry nodes xn ([n][3]) into pts ([P]), the data
-   functions in one batch (b: room for P points). Returns 0 when the cell is inverted or degenerate at one of
-   them (the values are then not to be used). */
-static int hc_cd_cell_eval(const hc_cd_shape *shape, hc_kernel kernel, const double (*xn)[3], double det_floor,
-                           hc_cd_point *pts, hc_cd_batch *b) {
+/* The values of kernel at the P points of cell c into pts ([P]), the data functions in one batch (b: room for P
+   points); the geometry from the kept one, or computed (and kept, with HC_CD_GEOM_FILL). Returns 0 when the cell
+   is inverted or degenerate at one of them (the values are then not to be used). */
+static int hc_cd_cell_eval(const hc_cd_shape *shape, hc_kernel kernel, int64_t c, hc_cd_point *pts, hc_cd_batch *b) {
   const int64_t P = shape->desc->basis->P;
+  double *g = shape->geom ? shape->geom + c * P * HC_GEOMETRY_CACHE_VALUES : NULL;
   int ok = 1;
-  for (int64_t p = 0; p < P; p++) ok &= hc_cd_point_geom(shape, xn, det_floor, p, &pts[p], b, p);
+  if (shape->geom_mode == HC_CD_GEOM_READ) {
+    for (int64_t p = 0; p < P; p++) hc_cd_geom_take(g + p * HC_GEOMETRY_CACHE_VALUES, &pts[p], b, p);
+  } else {
+    double xn[HC_GEOMETRY_NODES_MAX][3];
+    hc_cd_cell_nodes(shape, c, xn);
+    const double det_floor = hc_pw_nodes_det_floor(shape->desc->geometry_nodes, xn);
+    for (int64_t p = 0; p < P; p++) ok &= hc_cd_point_geom(shape, xn, det_floor, p, &pts[p], b, p);
+    if (shape->geom_mode == HC_CD_GEOM_FILL)
+      for (int64_t p = 0; p < P; p++) hc_cd_geom_keep(g + p * HC_GEOMETRY_CACHE_VALUES, &pts[p], b, p);
+  }
   hc_cd_data_batch(shape->desc, kernel, P, b);
   for (int64_t p = 0; p < P; p++) hc_cd_point_data(kernel, b, p, &pts[p]);
   return ok;
@@ -334,13 +365,29 @@ static inline double hc_cd_left(int rank, double phi, double grad_i, double kapp
 #define HC_TEMPLATE "kernels/openmp/fused_openmp_impl.h"
 #include "kernels/hc_instantiate.h"
 
+/* Whether g holds the geometry of desc's points: its key is desc's. */
+static int hc_cd_geom_matches(const hc_geometry_cache *g, const hc_celldata_desc *desc) {
+  const hc_motion *a = &g->motion, *b = &desc->motion;
+  return g->valid && g->X0 == desc->X0 && g->shear == desc->shear && g->t == desc->t && g->C == desc->C &&
+         g->geometry_nodes == desc->geometry_nodes && g->basis == desc->basis && a->LX == b->LX && a->LY == b->LY &&
+         a->LZ == b->LZ && a->A == b->A && a->omega == b->omega;
+}
+
 /* The shape functions of desc's geometry nodes at its quadrature points and the shear's time factor, into shape
-   (freed by the caller). */
-static int hc_cd_shape_create(const hc_celldata_desc *desc, hc_cd_shape *shape) {
+   (freed by the caller); with keep, how the call uses desc->geometry_cache (a fill invalidates it until it ends). */
+static int hc_cd_shape_create(const hc_celldata_desc *desc, int keep, hc_cd_shape *shape) {
   const int64_t P = desc->basis->P;
   const int n = desc->geometry_nodes;
   shape->desc = desc;
   shape->st = hc_motion_time(&desc->motion, desc->t);
+  shape->geom_mode = HC_CD_GEOM_NONE;
+  shape->geom = NULL;
+  hc_geometry_cache *g = desc->geometry_cache;
+  if (keep && g && g->values && desc->C * P <= g->capacity) {
+    shape->geom = g->values;
+    shape->geom_mode = hc_cd_geom_matches(g, desc) ? HC_CD_GEOM_READ : HC_CD_GEOM_FILL;
+    if (shape->geom_mode == HC_CD_GEOM_FILL) g->valid = 0;
+  }
   shape->N = malloc(sizeof(*shape->N) * (size_t)(P * n));
   shape->dN = malloc(sizeof(*shape->dN) * (size_t)(P * n));
   if (!shape->N || !shape->dN) return HC_ERR_RESOURCE;
@@ -352,7 +399,7 @@ int hc_celldata_fill_openmp(const hc_celldata_desc *desc, hc_kernel kernel, void
   const int64_t P = desc->basis->P;
   const int n = desc->geometry_nodes;
   hc_cd_shape shape;
-  int failed = hc_cd_shape_create(desc, &shape) != HC_OK;
+  int failed = hc_cd_shape_create(desc, 1, &shape) != HC_OK;
   int64_t bad = -1;
   if (!failed) {
     bad = desc->precision == HC_FLOAT
@@ -361,6 +408,13 @@ int hc_celldata_fill_openmp(const hc_celldata_desc *desc, hc_kernel kernel, void
   }
   free(shape.N);
   free(shape.dN);
+  if (shape.geom_mode == HC_CD_GEOM_FILL && !failed && bad < 0) {
+    /* every point's geometry is kept: the key of what it holds */
+    hc_geometry_cache *g = desc->geometry_cache;
+    g->X0 = desc->X0, g->shear = desc->shear, g->t = desc->t, g->motion = desc->motion, g->C = desc->C;
+    g->geometry_nodes = desc->geometry_nodes, g->basis = desc->basis;
+    g->valid = 1;
+  }
   HC_CHECK(!failed, HC_ERR_RESOURCE, "out of host memory for the cell data scratch of a thread (%lld points)",
            (long long)(desc->layout == HC_LAYOUT_CELL_MAJOR ? P : HC_OMP_CD_CB * HC_OMP_CD_PB));
   if (bad >= 0) return hc_celldata_cell_error(desc, bad, desc->X0 + 3 * n * bad);
@@ -373,7 +427,7 @@ static int hc_fused_run_openmp(const hc_celldata_desc *desc, const hc_contract *
   const int64_t P = desc->basis->P;
   const int n = desc->geometry_nodes;
   hc_cd_shape shape;
-  int failed = hc_cd_shape_create(desc, &shape) != HC_OK;
+  int failed = hc_cd_shape_create(desc, 0, &shape) != HC_OK;
   int64_t bad = -1;
   if (!failed) {
     bad = desc->precision == HC_FLOAT ? hc_fused_openmp_f32(&shape, k, (float *)out, cell_nodes, u, v, &failed)

@@ -65,13 +65,9 @@ static int64_t HC_FN(hc_cd_major)(const hc_cd_shape *shape, hc_kernel kernel, in
   const int64_t chunk = P * Dij; /* entries of one field */
   const int64_t Lf = fam == HC_FAMILY_DATADATA ? 1 : b->L;
   const int field = fam != HC_FAMILY_DATADATA, ff = fam == HC_FAMILY_FIELDFIELD;
-  const int n = desc->geometry_nodes;
   int64_t bad = -1;
   for (int64_t c = c0; c < c1; c++) {
-    double xn[HC_GEOMETRY_NODES_MAX][3];
-    hc_cd_cell_nodes(shape, c, xn);
-    const double det_floor = hc_pw_nodes_det_floor(n, xn);
-    if (!hc_cd_cell_eval(shape, kernel, xn, det_floor, pts, pb) && bad < 0) bad = c;
+    if (!hc_cd_cell_eval(shape, kernel, c, pts, pb) && bad < 0) bad = c;
     /* left, and FieldField's right, field by field */
     for (int64_t f = 0; f < Lf; f++) {
       HC_REAL *ol = HC_FN(hc_cd_reserve)(wl, chunk), *orr = ff ? HC_FN(hc_cd_reserve)(wr, chunk) : NULL;
@@ -167,8 +163,9 @@ static int64_t HC_FN(hc_cd_minor)(const hc_cd_shape *shape, hc_kernel kernel, in
   int64_t bad = -1;
   for (int64_t cb0 = c0; cb0 < c1; cb0 += HC_OMP_CD_CB) {
     const int64_t nc = c1 - cb0 < HC_OMP_CD_CB ? c1 - cb0 : HC_OMP_CD_CB;
+    const int read = shape->geom_mode == HC_CD_GEOM_READ;
     double xv[HC_OMP_CD_CB][HC_GEOMETRY_NODES_MAX][3], det_floor[HC_OMP_CD_CB];
-    for (int64_t cb = 0; cb < nc; cb++) {
+    for (int64_t cb = 0; cb < nc && !read; cb++) {
       hc_cd_cell_nodes(shape, cb0 + cb, xv[cb]);
       det_floor[cb] = hc_pw_nodes_det_floor(n, xv[cb]);
     }
@@ -177,10 +174,16 @@ static int64_t HC_FN(hc_cd_minor)(const hc_cd_shape *shape, hc_kernel kernel, in
       for (int64_t pl = 0; pl < np; pl++) {
         for (int64_t cb = 0; cb < nc; cb++) {
           hc_cd_point pt;
-          if (!hc_cd_point_geom(shape, xv[cb], det_floor[cb], p0 + pl, &pt, b, pl * nc + cb) &&
-              (bad < 0 || cb0 + cb < bad))
-            bad = cb0 + cb;
-          hc_cd_points_put(s, pl * nc + cb, kernel, &pt);
+          const int64_t k = pl * nc + cb;
+          double *g = shape->geom ? shape->geom + ((cb0 + cb) * P + p0 + pl) * HC_GEOMETRY_CACHE_VALUES : NULL;
+          if (read) {
+            hc_cd_geom_take(g, &pt, b, k);
+          } else {
+            if (!hc_cd_point_geom(shape, xv[cb], det_floor[cb], p0 + pl, &pt, b, k) && (bad < 0 || cb0 + cb < bad))
+              bad = cb0 + cb;
+            if (shape->geom_mode == HC_CD_GEOM_FILL) hc_cd_geom_keep(g, &pt, b, k);
+          }
+          hc_cd_points_put(s, k, kernel, &pt);
         }
       }
       hc_cd_data_batch(shape->desc, kernel, np * nc, b);

@@ -143,6 +143,7 @@ const hc_backend hc_backend_openmp = {
     .description = "OpenMP threads over cells, vectorised inner loops",
     .is_device = 0,
     .openmp_threads = 1,
+    .geometry_cache = 1,
     .contract = hc_contract_openmp,
     .supports = hc_supports_openmp,
     .celldata = hc_celldata_fill_openmp,

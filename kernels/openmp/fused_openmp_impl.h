@@ -116,7 +116,6 @@ static int64_t HC_FN(hc_fused_cells)(const hc_cd_shape *shape, const hc_contract
   const int64_t K = ff_tensor ? 3 * P : P * Dij; /* the contracted length (3 P for every FieldField of rank > 0) */
   const int64_t Lf = fam == HC_FAMILY_DATADATA ? 1 : b->L, Rf = fam == HC_FAMILY_FIELDFIELD ? b->L : 1;
   const int ff = fam == HC_FAMILY_FIELDFIELD, add = k->sum_into;
-  const int n = desc->geometry_nodes;
   int64_t bad = -1;
   const int gemm = ff && Lf >= HC_OMP_FF_GEMM_L;
   const int64_t rp = (Rf + HC_OMP_NR - 1) / HC_OMP_NR * HC_OMP_NR; /* the panel's row stride */
@@ -129,10 +128,7 @@ static int64_t HC_FN(hc_fused_cells)(const hc_cd_shape *shape, const hc_contract
       for (int64_t r = Rf; r < rp; r++) bt[q * rp + r] = 0;
   }
   for (int64_t c = c0; c < c1; c++) {
-    double xn[HC_GEOMETRY_NODES_MAX][3];
-    hc_cd_cell_nodes(shape, c, xn);
-    const double det_floor = hc_pw_nodes_det_floor(n, xn);
-    if (!hc_cd_cell_eval(shape, kernel, xn, det_floor, pts, pb) && bad < 0) bad = c;
+    if (!hc_cd_cell_eval(shape, kernel, c, pts, pb) && bad < 0) bad = c;
     if (fam == HC_FAMILY_DATAFIELD) {
       double *o = dv + 3 * P;
       HC_FN(hc_fused_df_cell)(rank, b, pts, dv, o);
