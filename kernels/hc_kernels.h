@@ -194,7 +194,7 @@ typedef struct hc_backend {
   const char *description;
   int is_device;      /* nonzero when its memory is not host memory */
   int openmp_threads; /* nonzero when a call runs on the host on OpenMP's threads (omp_get_max_threads) */
-  int geometry_cache; /* nonzero when celldata takes hc_celldata_desc.geometry (the points' geometry kept by the
+  int geometry_cache; /* nonzero when celldata takes hc_celldata_desc.geometry_cache (the points' geometry kept by the
                          first call at one time for the calls after it) */
   /* Runs the contraction k: out = left . right (or out += with k->sum_into). Arrays in k->layout. */
   int (*contract)(const hc_contract *k, const void *left, const void *right, void *out);

@@ -964,6 +964,37 @@ static void test_hex27_curved_volume(void **state) {
   annulus_free(&m);
 }
 
+/* Case ci of the moving-mesh tests (shear factors, kept geometry): trilinear cells of order 1 (ci 0) and 2 (1) on a
+   jittered box, triquadratic cells of order 2 (2) on an annulus; sheared (A = 0.05, omega = 1) at time t. */
+typedef struct moving_case {
+  hc_basis *b;
+  box m;
+  annulus a;
+  hc_celldata_desc desc;
+} moving_case;
+
+static void moving_case_make(int ci, double t, moving_case *mc) {
+  memset(mc, 0, sizeof(*mc));
+  assert_int_equal(hc_basis_create(ci == 0 ? 1 : 2, 0, &mc->b), HC_OK);
+  if (ci < 2) {
+    box_make(&mc->m, 5, 4, 3, 1.0, 1.0, 1.0, 0.15);
+    desc_for(&mc->desc, mc->b, &mc->m);
+  } else {
+    annulus_make(&mc->a, 2, 4, 2);
+    desc_for_annulus(&mc->desc, mc->b, &mc->a);
+  }
+  mc->desc.t = t, mc->desc.motion.A = 0.05, mc->desc.motion.omega = 1.0;
+}
+
+static void moving_case_free(int ci, moving_case *mc) {
+  if (ci < 2) {
+    box_free(&mc->m);
+  } else {
+    annulus_free(&mc->a);
+  }
+  hc_basis_destroy(&mc->b);
+}
+
 /* hc_celldata_desc.shear, the nodes' shear factors (hc_celldata_shear): the backend's arrays with them agree with the
    serial reference, which computes each node's sines at every call, as closely as without them; on the host
    backends bit for bit the arrays without them (the factors hold the same product). Trilinear cells of orders 1
@@ -971,19 +1002,10 @@ static void test_hex27_curved_volume(void **state) {
 static void test_shear_factors(void **state) {
   (void)state;
   for (int ci = 0; ci < 3; ci++) {
-    hc_basis *b = NULL;
-    assert_int_equal(hc_basis_create(ci == 0 ? 1 : 2, 0, &b), HC_OK);
-    box m = {0};
-    annulus a = {0};
-    hc_celldata_desc desc;
-    if (ci < 2) {
-      box_make(&m, 5, 4, 3, 1.0, 1.0, 1.0, 0.15);
-      desc_for(&desc, b, &m);
-    } else {
-      annulus_make(&a, 2, 4, 2);
-      desc_for_annulus(&desc, b, &a);
-    }
-    desc.t = 1.9, desc.motion.A = 0.05, desc.motion.omega = 1.0;
+    moving_case mc;
+    moving_case_make(ci, 1.9, &mc);
+    const hc_basis *b = mc.b;
+    hc_celldata_desc desc = mc.desc;
     double *f = malloc(sizeof(*f) * (size_t)(desc.C * desc.geometry_nodes));
     hc_celldata_shear(&desc.motion, desc.C, desc.geometry_nodes, desc.X0, f);
     hc_celldata_desc with = desc;
@@ -1005,12 +1027,7 @@ static void test_shear_factors(void **state) {
       }
     }
     free(f);
-    if (ci < 2) {
-      box_free(&m);
-    } else {
-      annulus_free(&a);
-    }
-    hc_basis_destroy(&b);
+    moving_case_free(ci, &mc);
   }
 }
 
@@ -1021,19 +1038,10 @@ static void test_shear_factors(void **state) {
 static void test_geometry_cache(void **state) {
   (void)state;
   for (int ci = 0; ci < 3; ci++) {
-    hc_basis *b = NULL;
-    assert_int_equal(hc_basis_create(ci == 0 ? 1 : 2, 0, &b), HC_OK);
-    box m = {0};
-    annulus a = {0};
-    hc_celldata_desc desc;
-    if (ci < 2) {
-      box_make(&m, 5, 4, 3, 1.0, 1.0, 1.0, 0.15);
-      desc_for(&desc, b, &m);
-    } else {
-      annulus_make(&a, 2, 4, 2);
-      desc_for_annulus(&desc, b, &a);
-    }
-    desc.t = 1.3, desc.motion.A = 0.05, desc.motion.omega = 1.0;
+    moving_case mc;
+    moving_case_make(ci, 1.3, &mc);
+    const hc_basis *b = mc.b;
+    hc_celldata_desc desc = mc.desc;
     double *f = malloc(sizeof(*f) * (size_t)(desc.C * desc.geometry_nodes));
     hc_celldata_shear(&desc.motion, desc.C, desc.geometry_nodes, desc.X0, f);
     desc.shear = f;
@@ -1071,12 +1079,7 @@ static void test_geometry_cache(void **state) {
     }
     free(g.values);
     free(f);
-    if (ci < 2) {
-      box_free(&m);
-    } else {
-      annulus_free(&a);
-    }
-    hc_basis_destroy(&b);
+    moving_case_free(ci, &mc);
   }
 }
 
