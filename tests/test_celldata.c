@@ -965,12 +965,14 @@ static void test_hex27_curved_volume(void **state) {
 }
 
 /* Case ci of the moving-mesh tests (shear factors, kept geometry): trilinear cells of order 1 (ci 0) and 2 (1) on a
-   jittered box, triquadratic cells of order 2 (2) on an annulus; sheared (A = 0.05, omega = 1) at time t. */
+   jittered box, triquadratic cells of order 2 (2) on an annulus; sheared (A = 0.05, omega = 1) at time t, with
+   the nodes' shear factors (hc_celldata_shear) at hand, not set in desc. */
 typedef struct moving_case {
   hc_basis *b;
   box m;
   annulus a;
   hc_celldata_desc desc;
+  double *shear; /* [C][geometry_nodes] */
 } moving_case;
 
 static void moving_case_make(int ci, double t, moving_case *mc) {
@@ -984,9 +986,25 @@ static void moving_case_make(int ci, double t, moving_case *mc) {
     desc_for_annulus(&mc->desc, mc->b, &mc->a);
   }
   mc->desc.t = t, mc->desc.motion.A = 0.05, mc->desc.motion.omega = 1.0;
+  const hc_celldata_desc *d = &mc->desc;
+  mc->shear = malloc(sizeof(*mc->shear) * (size_t)(d->C * d->geometry_nodes));
+  hc_celldata_shear(&d->motion, d->C, d->geometry_nodes, d->X0, mc->shear);
+}
+
+/* kernel's arrays filled by the backend from a and from b are the same bits. */
+static void same_arrays(const hc_celldata_desc *a, const hc_celldata_desc *b, hc_kernel kernel) {
+  hc_contract k;
+  void *arr[2][2];
+  assert_int_equal(fill(backend, a, kernel, &k, &arr[0][0], &arr[0][1]), HC_OK);
+  assert_int_equal(fill(backend, b, kernel, &k, &arr[1][0], &arr[1][1]), HC_OK);
+  const size_t s = hc_precision_size(k.precision);
+  assert_memory_equal(arr[0][0], arr[1][0], s * (size_t)hc_contract_numel(&k, HC_ARRAY_LEFT));
+  assert_memory_equal(arr[0][1], arr[1][1], s * (size_t)hc_contract_numel(&k, HC_ARRAY_RIGHT));
+  for (int i = 0; i < 4; i++) free(arr[i / 2][i % 2]);
 }
 
 static void moving_case_free(int ci, moving_case *mc) {
+  free(mc->shear);
   if (ci < 2) {
     box_free(&mc->m);
   } else {
@@ -1006,27 +1024,17 @@ static void test_shear_factors(void **state) {
     moving_case_make(ci, 1.9, &mc);
     const hc_basis *b = mc.b;
     hc_celldata_desc desc = mc.desc;
-    double *f = malloc(sizeof(*f) * (size_t)(desc.C * desc.geometry_nodes));
-    hc_celldata_shear(&desc.motion, desc.C, desc.geometry_nodes, desc.X0, f);
     hc_celldata_desc with = desc;
-    with.shear = f;
+    with.shear = mc.shear;
     char what[96];
     snprintf(what, sizeof(what), "shear factors, order %d, %d-node cells", b->p, desc.geometry_nodes);
     agree_with_serial(&with, 5, (1u << HC_NUM_KERNELS) - 1, what);
     for (int kern = 0; kern < HC_NUM_KERNELS && !backend->is_device; kern++) {
       for (int lay = 0; lay < 2; lay++) {
         desc.layout = with.layout = (hc_layout)lay;
-        hc_contract k;
-        void *arr[2][2];
-        assert_int_equal(fill(backend, &desc, (hc_kernel)kern, &k, &arr[0][0], &arr[0][1]), HC_OK);
-        assert_int_equal(fill(backend, &with, (hc_kernel)kern, &k, &arr[1][0], &arr[1][1]), HC_OK);
-        const size_t s = hc_precision_size(k.precision);
-        assert_memory_equal(arr[0][0], arr[1][0], s * (size_t)hc_contract_numel(&k, HC_ARRAY_LEFT));
-        assert_memory_equal(arr[0][1], arr[1][1], s * (size_t)hc_contract_numel(&k, HC_ARRAY_RIGHT));
-        for (int i = 0; i < 4; i++) free(arr[i / 2][i % 2]);
+        same_arrays(&desc, &with, (hc_kernel)kern);
       }
     }
-    free(f);
     moving_case_free(ci, &mc);
   }
 }
@@ -1042,9 +1050,7 @@ static void test_geometry_cache(void **state) {
     moving_case_make(ci, 1.3, &mc);
     const hc_basis *b = mc.b;
     hc_celldata_desc desc = mc.desc;
-    double *f = malloc(sizeof(*f) * (size_t)(desc.C * desc.geometry_nodes));
-    hc_celldata_shear(&desc.motion, desc.C, desc.geometry_nodes, desc.X0, f);
-    desc.shear = f;
+    desc.shear = mc.shear;
     const int64_t points = desc.C * b->P;
     hc_geometry_cache g;
     memset(&g, 0, sizeof(g));
@@ -1063,14 +1069,7 @@ static void test_geometry_cache(void **state) {
         if (round == 2) g.capacity = points - 1, g.valid = 0;
         for (int kern = 0; kern < HC_NUM_KERNELS; kern++) {
           if (round > 0 && kern > 1) break;
-          hc_contract k;
-          void *arr[2][2];
-          assert_int_equal(fill(backend, &desc, (hc_kernel)kern, &k, &arr[0][0], &arr[0][1]), HC_OK);
-          assert_int_equal(fill(backend, &with, (hc_kernel)kern, &k, &arr[1][0], &arr[1][1]), HC_OK);
-          const size_t sz = hc_precision_size(k.precision);
-          assert_memory_equal(arr[0][0], arr[1][0], sz * (size_t)hc_contract_numel(&k, HC_ARRAY_LEFT));
-          assert_memory_equal(arr[0][1], arr[1][1], sz * (size_t)hc_contract_numel(&k, HC_ARRAY_RIGHT));
-          for (int i = 0; i < 4; i++) free(arr[i / 2][i % 2]);
+          same_arrays(&desc, &with, (hc_kernel)kern);
           assert_int_equal(g.valid, takes && round < 2);
           if (g.valid) assert_true(g.t == with.t && g.X0 == with.X0 && g.C == with.C && g.basis == b);
         }
@@ -1078,7 +1077,6 @@ static void test_geometry_cache(void **state) {
       desc.t = 1.3;
     }
     free(g.values);
-    free(f);
     moving_case_free(ci, &mc);
   }
 }

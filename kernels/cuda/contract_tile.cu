@@ -61,7 +61,7 @@ cudaError_t launch_warp_gemm_cfg(const hc_cuda_shape &s, const T *A, const T *B,
     if (cached_blocks < 1) return cudaErrorInvalidConfiguration;
     cached_smem = smem;
   } else {
-    cudaError_t err = hc_cuda_allow_smem(kernel, smem);  // another shape may have set a smaller cap since
+    cudaError_t err = hc_cuda_allow_smem(kernel, smem);  // the opt-in is the current device's (device_select)
     if (err != cudaSuccess) return err;
   }
   const cudaDeviceProp *props;
