@@ -40,11 +40,12 @@ cudaError_t launch_ff_gemm(const hc_cuda_shape &s, const void *A, const void *B,
 }
 
 // Cell-major FieldField with L and R at most 32: hc_warp_gemm.cuh's warp per cell, four warps per block on a
-// resident grid. K-steps of 32 entries two deep, except K above 32 in double: 16 entries three deep (measured
-// on an H200, 2026-11-28: for (27,27) the whole cell in one step of 32 reached 1.1-1.4x cuBLAS, and rows of
-// double longer than 32 entries were a quarter faster in steps of 16). The blocks resident per SM depend on
-// the shared memory, which depends on the shape (a cell's whole run when K <= 32): the last count is kept per
-// kernel and shared-memory size.
+// resident grid. K-steps of 32 entries two deep, except K above 32 in double: 16 entries two deep (measured on
+// an H200, 2026-11-28, for (27,27): the whole cell in one step of 32 reached 1.0-1.4x cuBLAS; with K = 81 and 243,
+// float in steps of 32 two deep at 1.08-1.13x cuBLAS, ahead of 3 deep, of 6 warps per block and of 2 resident
+// blocks; double in steps of 16 two deep 96-99% of the copy rate against 76-85% in steps of 32 with 1-4 warps per
+// block). The blocks resident per SM depend on the shared memory, which depends on the shape (a cell's whole run
+// when K <= 32, else L + R rows): the last count is kept per kernel and shared-memory size.
 constexpr int kWarpGemmWarps = 4;
 template <typename T, int MI, int NJ, int BK, int STAGES>
 cudaError_t launch_warp_gemm_cfg(const hc_cuda_shape &s, const T *A, const T *B, T *out, int sum_into,
@@ -96,7 +97,7 @@ cudaError_t launch_warp_gemm(const hc_cuda_shape &s, const void *A, const void *
                              cudaStream_t stream) {
   const T *a = static_cast<const T *>(A), *b = static_cast<const T *>(B);
   T *o = static_cast<T *>(out);
-  if (sizeof(T) == 8 && s.K > 32) return launch_warp_gemm_bk<T, 16, 3>(s, a, b, o, sum_into, stream);
+  if (sizeof(T) == 8 && s.K > 32) return launch_warp_gemm_bk<T, 16, 2>(s, a, b, o, sum_into, stream);
   return launch_warp_gemm_bk<T, 32, 2>(s, a, b, o, sum_into, stream);
 }
 
