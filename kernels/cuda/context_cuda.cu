@@ -127,13 +127,15 @@ cudaError_t hc_cuda_occupancy_get(const void *kernel, int threads, size_t smem, 
   *sms = ctx->props.multiProcessorCount;
   std::lock_guard<std::mutex> guard(ctx->occupancy_lock);
   for (int i = 0; i < ctx->occupancy_count; i++) {
-    if (ctx->occupancy[i].kernel == kernel) {
-      *blocks_per_sm = ctx->occupancy[i].blocks_per_sm;
+    const hc_cuda_occupancy &o = ctx->occupancy[i];
+    if (o.kernel == kernel && o.threads == threads && o.smem == smem) {
+      *blocks_per_sm = o.blocks_per_sm;
       return cudaSuccess;
     }
   }
   // Opted in above the default 48 KB only, as hc_cuda_allow_smem does: setting the cap to a smaller smem would refuse
-  // a later launch of the same kernel with more (a fused kernel's shared memory depends on the case).
+  // a later launch of the same kernel with more (a fused kernel's shared memory depends on the case; such launches
+  // opt in themselves, hc_cuda_launch_resident).
   cudaError_t err = smem > 48 * 1024
                         ? cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem)
                         : cudaSuccess;
@@ -141,7 +143,7 @@ cudaError_t hc_cuda_occupancy_get(const void *kernel, int threads, size_t smem, 
   if (err != cudaSuccess) return err;
   if (*blocks_per_sm < 1) return cudaErrorInvalidConfiguration;
   if (ctx->occupancy_count < hc_cuda_context::kOccupancySize) {
-    ctx->occupancy[ctx->occupancy_count++] = hc_cuda_occupancy{kernel, *blocks_per_sm};
+    ctx->occupancy[ctx->occupancy_count++] = hc_cuda_occupancy{kernel, threads, smem, *blocks_per_sm};
   }
   return cudaSuccess;
 }

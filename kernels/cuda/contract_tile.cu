@@ -45,60 +45,38 @@ cudaError_t launch_ff_gemm(const hc_cuda_shape &s, const void *A, const void *B,
 // float in steps of 32 two deep at 1.08-1.13x cuBLAS, ahead of 3 deep, of 6 warps per block and of 2 resident
 // blocks; double in steps of 16 two deep 96-99% of the copy rate against 76-85% in steps of 32 with 1-4 warps per
 // block). The blocks resident per SM depend on the shared memory, which depends on the shape (a cell's whole run
-// when K <= 32, else L + R rows): the last count is kept per kernel and shared-memory size.
+// when K <= 32, else L + R rows), and the backend keeps the count per shared-memory size (hc_cuda_occupancy_get).
 constexpr int kWarpGemmWarps = 4;
 template <typename T, int MI, int NJ, int BK, int STAGES>
-cudaError_t launch_warp_gemm_cfg(const hc_cuda_shape &s, const T *A, const T *B, T *out, int sum_into,
-                                 cudaStream_t stream) {
+cudaError_t launch_warp_gemm_cfg(const hc_cuda_shape &s, const T *A, const T *B, T *out, int sum_into) {
   constexpr int W = kWarpGemmWarps;
-  auto kernel = hc_wgemm::warp_gemm<T, MI, NJ, BK, STAGES, W>;
-  const size_t smem = hc_wgemm::smem_bytes<T, MI, NJ, BK, STAGES, W>(s);
-  static size_t cached_smem = 0;
-  static int cached_blocks = 0;
-  if (cached_smem != smem) {
-    cudaError_t err = hc_cuda_allow_smem(kernel, smem);
-    if (err == cudaSuccess) err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&cached_blocks, kernel, 32 * W, smem);
-    if (err != cudaSuccess) return err;
-    if (cached_blocks < 1) return cudaErrorInvalidConfiguration;
-    cached_smem = smem;
-  } else {
-    cudaError_t err = hc_cuda_allow_smem(kernel, smem);  // the opt-in is the current device's (device_select)
-    if (err != cudaSuccess) return err;
-  }
-  const cudaDeviceProp *props;
-  if (hc_cuda_device_props(&props) != HC_OK) {
-    hc_error_clear();
-    return cudaErrorNoDevice;
-  }
-  const int64_t blocks = (s.C + W - 1) / W, resident = (int64_t)props->multiProcessorCount * cached_blocks;
-  kernel<<<hc_cuda_grid(blocks < resident ? blocks : resident), 32 * W, smem, stream>>>(s, A, B, out, sum_into);
-  return cudaGetLastError();
+  return hc_cuda_launch_resident(hc_wgemm::warp_gemm<T, MI, NJ, BK, STAGES, W>, 32 * W,
+                                 hc_wgemm::smem_bytes<T, MI, NJ, BK, STAGES, W>(s), (s.C + W - 1) / W, s, A, B, out,
+                                 sum_into);
 }
 
 // The register tile for L (rows rg + 4 i, i < MI) and R (columns cg + 8 j, j < NJ).
 template <typename T, int BK, int STAGES>
-cudaError_t launch_warp_gemm_bk(const hc_cuda_shape &s, const T *A, const T *B, T *out, int sum_into,
-                                cudaStream_t stream) {
+cudaError_t launch_warp_gemm_bk(const hc_cuda_shape &s, const T *A, const T *B, T *out, int sum_into) {
   const int mi = (s.L + 3) / 4, nj = (s.R + 7) / 8;
   if (mi <= 4) {
-    return nj <= 2 ? launch_warp_gemm_cfg<T, 4, 2, BK, STAGES>(s, A, B, out, sum_into, stream)
-                   : launch_warp_gemm_cfg<T, 4, 4, BK, STAGES>(s, A, B, out, sum_into, stream);
+    return nj <= 2 ? launch_warp_gemm_cfg<T, 4, 2, BK, STAGES>(s, A, B, out, sum_into)
+                   : launch_warp_gemm_cfg<T, 4, 4, BK, STAGES>(s, A, B, out, sum_into);
   }
   if (mi <= 7) {
-    return nj <= 2 ? launch_warp_gemm_cfg<T, 7, 2, BK, STAGES>(s, A, B, out, sum_into, stream)
-                   : launch_warp_gemm_cfg<T, 7, 4, BK, STAGES>(s, A, B, out, sum_into, stream);
+    return nj <= 2 ? launch_warp_gemm_cfg<T, 7, 2, BK, STAGES>(s, A, B, out, sum_into)
+                   : launch_warp_gemm_cfg<T, 7, 4, BK, STAGES>(s, A, B, out, sum_into);
   }
-  return nj <= 2 ? launch_warp_gemm_cfg<T, 8, 2, BK, STAGES>(s, A, B, out, sum_into, stream)
-                 : launch_warp_gemm_cfg<T, 8, 4, BK, STAGES>(s, A, B, out, sum_into, stream);
+  return nj <= 2 ? launch_warp_gemm_cfg<T, 8, 2, BK, STAGES>(s, A, B, out, sum_into)
+                 : launch_warp_gemm_cfg<T, 8, 4, BK, STAGES>(s, A, B, out, sum_into);
 }
 
 template <typename T>
-cudaError_t launch_warp_gemm(const hc_cuda_shape &s, const void *A, const void *B, void *out, int sum_into,
-                             cudaStream_t stream) {
+cudaError_t launch_warp_gemm(const hc_cuda_shape &s, const void *A, const void *B, void *out, int sum_into) {
   const T *a = static_cast<const T *>(A), *b = static_cast<const T *>(B);
   T *o = static_cast<T *>(out);
-  if (sizeof(T) == 8 && s.K > 32) return launch_warp_gemm_bk<T, 16, 2>(s, a, b, o, sum_into, stream);
-  return launch_warp_gemm_bk<T, 32, 2>(s, a, b, o, sum_into, stream);
+  if (sizeof(T) == 8 && s.K > 32) return launch_warp_gemm_bk<T, 16, 2>(s, a, b, o, sum_into);
+  return launch_warp_gemm_bk<T, 32, 2>(s, a, b, o, sum_into);
 }
 
 // Whether the warp per cell takes a cell-major FieldField: L and R at most 32 (one above 8: else the 8 x 8
@@ -426,8 +404,8 @@ extern "C" int hc_contract_cuda_tile(const hc_contract *k, const void *d_left, c
     // the per-cell GEMMs of hc_cell_gemm.cuh
     const bool f = k->precision == HC_FLOAT;
     HC_CALL_CUDA_LAUNCH(warp_gemm_takes(s, d_left, d_right)
-                            ? (f ? launch_warp_gemm<float>(s, d_left, d_right, d_out, k->sum_into, stream)
-                                 : launch_warp_gemm<double>(s, d_left, d_right, d_out, k->sum_into, stream))
+                            ? (f ? launch_warp_gemm<float>(s, d_left, d_right, d_out, k->sum_into)
+                                 : launch_warp_gemm<double>(s, d_left, d_right, d_out, k->sum_into))
                         : s.cell_minor ? (f ? launch_ff_minor<float>(s, d_left, d_right, d_out, k->sum_into, stream)
                                             : launch_ff_minor<double>(s, d_left, d_right, d_out, k->sum_into, stream))
                                        : (f ? launch_ff_gemm<float>(s, d_left, d_right, d_out, k->sum_into, stream)

@@ -55,10 +55,12 @@ inline void hc_cuda_basis_free(hc_cuda_basis *b) {
   *b = hc_cuda_basis();
 }
 
-// One cell GEMM kernel's launch setup on the device (hc_cell_gemm.cuh): its shared-memory opt-in done, and how
-// many of its blocks fit on one SM.
+// How many blocks of a kernel fit on one SM of the device with `threads` threads and `smem` bytes of dynamic
+// shared memory (hc_cuda_occupancy_get).
 struct hc_cuda_occupancy {
   const void *kernel = nullptr;
+  int threads = 0;
+  size_t smem = 0;
   int blocks_per_sm = 0;
 };
 
@@ -84,7 +86,7 @@ struct hc_cuda_lt_plan {
 
 struct hc_cuda_context {
   static constexpr int kTunedSize = 64;
-  static constexpr int kOccupancySize = 128;  // more kernels than hc_cell_gemm.cuh and the fused kernels launch
+  static constexpr int kOccupancySize = 256;  // more launch shapes than a run or the bench uses
   static constexpr int kLtPlans = 64;
   int device = -1;
   cudaStream_t stream = 0;  // the default stream of the device
@@ -121,12 +123,12 @@ int hc_cuda_context_get(hc_cuda_context **ctx);
 // it had for another device with what that held there.
 int hc_cuda_context_select(int device);
 
-// How many blocks of kernel (a cell GEMM kernel of hc_cell_gemm.cuh, a fused kernel of celldata_cuda.cu or a
-// DataField kernel of contract_tile.cu, launched
-// with threads threads and smem bytes of dynamic shared memory) fit on one SM of the context's device, and its SMs.
-// The first call for a kernel opts it into smem bytes where that is above the default 48 KB (a later launch with more
-// must opt in itself: hc_cuda_allow_smem) and keeps the count in the context, which later calls for the kernel return
-// whatever their smem; an error is the CUDA runtime's (cudaErrorNoDevice without a usable device).
+// How many blocks of kernel (a cell GEMM kernel of hc_cell_gemm.cuh, a fused kernel of celldata_cuda.cu, the warp
+// per cell or a DataField kernel of contract_tile.cu, launched with threads threads and smem bytes of dynamic shared
+// memory) fit on one SM of the context's device, and its SMs. The first call for a (kernel, threads, smem) opts the
+// kernel into smem bytes where that is above the default 48 KB (a later launch with more must opt in itself:
+// hc_cuda_allow_smem) and keeps the count in the context for later calls with the same three; an error is the CUDA
+// runtime's (cudaErrorNoDevice without a usable device).
 cudaError_t hc_cuda_occupancy_get(const void *kernel, int threads, size_t smem, int *blocks_per_sm, int *sms);
 
 // A launch of kernel on the context's stream whose blocks loop over their work: its shared memory allowed
