@@ -51,8 +51,7 @@ template <typename T, int MI, int NJ, int BK, int STAGES>
 cudaError_t launch_warp_gemm_cfg(const hc_cuda_shape &s, const T *A, const T *B, T *out, int sum_into) {
   constexpr int W = kWarpGemmWarps;
   return hc_cuda_launch_resident(hc_wgemm::warp_gemm<T, MI, NJ, BK, STAGES, W>, 32 * W,
-                                 hc_wgemm::smem_bytes<T, MI, NJ, BK, STAGES, W>(s), (s.C + W - 1) / W, s, A, B, out,
-                                 sum_into);
+                                 hc_wgemm::smem_bytes<T, BK, STAGES, W>(s), (s.C + W - 1) / W, s, A, B, out, sum_into);
 }
 
 // The register tile for L (rows rg + 4 i, i < MI) and R (columns cg + 8 j, j < NJ).

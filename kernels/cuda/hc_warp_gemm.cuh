@@ -53,7 +53,7 @@ struct vec<double> {
   static __device__ __forceinline__ double at(const double2 &x, int v) { return v == 0 ? x.x : x.y; }
 };
 
-template <typename T, int MI, int NJ, int BK>
+template <typename T, int BK>
 struct layout {
   static constexpr int V = 16 / (int)sizeof(T);  // scalars per 16-byte word
   static constexpr int LD = BK + V;              // row stride of `rows` mode, 16-byte aligned
@@ -82,9 +82,9 @@ __device__ __forceinline__ void copy_rows(T *dst, const T *__restrict__ src, int
 
 // Scalars of a stage that hold A (or with b, B): K <= BK, the cell's run and up to V - 1 before it, in whole
 // 16-byte words; else L (R) rows of LD (a lane's rows past them read row 0).
-template <typename T, int MI, int NJ, int BK>
+template <typename T, int BK>
 __host__ __device__ inline int stage_b(const hc_cuda_shape &s, bool b = false) {
-  using Lay = layout<T, MI, NJ, BK>;
+  using Lay = layout<T, BK>;
   if (s.K > BK) return (int)(b ? s.R : s.L) * Lay::LD;
   const int n = (int)(b ? s.innerB : s.innerA) + 2 * Lay::V - 1;
   return n / Lay::V * Lay::V;
@@ -108,13 +108,13 @@ __device__ __forceinline__ void copy_run(T *dst, const T *__restrict__ src, int6
 template <typename T, int MI, int NJ, int BK, int STAGES, int WARPS, int MINB = 1>
 __global__ void __launch_bounds__(32 * WARPS, MINB)
     warp_gemm(hc_cuda_shape s, const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ out, int sum_into) {
-  using Lay = layout<T, MI, NJ, BK>;
+  using Lay = layout<T, BK>;
   constexpr int V = Lay::V, LD = Lay::LD;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, rg = lane >> 3, cg = lane & 7;
   // K <= BK: a cell's A and B are each one run of scalars, copied whole (row l at l K from the run's shift).
   const bool whole = s.K <= BK;
-  const int boff = stage_b<T, MI, NJ, BK>(s), stage_n = boff + stage_b<T, MI, NJ, BK>(s, true);
+  const int boff = stage_b<T, BK>(s), stage_n = boff + stage_b<T, BK>(s, true);
   T *buf = reinterpret_cast<T *>(smem_raw) + warp * (STAGES * stage_n);
   const int64_t nwarps = (int64_t)gridDim.x * WARPS, w0 = (int64_t)blockIdx.x * WARPS + warp;
   if (w0 >= s.C) return;  // the whole warp: no block-wide barrier follows
@@ -238,9 +238,9 @@ __global__ void __launch_bounds__(32 * WARPS, MINB)
 }
 
 // Shared memory of one block, in bytes.
-template <typename T, int MI, int NJ, int BK, int STAGES, int WARPS>
+template <typename T, int BK, int STAGES, int WARPS>
 __host__ __device__ inline size_t smem_bytes(const hc_cuda_shape &s) {
-  return (size_t)WARPS * STAGES * (stage_b<T, MI, NJ, BK>(s) + stage_b<T, MI, NJ, BK>(s, true)) * sizeof(T);
+  return (size_t)WARPS * STAGES * (stage_b<T, BK>(s) + stage_b<T, BK>(s, true)) * sizeof(T);
 }
 
 }  // namespace hc_wgemm
