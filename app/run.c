@@ -86,8 +86,10 @@ int hc_run_estimate_memory(const hc_run_config *cfg, int nranks, int is_device, 
   const double shear_cell = cfg->shear_amplitude != 0.0 ? G * 8 : 0; /* the shear's factors: [C][geometry_nodes] */
   const double host_cell = 3 * 8 + X0_cell + L * 4 + L * 3 * 8 + (is_device ? s * outputs : 0);
   const double host_node = 8 + 2 + 8 * nodal + 16;
-  /* the points' geometry kept for a step's kernels (hc_geometry_cache), where it is no larger than the inputs */
-  const double geom_cell = geometry_cache && inputs > 0 ? fmin(HC_GEOMETRY_CACHE_VALUES * 8 * P, s * inputs) : 0;
+  /* the points' geometry kept for a step's kernels (hc_geometry_cache), as hc_run_geometry_cache allocates it: on a
+     host backend that takes it, where it is no larger than the inputs */
+  const double geom_bytes = HC_GEOMETRY_CACHE_VALUES * 8 * P;
+  const double geom_cell = geometry_cache && !is_device && inputs > 0 && geom_bytes <= s * inputs ? geom_bytes : 0;
   const double dev_cell = X0_cell + shear_cell + geom_cell + s * (inputs + outputs + L * L) +
                           (is_device ? L * 4 + 8.0 * (nodal - 2) * nodes / C + (cfg->fused && ff ? 8 * L : 0) : 0);
   est->cells = C;
