@@ -105,6 +105,10 @@ static void test_kernel(void **state) {
   checked += check_shape(kernel, 5, 4, 9, 8, 3, 1, 14);
   checked += check_shape(kernel, 33, 8, 8, 8, 3, 8, 15);
   checked += check_shape(kernel, 130, 27, 8, 27, 3, 27, 16);
+  /* The CUDA warp per cell on the tensor cores (tiles of 16 x 8): L <= 16 with R > 16, K = 21 and 63 (steps of 16,
+     then of 4 over zeros past K); L = R = 32 with K = 48 and 144 (whole steps of 16). */
+  checked += check_shape(kernel, 37, 12, 30, 7, 3, 7, 25);
+  checked += check_shape(kernel, 9, 32, 32, 16, 3, 1, 26);
   /* The tiles of the pipelined FieldField GEMMs (16 to 128 rows, several tiles per cell past 128 rows,
      odd and even K), with two partial K-steps. */
   checked += check_shape(kernel, 3, 130, 70, 5, 2, 5, 17);

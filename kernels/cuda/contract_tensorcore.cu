@@ -1,14 +1,17 @@
 // The `tensorcore` algorithm: FieldField in double on the FP64 tensor cores (sm_80+). Per cell the output
 // is the small GEMM O(L x R) = A(L x K) B(R x K)^T.
-// Cell-major: the pipelined per-cell GEMM of hc_cell_gemm.cuh, with output tiles of 16 x 16 up to
-// 128 x 128 (the smallest that holds L x R) staged through shared memory by cp.async and multiplied
-// with mma.sync m16n8k8 (sm_90; four m8n8k4 on sm_80).
+// Cell-major with L and R at most 32 (one above 8): hc_warp_gemm.cuh's warp per cell on the tensor cores (a warp
+// holds a cell's whole output as tiles of 16 x 8, its rows staged by cp.async in steps of 32 entries, each step
+// two mma.sync m16n8k16 per tile). Other cell-major shapes: the pipelined per-cell GEMM of
+// hc_cell_gemm.cuh, with output tiles of 16 x 16 up to 128 x 128 (the smallest that holds L x R) staged through
+// shared memory by cp.async and multiplied with mma.sync m16n8k8 (sm_90; four m8n8k4 on sm_80).
 // Cell-minor: the cell-minor GEMM of the same header, which stages groups of neighbouring cells (whose
 // entries share memory sectors) through shared memory, with output tiles of 16 x 16 or 32 x 32.
 #include "kernels/cuda/hc_cell_gemm.cuh"
 #include "kernels/cuda/hc_cuda_common.cuh"
 #include "kernels/cuda/hc_cuda_context.cuh"
 #include "kernels/cuda/hc_cuda_variants.h"
+#include "kernels/cuda/hc_warp_gemm.cuh"
 
 namespace {
 
@@ -42,6 +45,25 @@ cudaError_t launch_cell_major(const hc_cuda_shape &s, const void *A, const void 
     return launch<MathDmma<64, 64, 2, 4, KS>, 64, 64, 32, 3, 1>(s, A, B, out, sum_into, stream);
   }
   return launch<Big, 128, 128, HC_TC_BK, HC_TC_STAGES, 1>(s, A, B, out, sum_into, stream);
+}
+
+// Cell-major with L and R at most 32: hc_warp_gemm.cuh's warp per cell with MMA, tiles of 16 x 8 for L (MT of
+// them) and R (NT), four warps per block, K-steps of 32 entries two deep (124 KB of shared memory per block at
+// L = R = 27: one block per SM). Measured on an H200, 2026-11-28, (27,27) double in % of the roofline (Scalar /
+// Vector / Tensor): steps of 32 two deep 91 / 86 / 84%, three deep 91 / 87 / 85%; steps of 16 four deep (one
+// block per SM) 80 / 75 / 76%, two or three deep with 2-4 warps per block (2-3 blocks per SM) 64 / 55-57 / 55-58%,
+// 2 x 8 or 3 x 6 warps per block 29-40%.
+template <int MT>
+cudaError_t launch_warp_mma_mt(const hc_cuda_shape &s, const double *A, const double *B, double *out, int sum_into) {
+  using hc_wgemm::launch;
+  const int nt = (s.R + 7) / 8;
+  return nt <= 2 ? launch<double, MT, 2, 32, 2, true>(s, A, B, out, sum_into)
+                 : launch<double, MT, 4, 32, 2, true>(s, A, B, out, sum_into);
+}
+cudaError_t launch_warp_mma(const hc_cuda_shape &s, const void *A, const void *B, void *out, int sum_into) {
+  const double *a = static_cast<const double *>(A), *b = static_cast<const double *>(B);
+  double *o = static_cast<double *>(out);
+  return s.L <= 16 ? launch_warp_mma_mt<1>(s, a, b, o, sum_into) : launch_warp_mma_mt<2>(s, a, b, o, sum_into);
 }
 
 // Cell-minor: hc_cell_gemm.cuh's cell-minor GEMM (groups of 4 neighbouring cells, whose entries share memory
@@ -104,7 +126,9 @@ extern "C" int hc_contract_cuda_tensorcore(const hc_contract *k, const void *d_l
   HC_CALL(hc_supports_cuda_tensorcore(k));
   const hc_cuda_shape s = hc_cuda_shape_of(k);
   HC_CALL_CUDA_LAUNCH(s.cell_minor ? launch_cell_minor(s, d_left, d_right, d_out, k->sum_into, hc_cuda_stream())
-                                   : launch_cell_major(s, d_left, d_right, d_out, k->sum_into, hc_cuda_stream()),
+                      : hc_wgemm::takes(s, d_left, d_right)
+                          ? launch_warp_mma(s, d_left, d_right, d_out, k->sum_into)
+                          : launch_cell_major(s, d_left, d_right, d_out, k->sum_into, hc_cuda_stream()),
                       "tensorcore");
   return HC_OK;
 }

@@ -20,7 +20,7 @@
 
 namespace {
 
-constexpr int kSmall = 8;  // FieldField: the 8 x 8 kernels' L and R at most
+constexpr int kSmall = hc_wgemm::kSmall;  // FieldField: the 8 x 8 kernels' L and R at most
 
 // Cell-major FieldField with L or R above 8: the tile configuration for the larger of the two.
 template <typename T>
@@ -44,30 +44,21 @@ cudaError_t launch_ff_gemm(const hc_cuda_shape &s, const void *A, const void *B,
 // an H200, 2026-11-28, for (27,27): the whole cell in one step of 32 reached 1.0-1.4x cuBLAS; with K = 81 and 243,
 // float in steps of 32 two deep at 1.08-1.13x cuBLAS, ahead of 3 deep, of 6 warps per block and of 2 resident
 // blocks; double in steps of 16 two deep 96-99% of the copy rate against 76-85% in steps of 32 with 1-4 warps per
-// block). The blocks resident per SM depend on the shared memory, which depends on the shape (a cell's whole run
-// when K <= 32, else L + R rows), and the backend keeps the count per shared-memory size (hc_cuda_occupancy_get).
-constexpr int kWarpGemmWarps = 4;
-template <typename T, int MI, int NJ, int BK, int STAGES>
-cudaError_t launch_warp_gemm_cfg(const hc_cuda_shape &s, const T *A, const T *B, T *out, int sum_into) {
-  constexpr int W = kWarpGemmWarps;
-  return hc_cuda_launch_resident(hc_wgemm::warp_gemm<T, MI, NJ, BK, STAGES, W>, 32 * W,
-                                 hc_wgemm::smem_bytes<T, BK, STAGES, W>(s), (s.C + W - 1) / W, s, A, B, out, sum_into);
-}
-
-// The register tile for L (rows rg + 4 i, i < MI) and R (columns cg + 8 j, j < NJ).
+// block). The register tile for L (rows rg + 4 i, i < MI) and R (columns cg + 8 j, j < NJ).
 template <typename T, int BK, int STAGES>
 cudaError_t launch_warp_gemm_bk(const hc_cuda_shape &s, const T *A, const T *B, T *out, int sum_into) {
+  using hc_wgemm::launch;
   const int mi = (s.L + 3) / 4, nj = (s.R + 7) / 8;
   if (mi <= 4) {
-    return nj <= 2 ? launch_warp_gemm_cfg<T, 4, 2, BK, STAGES>(s, A, B, out, sum_into)
-                   : launch_warp_gemm_cfg<T, 4, 4, BK, STAGES>(s, A, B, out, sum_into);
+    return nj <= 2 ? launch<T, 4, 2, BK, STAGES>(s, A, B, out, sum_into)
+                   : launch<T, 4, 4, BK, STAGES>(s, A, B, out, sum_into);
   }
   if (mi <= 7) {
-    return nj <= 2 ? launch_warp_gemm_cfg<T, 7, 2, BK, STAGES>(s, A, B, out, sum_into)
-                   : launch_warp_gemm_cfg<T, 7, 4, BK, STAGES>(s, A, B, out, sum_into);
+    return nj <= 2 ? launch<T, 7, 2, BK, STAGES>(s, A, B, out, sum_into)
+                   : launch<T, 7, 4, BK, STAGES>(s, A, B, out, sum_into);
   }
-  return nj <= 2 ? launch_warp_gemm_cfg<T, 8, 2, BK, STAGES>(s, A, B, out, sum_into)
-                 : launch_warp_gemm_cfg<T, 8, 4, BK, STAGES>(s, A, B, out, sum_into);
+  return nj <= 2 ? launch<T, 8, 2, BK, STAGES>(s, A, B, out, sum_into)
+                 : launch<T, 8, 4, BK, STAGES>(s, A, B, out, sum_into);
 }
 
 template <typename T>
@@ -76,13 +67,6 @@ cudaError_t launch_warp_gemm(const hc_cuda_shape &s, const void *A, const void *
   T *o = static_cast<T *>(out);
   if (sizeof(T) == 8 && s.K > 32) return launch_warp_gemm_bk<T, 16, 2>(s, a, b, o, sum_into);
   return launch_warp_gemm_bk<T, 32, 2>(s, a, b, o, sum_into);
-}
-
-// Whether the warp per cell takes a cell-major FieldField: L and R at most 32 (one above 8: else the 8 x 8
-// kernel below), and A and B 16-byte aligned, as its copies need.
-bool warp_gemm_takes(const hc_cuda_shape &s, const void *A, const void *B) {
-  return !s.cell_minor && s.L <= 32 && s.R <= 32 && (s.L > kSmall || s.R > kSmall) && s.K > 0 &&
-         ((reinterpret_cast<uintptr_t>(A) | reinterpret_cast<uintptr_t>(B)) % 16) == 0;
 }
 
 // Cell-minor FieldField with L or R above 8: 32 x 32 output tiles, FMA blocks of 32 / TY x 4 per thread (8 TY
@@ -402,7 +386,7 @@ extern "C" int hc_contract_cuda_tile(const hc_contract *k, const void *d_left, c
   if (!df && !small) {
     // the per-cell GEMMs of hc_cell_gemm.cuh
     const bool f = k->precision == HC_FLOAT;
-    HC_CALL_CUDA_LAUNCH(warp_gemm_takes(s, d_left, d_right)
+    HC_CALL_CUDA_LAUNCH(hc_wgemm::takes(s, d_left, d_right)
                             ? (f ? launch_warp_gemm<float>(s, d_left, d_right, d_out, k->sum_into)
                                  : launch_warp_gemm<double>(s, d_left, d_right, d_out, k->sum_into))
                         : s.cell_minor ? (f ? launch_ff_minor<float>(s, d_left, d_right, d_out, k->sum_into, stream)

@@ -17,11 +17,18 @@
 // entry in float. The rows a warp reads at once lie in distinct banks (row stride BK + V scalars). Only warp barriers:
 // the warps of a block never wait on each other. Every output is its K products summed in order, whatever the grid (the
 // zeros past K add nothing).
+//
+// With MMA (double, compute capability 8.0 or newer: `tensorcore`'s cell-major FieldField), the staged rows (always
+// `rows` mode, whatever K) feed the FP64 tensor cores instead of the FMAs: the warp's output is MI x NJ tiles of
+// 16 x 8, each 16 entries of a step one mma.sync m16n8k16 per tile (where the step ends at K, steps of 4, m16n8k4,
+// over the zeros up to the next multiple of 4), the rows in a stride of BK + 4 doubles, so that a fragment's loads
+// are conflict-free. A (27,27) cell with K = 81 is 8 x 5 m16n8k16 and 8 m16n8k4 where the FMAs are about 2,300.
 #ifndef HC_WARP_GEMM_CUH
 #define HC_WARP_GEMM_CUH
 
 #include "kernels/cuda/hc_cell_gemm.cuh"
 #include "kernels/cuda/hc_cuda_common.cuh"
+#include "kernels/cuda/hc_cuda_context.cuh"
 
 namespace hc_wgemm {
 
@@ -53,11 +60,12 @@ struct vec<double> {
   static __device__ __forceinline__ double at(const double2 &x, int v) { return v == 0 ? x.x : x.y; }
 };
 
-template <typename T, int BK>
+template <typename T, int BK, bool MMA = false>
 struct layout {
   static constexpr int V = 16 / (int)sizeof(T);  // scalars per 16-byte word
-  static constexpr int LD = BK + V;              // row stride of `rows` mode, 16-byte aligned
+  static constexpr int LD = BK + (MMA ? 4 : V);  // row stride of `rows` mode, 16-byte aligned
   static_assert(BK % V == 0, "a step is whole 16-byte words");
+  static_assert(!MMA || (sizeof(T) == 8 && BK % 16 == 0), "the FP64 tensor cores take steps of 16 doubles");
 };
 
 // Copies entries [k0, k0 + BK) of rows [0, rows) (rows <= 32) of the matrix whose row 0 starts at src + e (row
@@ -82,10 +90,10 @@ __device__ __forceinline__ void copy_rows(T *dst, const T *__restrict__ src, int
 
 // Scalars of a stage that hold A (or with b, B): K <= BK, the cell's run and up to V - 1 before it, in whole
 // 16-byte words; else L (R) rows of LD (a lane's rows past them read row 0).
-template <typename T, int BK>
+template <typename T, int BK, bool MMA = false>
 __host__ __device__ inline int stage_b(const hc_cuda_shape &s, bool b = false) {
-  using Lay = layout<T, BK>;
-  if (s.K > BK) return (int)(b ? s.R : s.L) * Lay::LD;
+  using Lay = layout<T, BK, MMA>;
+  if (MMA || s.K > BK) return (int)(b ? s.R : s.L) * Lay::LD;
   const int n = (int)(b ? s.innerB : s.innerA) + 2 * Lay::V - 1;
   return n / Lay::V * Lay::V;
 }
@@ -103,18 +111,42 @@ __device__ __forceinline__ void copy_run(T *dst, const T *__restrict__ src, int6
   }
 }
 
+// D(16 x 8) += A(16 x 4) B(4 x 8) in double: lane 4 g + t holds a0 = A[g][t], a1 = A[g + 8][t], b = B[t][g] and
+// d = D[g][2t], D[g][2t + 1], D[g + 8][2t], D[g + 8][2t + 1] (m16n8k4 on sm_90, two m8n8k4 on sm_80).
+__device__ __forceinline__ void mma_k4(double (&d)[4], double a0, double a1, double b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};\n"
+               : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+               : "d"(a0), "d"(a1), "d"(b));
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};\n"
+               : "+d"(d[0]), "+d"(d[1])
+               : "d"(a0), "d"(b));
+  asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};\n"
+               : "+d"(d[2]), "+d"(d[3])
+               : "d"(a1), "d"(b));
+#else
+  __trap();  // never launched: tensorcore's supports() refuses devices and builds older than sm_80
+#endif
+}
+
+// D(16 x 8) += A(16 x 16) B(16 x 8) in double, with hc_cell_gemm.cuh's fragments (MathDmma::mma16).
+using Dmma = hc_gemm::MathDmma<16, 8, 1, 1, 16>;
+
 // The kernel: WARPS warps per block, each its own cells (warp w of the grid takes cells w, w + warps, ...),
 // STAGES steps of BK entries in flight per warp. A and B must be 16-byte aligned (the launcher checks).
-template <typename T, int MI, int NJ, int BK, int STAGES, int WARPS, int MINB = 1>
-__global__ void __launch_bounds__(32 * WARPS, MINB)
+// With MMA (see above), MI and NJ count tiles of 16 rows and 8 columns.
+template <typename T, int MI, int NJ, int BK, int STAGES, int WARPS, bool MMA = false>
+__global__ void __launch_bounds__(32 * WARPS, 1)
     warp_gemm(hc_cuda_shape s, const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ out, int sum_into) {
-  using Lay = layout<T, BK>;
+  using Lay = layout<T, BK, MMA>;
   constexpr int V = Lay::V, LD = Lay::LD;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, rg = lane >> 3, cg = lane & 7;
+  const int g = lane >> 2, t = lane & 3;  // MMA: the fragments' row and column within a tile
   // K <= BK: a cell's A and B are each one run of scalars, copied whole (row l at l K from the run's shift).
-  const bool whole = s.K <= BK;
-  const int boff = stage_b<T, BK>(s), stage_n = boff + stage_b<T, BK>(s, true);
+  const bool whole = !MMA && s.K <= BK;
+  const int boff = stage_b<T, BK, MMA>(s), stage_n = boff + stage_b<T, BK, MMA>(s, true);
   T *buf = reinterpret_cast<T *>(smem_raw) + warp * (STAGES * stage_n);
   const int64_t nwarps = (int64_t)gridDim.x * WARPS, w0 = (int64_t)blockIdx.x * WARPS + warp;
   if (w0 >= s.C) return;  // the whole warp: no block-wide barrier follows
@@ -145,26 +177,40 @@ __global__ void __launch_bounds__(32 * WARPS, MINB)
     hc_gemm::copy_commit();  // an empty group past the end keeps the wait counts uniform
   };
 
-  // Where this lane's rows and columns of the current cell start in a stage (rows past L or R read row 0's).
-  int offA[MI], offB[NJ];
+  // Where this lane's rows and columns of the current cell start in a stage (rows past L or R read row 0's); with
+  // MMA, rows g + 16 i and g + 8 + 16 i (offA[i], offA[MI + i]) and column t, and rows g + 8 j of B.
+  int offA[MMA ? 2 * MI : MI], offB[NJ];
   auto offsets = [&](int64_t c) {
+    if constexpr (MMA) {
 #pragma unroll
-    for (int i = 0; i < MI; i++) {
-      const int l = rg + 4 * i < s.L ? rg + 4 * i : 0;
-      offA[i] = whole ? (int)((c * s.innerA) & (V - 1)) + l * (int)s.K : l * LD;
-    }
+      for (int h = 0; h < 2 * MI; h++) {
+        const int l = g + 16 * (h % MI) + 8 * (h / MI);
+        offA[h] = (l < s.L ? l : 0) * LD + t;
+      }
 #pragma unroll
-    for (int j = 0; j < NJ; j++) {
-      const int r = cg + 8 * j < s.R ? cg + 8 * j : 0;
-      offB[j] = boff + (whole ? (int)((c * s.innerB) & (V - 1)) + r * (int)s.K : r * LD);
+      for (int j = 0; j < NJ; j++) offB[j] = boff + (g + 8 * j < s.R ? g + 8 * j : 0) * LD + t;
+    } else {
+#pragma unroll
+      for (int i = 0; i < MI; i++) {
+        const int l = rg + 4 * i < s.L ? rg + 4 * i : 0;
+        offA[i] = whole ? (int)((c * s.innerA) & (V - 1)) + l * (int)s.K : l * LD;
+      }
+#pragma unroll
+      for (int j = 0; j < NJ; j++) {
+        const int r = cg + 8 * j < s.R ? cg + 8 * j : 0;
+        offB[j] = boff + (whole ? (int)((c * s.innerB) & (V - 1)) + r * (int)s.K : r * LD);
+      }
     }
   };
 
-  T acc[MI][NJ];
+  constexpr int NA = MMA ? 4 : 1;  // accumulators per (i, j): an mma tile's four, or one FMA slot
+  T acc[MI][NJ][NA];
 #pragma unroll
   for (int i = 0; i < MI; i++)
 #pragma unroll
-    for (int j = 0; j < NJ; j++) acc[i][j] = T(0);
+    for (int j = 0; j < NJ; j++)
+#pragma unroll
+      for (int h = 0; h < NA; h++) acc[i][j][h] = T(0);
   // Entry k of a `whole` stage: one read per row and column.
   auto fma_at = [&](const T *S, int k) {
     T a[MI], b[NJ];
@@ -175,7 +221,7 @@ __global__ void __launch_bounds__(32 * WARPS, MINB)
 #pragma unroll
     for (int i = 0; i < MI; i++)
 #pragma unroll
-      for (int j = 0; j < NJ; j++) acc[i][j] = fma(a[i], b[j], acc[i][j]);
+      for (int j = 0; j < NJ; j++) acc[i][j][0] = fma(a[i], b[j], acc[i][j][0]);
   };
   // Entries [k, k + V) of a `rows` stage: one 16-byte read per row and column, the entries in order.
   using Vec = typename hc_wgemm::vec<T>::type;
@@ -190,7 +236,39 @@ __global__ void __launch_bounds__(32 * WARPS, MINB)
 #pragma unroll
       for (int i = 0; i < MI; i++)
 #pragma unroll
-        for (int j = 0; j < NJ; j++) acc[i][j] = fma(vec<T>::at(a[i], v), vec<T>::at(b[j], v), acc[i][j]);
+        for (int j = 0; j < NJ; j++) acc[i][j][0] = fma(vec<T>::at(a[i], v), vec<T>::at(b[j], v), acc[i][j][0]);
+  };
+  // MMA: entries [k, k + 16) of a `rows` stage, one m16n8k16 per tile.
+  auto mma_16 = [&](const T *S, int k) {
+    if constexpr (MMA) {
+      double b[NJ][4];
+#pragma unroll
+      for (int j = 0; j < NJ; j++)
+#pragma unroll
+        for (int e = 0; e < 4; e++) b[j][e] = S[offB[j] + k + 4 * e];
+#pragma unroll
+      for (int i = 0; i < MI; i++) {
+        double a[8];
+#pragma unroll
+        for (int e = 0; e < 4; e++) a[2 * e] = S[offA[i] + k + 4 * e], a[2 * e + 1] = S[offA[MI + i] + k + 4 * e];
+#pragma unroll
+        for (int j = 0; j < NJ; j++) Dmma::mma16(acc[i][j], a, b[j]);
+      }
+    }
+  };
+  // MMA: entries [k, k + 4) of a `rows` stage, one m16n8k4 per tile.
+  auto mma_4 = [&](const T *S, int k) {
+    if constexpr (MMA) {
+      double b[NJ];
+#pragma unroll
+      for (int j = 0; j < NJ; j++) b[j] = S[offB[j] + k];
+#pragma unroll
+      for (int i = 0; i < MI; i++) {
+        const double a0 = S[offA[i] + k], a1 = S[offA[MI + i] + k];
+#pragma unroll
+        for (int j = 0; j < NJ; j++) mma_k4(acc[i][j], a0, a1, b[j]);
+      }
+    }
   };
 
 #pragma unroll
@@ -205,7 +283,21 @@ __global__ void __launch_bounds__(32 * WARPS, MINB)
     const T *S = buf + stage * stage_n;
     const int64_t k0 = (int64_t)kc * BK;
     const int kn = (int)(s.K - k0 < BK ? s.K - k0 : BK);
-    if (whole) {
+    if constexpr (MMA) {
+#pragma unroll
+      for (int k = 0; k < BK; k += 16) {
+        if (k + 16 <= kn) {
+          mma_16(S, k);
+          continue;
+        }
+#pragma unroll
+        for (int k4 = k; k4 < k + 16; k4 += 4) {
+          if (k4 >= kn) break;  // the same for the whole warp; the entries past K are zeros
+          mma_4(S, k4);
+        }
+        break;
+      }
+    } else if (whole) {
 #pragma unroll
       for (int k = 0; k < BK; k++) {
         if (k >= kn) break;  // the same for the whole warp
@@ -224,11 +316,14 @@ __global__ void __launch_bounds__(32 * WARPS, MINB)
 #pragma unroll
       for (int i = 0; i < MI; i++)
 #pragma unroll
-        for (int j = 0; j < NJ; j++) {
-          const int l = rg + 4 * i, r = cg + 8 * j;
-          if (l < s.L && r < s.R) hc_store(&O[l * s.R + r], acc[i][j], sum_into);
-          acc[i][j] = T(0);
-        }
+        for (int j = 0; j < NJ; j++)
+#pragma unroll
+          for (int h = 0; h < NA; h++) {
+            // MMA: D[g + 8 (h / 2)][2 t + h % 2] of tile (i, j)
+            const int l = MMA ? 16 * i + g + 8 * (h / 2) : rg + 4 * i, r = MMA ? 8 * j + 2 * t + h % 2 : cg + 8 * j;
+            if (l < s.L && r < s.R) hc_store(&O[l * s.R + r], acc[i][j][h], sum_into);
+            acc[i][j][h] = T(0);
+          }
       kc = 0;
       c += nwarps;
       if (c < s.C) offsets(c);
@@ -238,9 +333,27 @@ __global__ void __launch_bounds__(32 * WARPS, MINB)
 }
 
 // Shared memory of one block, in bytes.
-template <typename T, int BK, int STAGES, int WARPS>
+template <typename T, int BK, int STAGES, int WARPS, bool MMA = false>
 __host__ __device__ inline size_t smem_bytes(const hc_cuda_shape &s) {
-  return (size_t)WARPS * STAGES * (stage_b<T, BK>(s) + stage_b<T, BK>(s, true)) * sizeof(T);
+  return (size_t)WARPS * STAGES * (stage_b<T, BK, MMA>(s) + stage_b<T, BK, MMA>(s, true)) * sizeof(T);
+}
+
+// Whether the warp per cell takes a cell-major FieldField: L and R at most 32 (one above 8: else `tile`'s 8 x 8
+// kernel), and A and B 16-byte aligned, as its copies need.
+constexpr int kSmall = 8;
+inline bool takes(const hc_cuda_shape &s, const void *A, const void *B) {
+  return !s.cell_minor && s.L <= 32 && s.R <= 32 && (s.L > kSmall || s.R > kSmall) && s.K > 0 &&
+         ((reinterpret_cast<uintptr_t>(A) | reinterpret_cast<uintptr_t>(B)) % 16) == 0;
+}
+
+// Launches warp_gemm with kWarps warps per block on a resident grid. The blocks resident per SM depend on the
+// shared memory, which depends on the shape (a cell's whole run when K <= BK, else L + R rows), and the backend
+// keeps the count per shared-memory size (hc_cuda_occupancy_get).
+constexpr int kWarps = 4;
+template <typename T, int MI, int NJ, int BK, int STAGES, bool MMA = false, int W = kWarps>
+cudaError_t launch(const hc_cuda_shape &s, const T *A, const T *B, T *out, int sum_into) {
+  return hc_cuda_launch_resident(warp_gemm<T, MI, NJ, BK, STAGES, W, MMA>, 32 * W, smem_bytes<T, BK, STAGES, W, MMA>(s),
+                                 (s.C + W - 1) / W, s, A, B, out, sum_into);
 }
 
 }  // namespace hc_wgemm
