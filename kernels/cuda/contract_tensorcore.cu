@@ -53,12 +53,20 @@ cudaError_t launch_cell_major(const hc_cuda_shape &s, const void *A, const void 
 // Vector / Tensor): steps of 32 two deep 91 / 86 / 84%, three deep 91 / 87 / 85%; steps of 16 four deep (one
 // block per SM) 80 / 75 / 76%, two or three deep with 2-4 warps per block (2-3 blocks per SM) 64 / 55-57 / 55-58%,
 // 2 x 8 or 3 x 6 warps per block 29-40%.
+constexpr int kWarpBK = 32, kWarpStages = 2;
 template <int MT>
 cudaError_t launch_warp_mma_mt(const hc_cuda_shape &s, const double *A, const double *B, double *out, int sum_into) {
   using hc_wgemm::launch;
   const int nt = (s.R + 7) / 8;
-  return nt <= 2 ? launch<double, MT, 2, 32, 2, true>(s, A, B, out, sum_into)
-                 : launch<double, MT, 4, 32, 2, true>(s, A, B, out, sum_into);
+  return nt <= 2 ? launch<double, MT, 2, kWarpBK, kWarpStages, true>(s, A, B, out, sum_into)
+                 : launch<double, MT, 4, kWarpBK, kWarpStages, true>(s, A, B, out, sum_into);
+}
+
+// Whether the warp per cell with MMA takes a cell-major shape: hc_wgemm::takes, within the device's shared memory
+// per block (up to 147 KB at L = R = 32; GPUs with 99 KB per block take the block tiles of launch_cell_major).
+bool warp_mma_takes(const hc_cuda_shape &s, const void *A, const void *B) {
+  return hc_wgemm::takes(s, A, B) &&
+         hc_gemm::smem_fits(hc_wgemm::smem_bytes<double, kWarpBK, kWarpStages, hc_wgemm::kWarps, true>(s));
 }
 cudaError_t launch_warp_mma(const hc_cuda_shape &s, const void *A, const void *B, void *out, int sum_into) {
   const double *a = static_cast<const double *>(A), *b = static_cast<const double *>(B);
@@ -126,7 +134,7 @@ extern "C" int hc_contract_cuda_tensorcore(const hc_contract *k, const void *d_l
   HC_CALL(hc_supports_cuda_tensorcore(k));
   const hc_cuda_shape s = hc_cuda_shape_of(k);
   HC_CALL_CUDA_LAUNCH(s.cell_minor ? launch_cell_minor(s, d_left, d_right, d_out, k->sum_into, hc_cuda_stream())
-                      : hc_wgemm::takes(s, d_left, d_right)
+                      : warp_mma_takes(s, d_left, d_right)
                           ? launch_warp_mma(s, d_left, d_right, d_out, k->sum_into)
                           : launch_cell_major(s, d_left, d_right, d_out, k->sum_into, hc_cuda_stream()),
                       "tensorcore");
