@@ -1,7 +1,8 @@
 /* Conformance suite: every kernel x variant x layout x precision x sum_into of one backend (argv[1])
    against the naive reference of hc_test_reference.c, on random shapes and the edge cases
-   (C = 1, P = 1, D = 1..3, L != R, constant data). Exit 77 (skipped) for a device backend with no
-   device present. */
+   (C = 1, P = 1, D = 1..3, L != R, constant data). argv[2], if given, keeps the kernels whose names contain it;
+   argv[3], the one variant of that name (for a slow tool such as compute-sanitizer's racecheck, which `auto`,
+   timing every variant, would keep busy). Exit 77 (skipped) for a device backend with no device present. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +20,7 @@
 #include "tests/hc_test_reference.h"
 
 static const hc_backend *backend;
+static int only_variant = -1; /* argv[3]: the one variant checked, or -1 for all */
 
 /* Runs k (all arrays cell-major on the host) on the backend and checks it; returns 1 when checked, 0
    when the backend does not support k. */
@@ -80,6 +82,7 @@ static int check_shape(hc_kernel kernel, int64_t C, int L, int R, int P, int D, 
   assert_int_equal(hc_contract_validate(&k), HC_OK);
   int checked = 0;
   for (int v = 0; v < HC_NUM_VARIANTS; v++) {
+    if (only_variant >= 0 && v != only_variant) continue;
     for (int layout = 0; layout < 2; layout++) {
       for (int prec = 0; prec < 2; prec++) {
         for (int sum_into = 0; sum_into < 2; sum_into++) {
@@ -120,7 +123,7 @@ static void test_kernel(void **state) {
   /* Random shapes (HC_TEST_QUICK=1 skips them: for slow tools such as compute-sanitizer's racecheck). */
   uint64_t x = 0x1234567ull + (uint64_t)kernel;
   const int quick = getenv("HC_TEST_QUICK") && getenv("HC_TEST_QUICK")[0] == '1';
-  if (quick) assert_true(checked >= 8 * 8);
+  if (quick && only_variant < 0) assert_true(checked >= 8 * 8);
   if (!quick) {
     /* More tiles than a persistent grid has blocks, so that each block runs several. */
     checked += check_shape(kernel, 1500, 20, 17, 3, 2, 3, 19);
@@ -138,8 +141,11 @@ static void test_kernel(void **state) {
     int D = 1 + (int)((x >> 40) % 3), Pd = ((x >> 45) & 1) ? 1 : P;
     checked += check_shape(kernel, C, L, R, P, D, Pd, 100 + (uint64_t)t);
   }
-  /* Every backend runs at least its `auto` variant on every shape. */
-  assert_true(checked >= (quick ? 8 : 24) * 8);
+  /* Every backend runs at least its `auto` variant on every shape; one variant asked for, at least one case. */
+  if (only_variant >= 0 && checked == 0)
+    print_error("variant '%s' ran none of %s's shapes on this backend\n", hc_variant_name((hc_variant)only_variant),
+                hc_kernel_name(kernel));
+  assert_true(checked >= (only_variant >= 0 ? 1 : (quick ? 8 : 24) * 8));
 }
 
 static void test_shape_errors(void **state) {
@@ -221,6 +227,14 @@ int main(int argc, char **argv) {
   if (hc_backend_find(name, &backend) != HC_OK) {
     fprintf(stderr, "%s\n", hc_error_message());
     return 1;
+  }
+  if (argc > 3) {
+    for (int v = 0; v < HC_NUM_VARIANTS; v++)
+      if (strcmp(hc_variant_name((hc_variant)v), argv[3]) == 0) only_variant = v;
+    if (only_variant < 0) {
+      fprintf(stderr, "no variant is named '%s'\n", argv[3]);
+      return 1;
+    }
   }
   if (hc_test_no_device(backend, name)) return 77;
   struct CMUnitTest tests[HC_NUM_KERNELS + 3];
