@@ -108,8 +108,8 @@ static void test_kernel(void **state) {
   checked += check_shape(kernel, 5, 4, 9, 8, 3, 1, 14);
   checked += check_shape(kernel, 33, 8, 8, 8, 3, 8, 15);
   checked += check_shape(kernel, 130, 27, 8, 27, 3, 27, 16);
-  /* The CUDA warp per cell on the tensor cores (tiles of 16 x 8): L <= 16 with R > 16, K = 21 and 63 (steps of 16,
-     then of 4 over zeros past K); L = R = 32 with K = 48 and 144 (whole steps of 16). */
+  /* The CUDA warp per cell on the tensor cores (tiles of 16 x 8): L <= 16 with R > 16, K = 21 and 63 (m16n8k16 on
+     each whole 16 entries, then m16n8k4 over the zeros past K); L = R = 32 with K = 48 and 144 (whole 16s only). */
   checked += check_shape(kernel, 37, 12, 30, 7, 3, 7, 25);
   checked += check_shape(kernel, 9, 32, 32, 16, 3, 1, 26);
   /* The tiles of the pipelined FieldField GEMMs (16 to 128 rows, several tiles per cell past 128 rows,
@@ -229,12 +229,12 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (argc > 3) {
-    for (int v = 0; v < HC_NUM_VARIANTS; v++)
-      if (strcmp(hc_variant_name((hc_variant)v), argv[3]) == 0) only_variant = v;
-    if (only_variant < 0) {
-      fprintf(stderr, "no variant is named '%s'\n", argv[3]);
+    hc_variant v;
+    if (hc_variant_from_name(argv[3], &v) != HC_OK) {
+      fprintf(stderr, "%s\n", hc_error_message());
       return 1;
     }
+    only_variant = (int)v;
   }
   if (hc_test_no_device(backend, name)) return 77;
   struct CMUnitTest tests[HC_NUM_KERNELS + 3];
