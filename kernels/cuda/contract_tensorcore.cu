@@ -48,18 +48,23 @@ cudaError_t launch_cell_major(const hc_cuda_shape &s, const void *A, const void 
 }
 
 // Cell-major with L and R at most 32: hc_warp_gemm.cuh's warp per cell with MMA, tiles of 16 x 8 for L (MT of
-// them) and R (NT), four warps per block, K-steps of 32 entries two deep (124 KB of shared memory per block at
-// L = R = 27: one block per SM). Measured on an H200, 2026-11-28, (27,27) double in % of the roofline (Scalar /
-// Vector / Tensor): steps of 32 two deep 91 / 86 / 84%, three deep 91 / 87 / 85%; steps of 16 four deep (one
-// block per SM) 80 / 75 / 76%, two or three deep with 2-4 warps per block (2-3 blocks per SM) 64 / 55-57 / 55-58%,
-// 2 x 8 or 3 x 6 warps per block 29-40%.
-constexpr int kWarpBK = 32, kWarpStages = 2;
+// them) and R (NT), K-steps of 32 entries two deep; four warps per block (124 KB of shared memory per block at
+// L = R = 27: one block per SM) where a cell is one step, else two (three blocks per SM). Measured on an H200,
+// 2026-11-28, (27,27) double in % of the roofline (Scalar / Vector / Tensor), the results staged for coalesced
+// stores: four warps two deep 95-96 / 86 / 86%, two warps 93 / 89 / 88%, three warps 92 / 87 / 84%, four warps three
+// deep 95 / 88 / 85%, three warps three deep 78 / 78 / 83%, two warps four deep 55-58%. Before the staged stores:
+// steps of 16 four deep (one block per SM) 80 / 75 / 76%, two or three deep with 2-4 warps per block 64 / 55-57 /
+// 55-58%, 2 x 8 or 3 x 6 warps per block 29-40%.
+constexpr int kWarpBK = 32, kWarpStages = 2, kWarpsLongK = 2;
 template <int MT>
 cudaError_t launch_warp_mma_mt(const hc_cuda_shape &s, const double *A, const double *B, double *out, int sum_into) {
   using hc_wgemm::launch;
   const int nt = (s.R + 7) / 8;
-  return nt <= 2 ? launch<double, MT, 2, kWarpBK, kWarpStages, true>(s, A, B, out, sum_into)
-                 : launch<double, MT, 4, kWarpBK, kWarpStages, true>(s, A, B, out, sum_into);
+  if (s.K <= kWarpBK)  // one step per cell: four warps per block
+    return nt <= 2 ? launch<double, MT, 2, kWarpBK, kWarpStages, true>(s, A, B, out, sum_into)
+                   : launch<double, MT, 4, kWarpBK, kWarpStages, true>(s, A, B, out, sum_into);
+  return nt <= 2 ? launch<double, MT, 2, kWarpBK, kWarpStages, true, kWarpsLongK>(s, A, B, out, sum_into)
+                 : launch<double, MT, 4, kWarpBK, kWarpStages, true, kWarpsLongK>(s, A, B, out, sum_into);
 }
 
 // Whether the warp per cell with MMA takes a cell-major shape: hc_wgemm::takes, within the device's shared memory

@@ -280,7 +280,7 @@ __global__ void __launch_bounds__(32 * WARPS, 1)
     hc_gemm::copy_wait<STAGES - 2>();
     __syncwarp();  // the step is in shared memory for every lane; every lane is done with the stage load() refills
     load();
-    const T *S = buf + stage * stage_n;
+    T *S = buf + stage * stage_n;
     const int64_t k0 = (int64_t)kc * BK;
     const int kn = (int)(s.K - k0 < BK ? s.K - k0 : BK);
     if constexpr (MMA) {
@@ -313,6 +313,13 @@ __global__ void __launch_bounds__(32 * WARPS, 1)
     stage = stage + 1 == STAGES ? 0 : stage + 1;
     if (++kc == nk) {
       T *O = out + c * s.innerO;
+      // MMA: the cell's L x R results, a run of the output, through the stage just used (it holds L + R rows of
+      // more than 32 scalars), so that the run is written in contiguous 32-lane stores rather than the fragments'
+      // rows (12 of each 32-byte sector's bytes at (27,27)); load() refills this stage only after the next step's
+      // __syncwarp. Without MMA a store instruction writes whole sectors already.
+      const int nout = s.L * s.R;
+      const bool staged = MMA && nout <= stage_n;  // the same for every cell
+      if (staged) __syncwarp();                    // every lane is done with the step's operands
 #pragma unroll
       for (int i = 0; i < MI; i++)
 #pragma unroll
@@ -321,9 +328,18 @@ __global__ void __launch_bounds__(32 * WARPS, 1)
           for (int h = 0; h < NA; h++) {
             // MMA: D[g + 8 (h / 2)][2 t + h % 2] of tile (i, j)
             const int l = MMA ? 16 * i + g + 8 * (h / 2) : rg + 4 * i, r = MMA ? 8 * j + 2 * t + h % 2 : cg + 8 * j;
-            if (l < s.L && r < s.R) hc_store(&O[l * s.R + r], acc[i][j][h], sum_into);
+            if (l < s.L && r < s.R) {
+              if (staged)
+                S[l * s.R + r] = acc[i][j][h];
+              else
+                hc_store(&O[l * s.R + r], acc[i][j][h], sum_into);
+            }
             acc[i][j][h] = T(0);
           }
+      if (staged) {
+        __syncwarp();
+        for (int x = lane; x < nout; x += 32) hc_store(&O[x], S[x], sum_into);
+      }
       kc = 0;
       c += nwarps;
       if (c < s.C) offsets(c);
