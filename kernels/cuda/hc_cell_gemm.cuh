@@ -193,6 +193,29 @@ struct MathDmma {
                                         int64_t ostride = 1) const {
     const int warp = tid >> 5, lane = tid & 31, g = lane >> 2, t = lane & 3;
     const int wm = l0 + (warp / WARPS_N) * WM, wn = r0 + (warp % WARPS_N) * WN;
+    // A lane's two neighbouring entries of a row (h, h + 1) as one 16-byte store where they are a 16-byte word
+    // (contiguous rows of even length from an aligned start): a store instruction then writes whole sectors,
+    // where one entry per lane fills half of each.
+    if (ostride == 1 && R % 2 == 0 && (reinterpret_cast<uintptr_t>(O) & 15) == 0) {
+#pragma unroll
+      for (int i = 0; i < MT; i++)
+#pragma unroll
+        for (int j = 0; j < NT; j++)
+#pragma unroll
+          for (int h = 0; h < 4; h += 2) {
+            const int l = wm + i * 16 + g + 8 * (h >> 1), r = wn + j * 8 + 2 * t;
+            if (l < L && r < R) {
+              double2 *o = reinterpret_cast<double2 *>(&O[(int64_t)l * R + r]);
+              double2 v = make_double2(acc[i][j][h], acc[i][j][h + 1]);
+              if (sum_into) {
+                const double2 w = *o;
+                v.x += w.x, v.y += w.y;
+              }
+              *o = v;
+            }
+          }
+      return;
+    }
 #pragma unroll
     for (int i = 0; i < MT; i++)
 #pragma unroll
