@@ -116,6 +116,10 @@ static void test_kernel(void **state) {
      odd and even K), with two partial K-steps. */
   checked += check_shape(kernel, 3, 130, 70, 5, 2, 5, 17);
   checked += check_shape(kernel, 4, 50, 12, 17, 2, 17, 18);
+  /* The OpenMP packed GEMM's panels above 32 KB, packed in blocks of 8 x 8 (FieldFieldTensor): K = 171 with R = 27
+     in double (three rows and three entries past the last whole block), K = 135 with R = 40 in both precisions. */
+  checked += check_shape(kernel, 3, 20, 27, 19, 3, 19, 27);
+  checked += check_shape(kernel, 2, 18, 40, 15, 3, 15, 28);
   /* Rows longer than the CUDA cell-major DataField's runs (4 KB), summed in pieces: K = 1170, and constant data
      (D^rank = 9 per point) with K up to 5400. */
   checked += check_shape(kernel, 5, 3, 2, 130, 3, 130, 22);
