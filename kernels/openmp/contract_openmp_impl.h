@@ -251,40 +251,34 @@ static inline void HC_FN(hc_ff_minor_tile_openmp)(int64_t mr, int64_t nr, const 
    columns r >= R zero up to rp, a multiple of HC_OMP_NR. B: [R][K]. */
 static void HC_FN(hc_ff_pack_openmp)(const HC_REAL *restrict B, int64_t R, int64_t K, int64_t q0, int64_t kb,
                                      int64_t rp, HC_REAL *restrict bt) {
-  if (R < 64 && kb * rp * (int64_t)sizeof(HC_REAL) > HC_OMP_PACK_L1) {
-    /* A panel larger than the L1 cache (FieldFieldTensor at (27,27) in double: 243 x 32 doubles), whose columns
-       written one row of B at a time would each miss it: blocks of 8 x 8, eight rows' runs of 8 entries read and
-       written as eight runs of a panel row. One core of the 2-core VM (AMD EPYC), (27,27) double, 15 calls, three
-       rounds: FieldFieldTensor 41.2-42.0 -> 32.2-34.7 ms; Scalar and Vector, whose panels fit, 7-10% slower so. */
-    int64_t r = 0;
-    for (; r + 8 <= R; r += 8) {
-      int64_t q = 0;
-      for (; q + 8 <= kb; q += 8) {
-        HC_REAL t[8][8];
-        for (int i = 0; i < 8; i++) {
-#pragma omp simd
-          for (int j = 0; j < 8; j++) t[i][j] = B[(r + i) * K + q0 + q + j];
-        }
-        for (int j = 0; j < 8; j++) {
-#pragma omp simd
-          for (int i = 0; i < 8; i++) bt[(q + j) * rp + r + i] = t[i][j];
-        }
-      }
-      for (; q < kb; q++) {
-        for (int i = 0; i < 8; i++) bt[q * rp + r + i] = B[(r + i) * K + q0 + q];
-      }
-    }
-    for (; r < R; r++) {
-      for (int64_t q = 0; q < kb; q++) bt[q * rp + r] = B[r * K + q0 + q];
-    }
-    for (int64_t q = 0; q < kb; q++) {
-      for (int64_t z = R; z < rp; z++) bt[q * rp + z] = 0;
-    }
-    return;
-  }
   if (R < 64) {
-    /* B is read row by row, in memory order; the panel is small enough to be written in cache. */
-    for (int64_t r = 0; r < R; r++) {
+    /* B is read row by row, in memory order; the panel is small enough to be written in cache. A panel larger
+       than the L1 cache (FieldFieldTensor at (27,27) in double: 243 x 32 doubles), whose columns written one row
+       of B at a time would each miss it, takes its whole blocks of 8 rows as blocks of 8 x 8 first: eight rows'
+       runs of 8 entries read and written as eight runs of a panel row. One core of the 2-core VM (AMD EPYC),
+       (27,27) double, 15 calls, three rounds: FieldFieldTensor 41.2-42.0 -> 32.2-34.7 ms; Scalar and Vector, whose
+       panels fit, 7-10% slower so. */
+    int64_t r0 = 0; /* rows packed by blocks */
+    if (kb * rp * (int64_t)sizeof(HC_REAL) > HC_OMP_PACK_L1) {
+      for (; r0 + 8 <= R; r0 += 8) {
+        int64_t q = 0;
+        for (; q + 8 <= kb; q += 8) {
+          HC_REAL t[8][8];
+          for (int i = 0; i < 8; i++) {
+#pragma omp simd
+            for (int j = 0; j < 8; j++) t[i][j] = B[(r0 + i) * K + q0 + q + j];
+          }
+          for (int j = 0; j < 8; j++) {
+#pragma omp simd
+            for (int i = 0; i < 8; i++) bt[(q + j) * rp + r0 + i] = t[i][j];
+          }
+        }
+        for (; q < kb; q++) {
+          for (int i = 0; i < 8; i++) bt[q * rp + r0 + i] = B[(r0 + i) * K + q0 + q];
+        }
+      }
+    }
+    for (int64_t r = r0; r < R; r++) {
       for (int64_t q = 0; q < kb; q++) bt[q * rp + r] = B[r * K + q0 + q];
     }
     for (int64_t q = 0; q < kb; q++) {
