@@ -59,15 +59,16 @@ cudaError_t launch_cell_major(const hc_cuda_shape &s, const void *A, const void 
 // steps of 16 four deep (one block per SM) 80 / 75 / 76%, two or three deep with 2-4 warps per block 64 / 55-57 /
 // 55-58%, 2 x 8 or 3 x 6 warps per block 29-40%.
 constexpr int kWarpBK = 32, kWarpStages = 2, kWarpsLongK = 2;
+template <int MT, int WARPS>
+cudaError_t launch_warp_mma_w(const hc_cuda_shape &s, const double *A, const double *B, double *out, int sum_into) {
+  using hc_wgemm::launch;
+  return (s.R + 7) / 8 <= 2 ? launch<double, MT, 2, kWarpBK, kWarpStages, true, WARPS>(s, A, B, out, sum_into)
+                            : launch<double, MT, 4, kWarpBK, kWarpStages, true, WARPS>(s, A, B, out, sum_into);
+}
 template <int MT>
 cudaError_t launch_warp_mma_mt(const hc_cuda_shape &s, const double *A, const double *B, double *out, int sum_into) {
-  using hc_wgemm::launch;
-  const int nt = (s.R + 7) / 8;
-  if (s.K <= kWarpBK)  // one step per cell: four warps per block
-    return nt <= 2 ? launch<double, MT, 2, kWarpBK, kWarpStages, true>(s, A, B, out, sum_into)
-                   : launch<double, MT, 4, kWarpBK, kWarpStages, true>(s, A, B, out, sum_into);
-  return nt <= 2 ? launch<double, MT, 2, kWarpBK, kWarpStages, true, kWarpsLongK>(s, A, B, out, sum_into)
-                 : launch<double, MT, 4, kWarpBK, kWarpStages, true, kWarpsLongK>(s, A, B, out, sum_into);
+  return s.K <= kWarpBK ? launch_warp_mma_w<MT, hc_wgemm::kWarps>(s, A, B, out, sum_into)  // one step per cell
+                        : launch_warp_mma_w<MT, kWarpsLongK>(s, A, B, out, sum_into);
 }
 
 // Whether the warp per cell with MMA takes a cell-major shape: hc_wgemm::takes, within the device's shared memory

@@ -28,11 +28,23 @@ cudaError_t launch_ff_gemm(const hc_cuda_shape &s, const void *A, const void *B,
                            cudaStream_t stream) {
   using namespace hc_gemm;
   const int n = s.L > s.R ? s.L : s.R;
-  // K-steps of 32 entries, 3 deep. Past 64 rows: 4 x 8 entries per thread in float (512 threads), 8 x 4 in
-  // double (256): more would spill.
+  // K-steps of 32 entries, 3 deep. Past 64 rows in double: 8 x 4 entries per thread (256 threads): more would spill.
   if (n <= 16) return launch<MathFma<T, 16, 16, 8, 8>, 16, 16, 32, 3, 1>(s, A, B, out, sum_into, stream);
   if (n <= 32) return launch<MathFma<T, 32, 32, 16, 16>, 32, 32, 32, 3, 1>(s, A, B, out, sum_into, stream);
-  using Big = std::conditional_t<sizeof(T) == 4, MathFma<T, 128, 128, 32, 16>, MathFma<T, 128, 128, 16, 32>>;
+  if constexpr (sizeof(T) == 4) {
+    // Float: 64 x 64 tiles of 128 threads, 4 x 8 entries each, a warp's lanes 4 rows x 8 columns of threads, so that
+    // a 16-byte read of A or of B by the warp is one shared-memory wavefront (16 x 16 threads of 4 x 4 had read B
+    // in two, for half the FMAs per read; 32 x 16 threads of 4 x 8 on 128 x 128 tiles, the same). K-steps of 32 entries
+    // two deep up to 64 rows, three deep past them. Measured on an H200, 2026-11-28,
+    // `bench --precision float --layout cell-major`, % of the roofline for Scalar / Vector / Tensor: (64,64) 56 / 48
+    // / 44 -> 70 / 61 / 56, (125,216) 41 / 43 / 44 -> 47 / 48 / 49. Not faster: 8 x 8 entries per thread (64 or 256
+    // threads), 8 x 16 on 128 x 128 tiles (which spills), K-steps of 16 or 64, four stages, the K-loop unrolled, 5
+    // or 6 blocks per SM under a register cap.
+    using Fma = MathFma<T, 64, 64, 16, 8>;
+    if (n <= 64) return launch<Fma, 64, 64, 32, 2, 1>(s, A, B, out, sum_into, stream);
+    return launch<Fma, 64, 64, 32, 3, 1>(s, A, B, out, sum_into, stream);
+  }
+  using Big = MathFma<T, 128, 128, 16, 32>;
   if (n <= 64 || !smem_fits(smem_bytes<Big, 128, 128, 32, 3>())) {
     return launch<MathFma<T, 64, 64, 16, 16>, 64, 64, 32, 3, 1>(s, A, B, out, sum_into, stream);
   }

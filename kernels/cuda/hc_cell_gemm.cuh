@@ -196,34 +196,27 @@ struct MathDmma {
     // A lane's two neighbouring entries of a row (h, h + 1) as one 16-byte store where they are a 16-byte word
     // (contiguous rows of even length from an aligned start): a store instruction then writes whole sectors,
     // where one entry per lane fills half of each.
-    if (ostride == 1 && R % 2 == 0 && (reinterpret_cast<uintptr_t>(O) & 15) == 0) {
-#pragma unroll
-      for (int i = 0; i < MT; i++)
-#pragma unroll
-        for (int j = 0; j < NT; j++)
-#pragma unroll
-          for (int h = 0; h < 4; h += 2) {
-            const int l = wm + i * 16 + g + 8 * (h >> 1), r = wn + j * 8 + 2 * t;
-            if (l < L && r < R) {
-              double2 *o = reinterpret_cast<double2 *>(&O[(int64_t)l * R + r]);
-              double2 v = make_double2(acc[i][j][h], acc[i][j][h + 1]);
-              if (sum_into) {
-                const double2 w = *o;
-                v.x += w.x, v.y += w.y;
-              }
-              *o = v;
-            }
-          }
-      return;
-    }
+    const bool pairs = ostride == 1 && R % 2 == 0 && (reinterpret_cast<uintptr_t>(O) & 15) == 0;
 #pragma unroll
     for (int i = 0; i < MT; i++)
 #pragma unroll
       for (int j = 0; j < NT; j++)
 #pragma unroll
-        for (int h = 0; h < 4; h++) {
-          const int l = wm + i * 16 + g + 8 * (h >> 1), r = wn + j * 8 + 2 * t + (h & 1);
-          if (l < L && r < R) hc_store(&O[((int64_t)l * R + r) * ostride], acc[i][j][h], sum_into);
+        for (int h = 0; h < 4; h += 2) {
+          const int l = wm + i * 16 + g + 8 * (h >> 1), r = wn + j * 8 + 2 * t;
+          if (l >= L || r >= R) continue;
+          if (pairs) {  // r is even, so r + 1 < R too
+            double2 *o = reinterpret_cast<double2 *>(&O[(int64_t)l * R + r]);
+            double2 v = make_double2(acc[i][j][h], acc[i][j][h + 1]);
+            if (sum_into) {
+              const double2 w = *o;
+              v.x += w.x, v.y += w.y;
+            }
+            *o = v;
+          } else {
+            hc_store(&O[((int64_t)l * R + r) * ostride], acc[i][j][h], sum_into);
+            if (r + 1 < R) hc_store(&O[((int64_t)l * R + r + 1) * ostride], acc[i][j][h + 1], sum_into);
+          }
         }
   }
 };
@@ -264,16 +257,31 @@ struct MathFma {
   // The same with row strides of their own: As[BM][lda], Bs[BN][ldb] (multiples of V).
   __device__ __forceinline__ void kstep(const Real *As, int lda, const Real *Bs, int ldb, int kk, int tid) {
     const int y = tid / TX, x = tid % TX;
-    vec b[NJ];
+    // The smaller of a thread's two sets of 16-byte words is held in registers, the other read one word at a time.
+    if constexpr (NJ <= MI) {
+      vec b[NJ];
 #pragma unroll
-    for (int j = 0; j < NJ; j++) b[j] = *reinterpret_cast<const vec *>(Bs + (x + TX * j) * ldb + kk);
+      for (int j = 0; j < NJ; j++) b[j] = *reinterpret_cast<const vec *>(Bs + (x + TX * j) * ldb + kk);
 #pragma unroll
-    for (int i = 0; i < MI; i++) {
-      const vec a = *reinterpret_cast<const vec *>(As + (y + TY * i) * lda + kk);
+      for (int i = 0; i < MI; i++) {
+        const vec a = *reinterpret_cast<const vec *>(As + (y + TY * i) * lda + kk);
 #pragma unroll
-      for (int j = 0; j < NJ; j++)
+        for (int j = 0; j < NJ; j++)
 #pragma unroll
-        for (int e = 0; e < V; e++) acc[i][j] = fma(a.v[e], b[j].v[e], acc[i][j]);
+          for (int e = 0; e < V; e++) acc[i][j] = fma(a.v[e], b[j].v[e], acc[i][j]);
+      }
+    } else {
+      vec a[MI];
+#pragma unroll
+      for (int i = 0; i < MI; i++) a[i] = *reinterpret_cast<const vec *>(As + (y + TY * i) * lda + kk);
+#pragma unroll
+      for (int j = 0; j < NJ; j++) {
+        const vec b = *reinterpret_cast<const vec *>(Bs + (x + TX * j) * ldb + kk);
+#pragma unroll
+        for (int i = 0; i < MI; i++)
+#pragma unroll
+          for (int e = 0; e < V; e++) acc[i][j] = fma(a[i].v[e], b.v[e], acc[i][j]);
+      }
     }
   }
 

@@ -147,6 +147,8 @@ __global__ void __launch_bounds__(32 * WARPS, 1)
   // K <= BK: a cell's A and B are each one run of scalars, copied whole (row l at l K from the run's shift).
   const bool whole = !MMA && s.K <= BK;
   const int boff = stage_b<T, BK, MMA>(s), stage_n = boff + stage_b<T, BK, MMA>(s, true);
+  // MMA: a finished cell's L x R results go out through the stage just read where they fit in it (below).
+  const bool staged = MMA && s.L * s.R <= stage_n;
   T *buf = reinterpret_cast<T *>(smem_raw) + warp * (STAGES * stage_n);
   const int64_t nwarps = (int64_t)gridDim.x * WARPS, w0 = (int64_t)blockIdx.x * WARPS + warp;
   if (w0 >= s.C) return;  // the whole warp: no block-wide barrier follows
@@ -317,9 +319,7 @@ __global__ void __launch_bounds__(32 * WARPS, 1)
       // more than 32 scalars), so that the run is written in contiguous 32-lane stores rather than the fragments'
       // rows (12 of each 32-byte sector's bytes at (27,27)); load() refills this stage only after the next step's
       // __syncwarp. Without MMA a store instruction writes whole sectors already.
-      const int nout = s.L * s.R;
-      const bool staged = MMA && nout <= stage_n;  // the same for every cell
-      if (staged) __syncwarp();                    // every lane is done with the step's operands
+      if (staged) __syncwarp();  // every lane is done with the step's operands
 #pragma unroll
       for (int i = 0; i < MI; i++)
 #pragma unroll
@@ -338,7 +338,7 @@ __global__ void __launch_bounds__(32 * WARPS, 1)
           }
       if (staged) {
         __syncwarp();
-        for (int x = lane; x < nout; x += 32) hc_store(&O[x], S[x], sum_into);
+        for (int x = lane; x < s.L * s.R; x += 32) hc_store(&O[x], S[x], sum_into);
       }
       kc = 0;
       c += nwarps;
