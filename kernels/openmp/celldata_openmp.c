@@ -334,13 +334,6 @@ static int hc_cd_cell_eval(const hc_cd_shape *shape, hc_kernel kernel, int64_t c
   return ok;
 }
 
-/* Inlined wherever it is called, so that calls with constant arguments give specialised loops. */
-#if defined(__GNUC__)
-#define HC_ALWAYS_INLINE inline __attribute__((always_inline))
-#else
-#define HC_ALWAYS_INLINE inline
-#endif
-
 /* Component m of the physical gradient of the basis function whose reference gradient is gr, from
    column m of J^-1 (j0, j1, j2) = ((J^-1)[0][m], (J^-1)[1][m], (J^-1)[2][m]): sum_k (J^-1)[k][m] gr[k], as
    hc_pw_phys_grad forms it. */

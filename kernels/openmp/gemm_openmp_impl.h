@@ -6,23 +6,24 @@
 /* Scalars in one 64-byte vector: the SIMD length asked for in the register-blocked loops. */
 #define HC_OMP_GEMM_W (64 / sizeof(HC_REAL))
 
-/* One micro-tile: acc[i][j] = sum_q a[i][q] bt[q][r + j] for HC_OMP_MR rows of A and HC_OMP_NR columns
-   from r, accumulated in registers, then stored into O[i][r + j] for i < mr, r + j < R (added to it when
-   add). Rows i >= mr repeat row mr - 1, so that the last, partial tile runs the same code. a: [mr][K] from
-   column q0, bt: [kb][rp], O: [mr][R]. */
-static inline void HC_FN(hc_ff_tile_openmp)(int64_t mr, const HC_REAL *restrict a, int64_t K,
-                                            const HC_REAL *restrict bt, int64_t kb, int64_t rp, int64_t r, int64_t R,
-                                            HC_REAL *restrict O, int add) {
-  const HC_REAL *ai[HC_OMP_MR];
-  for (int i = 0; i < HC_OMP_MR; i++) ai[i] = a + (i < mr ? i : mr - 1) * K;
-  HC_REAL acc[HC_OMP_MR][HC_OMP_NR];
-  for (int i = 0; i < HC_OMP_MR; i++) {
+/* One micro-tile: acc[i][j] = sum_q a[i][q] bt[q][r + j] for MR rows of A (HC_OMP_MR or HC_OMP_MR_BIG, a
+   constant once inlined) and HC_OMP_NR columns from r, accumulated in registers, then stored into O[i][r + j] for
+   i < mr, r + j < R (added to it when add). Rows i >= mr repeat row mr - 1, so that the last, partial tile runs
+   the same code. a: [mr][K] from column q0, bt: [kb][rp], O: [mr][R]. */
+static HC_ALWAYS_INLINE void HC_FN(hc_ff_tile_openmp)(const int MR, int64_t mr, const HC_REAL *restrict a, int64_t K,
+                                                      const HC_REAL *restrict bt, int64_t kb, int64_t rp, int64_t r,
+                                                      int64_t R, HC_REAL *restrict O, int add) {
+  enum { MR_MAX = HC_OMP_MR_BIG > HC_OMP_MR ? HC_OMP_MR_BIG : HC_OMP_MR };
+  const HC_REAL *ai[MR_MAX];
+  for (int i = 0; i < MR; i++) ai[i] = a + (i < mr ? i : mr - 1) * K;
+  HC_REAL acc[MR_MAX][HC_OMP_NR];
+  for (int i = 0; i < MR; i++) {
 #pragma omp simd simdlen(HC_OMP_GEMM_W)
     for (int j = 0; j < HC_OMP_NR; j++) acc[i][j] = 0;
   }
   for (int64_t q = 0; q < kb; q++) {
     const HC_REAL *b = bt + q * rp + r;
-    for (int i = 0; i < HC_OMP_MR; i++) {
+    for (int i = 0; i < MR; i++) {
       const HC_REAL aiq = ai[i][q];
 #pragma omp simd simdlen(HC_OMP_GEMM_W)
       for (int j = 0; j < HC_OMP_NR; j++) acc[i][j] = HC_FMA(aiq, b[j], acc[i][j]);
@@ -39,17 +40,30 @@ static inline void HC_FN(hc_ff_tile_openmp)(int64_t mr, const HC_REAL *restrict 
   }
 }
 
+/* The tiles of MR rows (a constant once inlined) over L rows. */
+static HC_ALWAYS_INLINE void HC_FN(hc_ff_panel_rows_openmp)(const int MR, const HC_REAL *restrict A, int64_t K,
+                                                            const HC_REAL *restrict bt, int64_t kb, int64_t rp,
+                                                            HC_REAL *restrict O, int64_t L, int64_t R, int add) {
+  for (int64_t l = 0; l < L; l += MR) {
+    const int64_t mr = L - l < MR ? L - l : MR;
+    for (int64_t r = 0; r < R; r += HC_OMP_NR)
+      HC_FN(hc_ff_tile_openmp)(MR, mr, A + l * K, K, bt, kb, rp, r, R, O + l * R, add);
+  }
+}
+
 /* O (+)= A B^T over one packed panel of B^T (bt: [kb][rp], columns past R zero), in register tiles of
-   HC_OMP_MR x HC_OMP_NR outputs taking outer products along its kb entries. A: [L] rows of stride K, from the
-   panel's first column; O: [L][R], added to when add. */
+   HC_OMP_MR or HC_OMP_MR_BIG rows (hc_ff_tile_rows_openmp) x HC_OMP_NR outputs taking outer products along its kb
+   entries. A: [L] rows of stride K, from the panel's first column; O: [L][R], added to when add. */
 static void HC_FN(hc_ff_panel_tiles_openmp)(const HC_REAL *restrict A, int64_t K, const HC_REAL *restrict bt,
                                             int64_t kb, int64_t rp, HC_REAL *restrict O, int64_t L, int64_t R,
                                             int add) {
-  for (int64_t l = 0; l < L; l += HC_OMP_MR) {
-    const int64_t mr = L - l < HC_OMP_MR ? L - l : HC_OMP_MR;
-    for (int64_t r = 0; r < R; r += HC_OMP_NR)
-      HC_FN(hc_ff_tile_openmp)(mr, A + l * K, K, bt, kb, rp, r, R, O + l * R, add);
+#if HC_OMP_MR_BIG != HC_OMP_MR
+  if (hc_ff_tile_rows_openmp(L, kb) == HC_OMP_MR_BIG) {
+    HC_FN(hc_ff_panel_rows_openmp)(HC_OMP_MR_BIG, A, K, bt, kb, rp, O, L, R, add);
+    return;
   }
+#endif
+  HC_FN(hc_ff_panel_rows_openmp)(HC_OMP_MR, A, K, bt, kb, rp, O, L, R, add);
 }
 
 #undef HC_OMP_GEMM_W

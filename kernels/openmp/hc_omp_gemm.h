@@ -25,7 +25,35 @@
 #define HC_OMP_MR 4
 #endif
 #endif
+/* Rows of the larger register tile taken where it pads fewer rows of L (hc_ff_tile_rows_openmp): on AVX-512,
+   9 x 2 accumulators, each B vector serving nine FMAs (L = 27: three tiles of 9 rows instead of four of 8, the
+   last of them 3 rows computed as 8; L = 125: fourteen of 9, 126 rows, instead of sixteen of 8, 128). */
+#if defined(__AVX512F__)
+#define HC_OMP_MR_BIG 9
+#else
+#define HC_OMP_MR_BIG HC_OMP_MR
+#endif
 #define HC_OMP_NR (128 / (int)sizeof(HC_REAL))
+
+/* Inlined wherever it is called, so that calls with constant arguments give specialised loops. */
+#if defined(__GNUC__)
+#define HC_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define HC_ALWAYS_INLINE inline
+#endif
+/* Entries of K in a panel from which the larger tile is taken. One core of the 2-core VM (AMD EPYC, AVX-512),
+   `bench --backend openmp --kernel FieldField --layout cell-major`, (27,27), ms per call, three rounds: Vector
+   (K = 81) 36.9-37.6 -> 32.7-33.6 in double and 36.4-37.3 -> 28.2-30.6 in float, Tensor (K = 243) 34.3-45.9 ->
+   29.9-30.5 and 42.3-43.0 -> 40.3-41.9; but Scalar (K = 27) 22.9-23.3 -> 24.8-25.6 and 23.6-24.9 -> 27.1-27.5. */
+#define HC_OMP_MR_BIG_KB 64
+
+/* Rows of a register tile for L rows and a panel of kb entries of K: the larger tile where it pads fewer of the
+   rows and the panel is long enough, else HC_OMP_MR. */
+static inline int hc_ff_tile_rows_openmp(int64_t L, int64_t kb) {
+  const int64_t small = (L + HC_OMP_MR - 1) / HC_OMP_MR * HC_OMP_MR;
+  const int64_t big = (L + HC_OMP_MR_BIG - 1) / HC_OMP_MR_BIG * HC_OMP_MR_BIG;
+  return big < small && kb >= HC_OMP_MR_BIG_KB ? HC_OMP_MR_BIG : HC_OMP_MR;
+}
 /* Rows of K in a packed panel of B^T: HC_OMP_KB x R scalars stay in L2. */
 #define HC_OMP_KB 256
 /* Bytes of a packed panel above which fewer than 64 right fields are packed in blocks of 8 x 8 rather than one
