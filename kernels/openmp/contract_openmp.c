@@ -9,6 +9,7 @@
 #include "kernels/hc_celldata.h"
 #include "kernels/openmp/bench_openmp.h"
 #include "kernels/openmp/hc_omp_gemm.h"
+#include "kernels/openmp/hc_omp_transpose.h"
 
 /* Cells per block in the cell-minor DataData loop: rows of 32 KiB (double), which the hardware prefetchers
    follow across pages; the accumulators, one row, stay in L1. Measured on one core of the CI-class VM
