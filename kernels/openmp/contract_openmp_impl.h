@@ -251,59 +251,35 @@ static inline void HC_FN(hc_ff_minor_tile_openmp)(int64_t mr, int64_t nr, const 
    columns r >= R zero up to rp, a multiple of HC_OMP_NR. B: [R][K]. */
 static void HC_FN(hc_ff_pack_openmp)(const HC_REAL *restrict B, int64_t R, int64_t K, int64_t q0, int64_t kb,
                                      int64_t rp, HC_REAL *restrict bt) {
-  if (R <= 64 && (sizeof(HC_REAL) == 8 ? HC_OMP_T8_DOUBLE && kb >= 64 : HC_OMP_T8_FLOAT)) {
-    /* Whole blocks of 8 rows x 8 entries by transposes in vector registers (hc_omp_transpose.h), the rest entry by
-       entry. One core of the 2-core VM (AMD EPYC, AVX-512), ms per call, three rounds, against the packings below:
-       (27,27) Vector 34.6-34.9 -> 30.4-31.4 in double and 30.0-31.8 -> 24.9-25.8 in float, Tensor 29.6-30.3 ->
-       28.1-28.6 and 40.0-41.1 -> 30.3-31.9, Scalar in float 24.1-25.0 -> 20.2-20.9; (64,64) 4-10% faster. Not
-       taken: more than 64 right fields ((125,216) 0-10% slower than the packing in memory order) and double panels
-       of fewer than 64 entries of K (Scalar (27,27), K = 27: 21.7-22.6 -> 23.1-24.5). */
-    const int64_t r8 = R / 8 * 8, q8 = kb / 8 * 8;
-    for (int64_t r0 = 0; r0 < r8; r0 += 8) {
-      const HC_REAL *b = B + r0 * K + q0;
-      for (int64_t q = 0; q < q8; q += 8) {
-        if (sizeof(HC_REAL) == 8) {
-          hc_transpose8_f64((const double *)(b + q), K, (double *)(bt + q * rp + r0), rp);
-        } else {
-          hc_transpose8_f32((const float *)(b + q), K, (float *)(bt + q * rp + r0), rp);
-        }
-      }
-      for (int64_t q = q8; q < kb; q++) {
-        for (int i = 0; i < 8; i++) bt[q * rp + r0 + i] = b[i * K + q];
-      }
-    }
-    for (int64_t r = r8; r < R; r++) {
-      for (int64_t q = 0; q < kb; q++) bt[q * rp + r] = B[r * K + q0 + q];
-    }
-    for (int64_t q = 0; q < kb; q++) {
-      for (int64_t r = R; r < rp; r++) bt[q * rp + r] = 0;
-    }
-    return;
-  }
-  if (R < 64) {
+  /* Whole blocks of 8 rows x 8 entries transposed in vector registers where the build has them
+     (hc_omp_transpose.h), for panels of at most 64 right fields (in double with at least 64 entries of K). One core
+     of the 2-core VM (AMD EPYC, AVX-512), ms per call, three rounds, against the packings below: (27,27) Vector
+     34.6-34.9 -> 30.4-31.4 in double and 30.0-31.8 -> 24.9-25.8 in float, Tensor 29.6-30.3 -> 28.1-28.6 and
+     40.0-41.1 -> 30.3-31.9, Scalar in float 24.1-25.0 -> 20.2-20.9; (64,64) 4-10% faster. Not taken: more than 64
+     right fields ((125,216) 0-10% slower than the packing in memory order) and double panels of fewer than 64
+     entries of K (Scalar (27,27), K = 27: 21.7-22.6 -> 23.1-24.5). */
+  const int vec = R <= 64 && (sizeof(HC_REAL) == 8 ? HC_OMP_T8_DOUBLE && kb >= 64 : HC_OMP_T8_FLOAT);
+  if (vec || R < 64) {
     /* B is read row by row, in memory order; the panel is small enough to be written in cache. A panel larger
        than the L1 cache (FieldFieldTensor at (27,27) in double: 243 x 32 doubles), whose columns written one row
-       of B at a time would each miss it, takes its whole blocks of 8 rows as blocks of 8 x 8 first: eight rows'
-       runs of 8 entries read and written as eight runs of a panel row. One core of the 2-core VM (AMD EPYC),
-       (27,27) double, 15 calls, three rounds: FieldFieldTensor 41.2-42.0 -> 32.2-34.7 ms; Scalar and Vector, whose
-       panels fit, 7-10% slower so. */
+       of B at a time would each miss it, takes its whole blocks of 8 rows as blocks of 8 x 8 first, as do the
+       panels above; without vector transposes, eight rows' runs of 8 entries read and written as eight runs of a
+       panel row. One core of the 2-core VM (AMD EPYC), (27,27) double, 15 calls, three rounds: FieldFieldTensor
+       41.2-42.0 -> 32.2-34.7 ms; Scalar and Vector, whose panels fit, 7-10% slower so. */
     int64_t r0 = 0; /* rows packed by blocks */
-    if (kb * rp * (int64_t)sizeof(HC_REAL) > HC_OMP_PACK_L1) {
+    if (vec || kb * rp * (int64_t)sizeof(HC_REAL) > HC_OMP_PACK_L1) {
       for (; r0 + 8 <= R; r0 += 8) {
+        const HC_REAL *b = B + r0 * K + q0;
         int64_t q = 0;
         for (; q + 8 <= kb; q += 8) {
-          HC_REAL t[8][8];
-          for (int i = 0; i < 8; i++) {
-#pragma omp simd
-            for (int j = 0; j < 8; j++) t[i][j] = B[(r0 + i) * K + q0 + q + j];
-          }
-          for (int j = 0; j < 8; j++) {
-#pragma omp simd
-            for (int i = 0; i < 8; i++) bt[(q + j) * rp + r0 + i] = t[i][j];
+          if (sizeof(HC_REAL) == 8) {
+            hc_transpose8_f64((const double *)(b + q), K, (double *)(bt + q * rp + r0), rp);
+          } else {
+            hc_transpose8_f32((const float *)(b + q), K, (float *)(bt + q * rp + r0), rp);
           }
         }
         for (; q < kb; q++) {
-          for (int i = 0; i < 8; i++) bt[q * rp + r0 + i] = B[(r0 + i) * K + q0 + q];
+          for (int i = 0; i < 8; i++) bt[q * rp + r0 + i] = b[i * K + q];
         }
       }
     }

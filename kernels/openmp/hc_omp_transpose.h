@@ -1,7 +1,8 @@
 /* 8 x 8 transposes in vector registers, for the packing of the OpenMP backend's cell-major FieldField panels
    (contract_openmp_impl.h): dst[j * dld + i] = src[i * sld + j] for i, j < 8. With AVX-512 (double) or AVX
    (float) the block is eight row loads, 24 shuffles and eight row stores, where the compiler made 64 scalar loads
-   and stores of the portable loops; HC_OMP_T8_DOUBLE and HC_OMP_T8_FLOAT say which ones this build has. */
+   and stores of the portable loops (HC_OMP_T8_PORTABLE, the others' block); HC_OMP_T8_DOUBLE and HC_OMP_T8_FLOAT
+   say which ones this build has. */
 #ifndef HC_OMP_TRANSPOSE_H
 #define HC_OMP_TRANSPOSE_H
 
@@ -10,6 +11,16 @@
 #if defined(__AVX512F__) || defined(__AVX__)
 #include <immintrin.h>
 #endif
+
+/* The portable block: eight rows' runs of 8 entries read, then written as eight runs of dst (staged in t). */
+#define HC_OMP_T8_PORTABLE(T)                                                   \
+  T t[8][8];                                                                    \
+  for (int i = 0; i < 8; i++) {                                                 \
+    _Pragma("omp simd") for (int j = 0; j < 8; j++) t[i][j] = src[i * sld + j]; \
+  }                                                                             \
+  for (int j = 0; j < 8; j++) {                                                 \
+    _Pragma("omp simd") for (int i = 0; i < 8; i++) dst[j * dld + i] = t[i][j]; \
+  }
 
 #if defined(__AVX512F__)
 #define HC_OMP_T8_DOUBLE 1
@@ -41,8 +52,7 @@ static inline void hc_transpose8_f64(const double *restrict src, int64_t sld, do
 #else
 #define HC_OMP_T8_DOUBLE 0
 static inline void hc_transpose8_f64(const double *restrict src, int64_t sld, double *restrict dst, int64_t dld) {
-  for (int i = 0; i < 8; i++)
-    for (int j = 0; j < 8; j++) dst[j * dld + i] = src[i * sld + j];
+  HC_OMP_T8_PORTABLE(double);
 }
 #endif
 
@@ -71,8 +81,7 @@ static inline void hc_transpose8_f32(const float *restrict src, int64_t sld, flo
 #else
 #define HC_OMP_T8_FLOAT 0
 static inline void hc_transpose8_f32(const float *restrict src, int64_t sld, float *restrict dst, int64_t dld) {
-  for (int i = 0; i < 8; i++)
-    for (int j = 0; j < 8; j++) dst[j * dld + i] = src[i * sld + j];
+  HC_OMP_T8_PORTABLE(float);
 }
 #endif
 
