@@ -6,7 +6,7 @@
    without contraction of multiplies and adds into FMAs, so that both layouts give the same numbers.
    The fused assembly (fused_openmp_impl.h) evaluates the same points one cell at a time and contracts in a
    thread's scratch (FieldField and DataField in the reference space, FieldField with the contractions' packed
-   GEMM, gemm_openmp_impl.h, or their dot products, dots_openmp_impl.h), so that no input array is stored.
+   GEMM, gemm_openmp_impl.h, or its few-field path, dots_openmp_impl.h), so that no input array is stored.
    The data functions (sines and cosines in double) are evaluated for many points at once (hc_cd_data_batch),
    one loop over the points per kernel that the compiler vectorises where libmvec's vector sine and cosine are
    at hand (HC_HAVE_LIBMVEC): 4 or 8 points per instruction on AVX2 or AVX-512. */
@@ -26,6 +26,7 @@ __attribute__((simd("notinbranch"), const, nothrow)) extern double hc_vcos(doubl
 
 #include "kernels/hc_celldata.h"
 #include "kernels/openmp/hc_omp_gemm.h"
+#include "kernels/openmp/hc_omp_transpose.h"
 #include "kernels/openmp/hc_stream.h"
 
 /* Cell-minor: cells and points per block. A row of a block (one entry of HC_OMP_CD_CB cells) is 512

@@ -56,6 +56,15 @@ static inline void hc_prefetch_ahead(const void *p, int64_t bytes) {
   const char *q = (const char *)p + HC_OMP_AHEAD_BYTES;
   for (int64_t off = 0; off < bytes; off += 64) HC_PREFETCH(q + off);
 }
+/* Asks for the lines of the bytes that follow [p, p + bytes) at HC_OMP_NEXT_BYTES or bytes ahead, the more of the
+   two: a run of cells' records read one after another, whose next ones are fetched while this one is used. */
+#ifndef HC_OMP_NEXT_BYTES
+#define HC_OMP_NEXT_BYTES 2048
+#endif
+static inline void hc_prefetch_next(const void *p, int64_t bytes) {
+  const char *q = (const char *)p + (bytes > HC_OMP_NEXT_BYTES ? bytes : HC_OMP_NEXT_BYTES);
+  for (int64_t off = 0; off < bytes; off += 64) HC_PREFETCH(q + off);
+}
 /* Cells per block of a cell-minor DataData or DataField loop: at most max, and at most an even share of the
    cells per thread (a multiple of 16, at least 16), so that a small C still spreads over every thread. */
 static inline int64_t hc_minor_block_openmp(int64_t C, int64_t max) {

@@ -328,10 +328,12 @@ static void HC_FN(hc_fieldfield_openmp)(const hc_contract *k, const HC_REAL *res
       for (int64_t c = 0; c < C; c++) {
         const HC_REAL *A = left + c * L * K, *B = right + c * R * K;
         HC_REAL *O = out + c * L * R;
-        if (L >= HC_OMP_FF_GEMM_L) {
+        if (L >= HC_OMP_FF_GEMM_L && R > HC_OMP_NARROW) {
           HC_FN(hc_ff_cell_openmp)(A, B, O, L, R, K, sum_into, bt);
         } else {
-          HC_FN(hc_ff_cell_dots_openmp)(A, B, O, L, R, K, sum_into);
+          hc_prefetch_next(A, L * K * (int64_t)sizeof(HC_REAL));
+          hc_prefetch_next(B, R * K * (int64_t)sizeof(HC_REAL));
+          HC_FN(hc_ff_cell_small_openmp)(A, B, O, L, R, K, sum_into);
         }
       }
     }

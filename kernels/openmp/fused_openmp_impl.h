@@ -96,7 +96,7 @@ static void HC_FN(hc_fused_ff_left)(int rank, const hc_basis *b, HC_REAL *restri
    P points). FieldField in the reference space: the constant left rows (lb: [L][K], hc_fused_ff_left, once) against
    each cell's right rows: from HC_OMP_FF_GEMM_L fields on formed straight into the packed panel of the
    materialized contraction's GEMM tiles, transposed, the whole K at once (bt: [K][rp], hc_fused_ff_right_packed),
-   else in rows (rb: [L][K], hc_fused_ff_right) for dot products; DataField in the reference space
+   else in rows (rb: [L][K], hc_fused_ff_right) for hc_ff_cell_small_openmp; DataField in the reference space
    (hc_fused_df_cell); DataData from its per-point entries as the cell data rounds them. dv: [9 P + 2 L + 3 P L]
    doubles. With v (FieldField), also the element apply's rows while the cell's matrix is in cache: v[c][l] =
    sum_r out[c,l,r] u[cell_nodes[c][r]], each entry as stored, r in order, each product rounded and then added (the
@@ -155,14 +155,14 @@ static int64_t HC_FN(hc_fused_cells)(const hc_cd_shape *shape, const hc_contract
       if (gemm) {
         HC_FN(hc_ff_panel_tiles_openmp)(lb, K, bt, K, rp, out + c * Lf * Rf, Lf, Rf, add);
       } else {
-        HC_FN(hc_ff_cell_dots_openmp)(lb, rb, out + c * Lf * Rf, Lf, Rf, K, add);
+        HC_FN(hc_ff_cell_small_openmp)(lb, rb, out + c * Lf * Rf, Lf, Rf, K, add);
       }
       a = out + c * Lf * Rf;
     } else {
       if (gemm) {
         HC_FN(hc_ff_panel_tiles_openmp)(lb, K, bt, K, rp, ob, Lf, Rf, 0);
       } else {
-        HC_FN(hc_ff_cell_dots_openmp)(lb, rb, ob, Lf, Rf, K, 0);
+        HC_FN(hc_ff_cell_small_openmp)(lb, rb, ob, Lf, Rf, K, 0);
       }
       for (int64_t lr = 0; lr < Lf * Rf; lr++) {
         HC_REAL *o = out + lr * C + c;

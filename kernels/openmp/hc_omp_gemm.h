@@ -59,8 +59,13 @@ static inline int hc_ff_tile_rows_openmp(int64_t L, int64_t kb) {
 /* Bytes of a packed panel above which fewer than 64 right fields are packed in blocks of 8 x 8 rather than one
    row of B at a time: the L1 data cache of the cores measured (32 KB on Zen 4, 48 KB on recent Xeons). */
 #define HC_OMP_PACK_L1 32768
-/* Left fields from which a cell-major FieldField cell is computed as a packed GEMM; fewer take dot products. */
+/* Left fields from which a cell-major FieldField cell of more than HC_OMP_NARROW right fields is computed as a packed
+   GEMM; fewer take dot products (dots_openmp_impl.h). */
 #define HC_OMP_FF_GEMM_L 16
+/* Right fields at most of the narrow path (dots_openmp_impl.h): a panel row of one vector of 8 (AVX-512 double, AVX
+   float), against the GEMM's two vectors; and the entries of K per panel, 64 x 8 scalars on the stack. */
+#define HC_OMP_NARROW    8
+#define HC_OMP_NARROW_KB 128
 
 /* Scalars of the packed B^T panel of one cell (HC_OMP_KB rows of K at most, R padded to a multiple of
    HC_OMP_NR), for a contracted length K, R right fields and s-byte scalars. */
