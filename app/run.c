@@ -87,9 +87,9 @@ int hc_run_estimate_memory(const hc_run_config *cfg, int nranks, int is_device, 
   const double host_cell = 3 * 8 + X0_cell + L * 4 + L * 3 * 8 + (is_device ? s * outputs : 0);
   const double host_node = 8 + 2 + 8 * nodal + 16;
   /* the points' geometry kept for a step's kernels (hc_geometry_cache), as hc_run_geometry_cache allocates it: on a
-     host backend that takes it, where it is no larger than the inputs */
-  const double geom_bytes = HC_GEOMETRY_CACHE_VALUES * 8 * P;
-  const double geom_cell = geometry_cache && !is_device && inputs > 0 && geom_bytes <= s * inputs ? geom_bytes : 0;
+     host backend that takes it, where it is no larger than the inputs (fused: than the outputs) */
+  const double geom_bytes = HC_GEOMETRY_CACHE_VALUES * 8 * P, geom_limit = s * (cfg->fused ? outputs : inputs);
+  const double geom_cell = geometry_cache && !is_device && geom_limit > 0 && geom_bytes <= geom_limit ? geom_bytes : 0;
   const double dev_cell = X0_cell + shear_cell + geom_cell + s * (inputs + outputs + L * L) +
                           (is_device ? L * 4 + 8.0 * (nodal - 2) * nodes / C + (cfg->fused && ff ? 8 * L : 0) : 0);
   est->cells = C;
@@ -271,13 +271,13 @@ static int hc_run_upload_shear(hc_run *run) {
   return err;
 }
 
-/* The points' geometry of a step, kept by the backend's first cell-data call for the other kernels'
-   (hc_geometry_cache), on a backend that takes it, where it is no larger than the input arrays (in_bytes); none when
-   fused. */
-static int hc_run_geometry_cache(hc_run *run, size_t in_bytes) {
+/* The points' geometry of a step, kept by the backend's first cell-data or fused call for the other kernels'
+   (hc_geometry_cache), on a backend that takes it, where it is no larger than limit bytes (the input arrays; fused,
+   the enabled kernels' outputs). */
+static int hc_run_geometry_cache(hc_run *run, size_t limit) {
   const size_t points = (size_t)run->mesh->C * (size_t)run->basis->P;
   const size_t bytes = sizeof(double) * HC_GEOMETRY_CACHE_VALUES * points;
-  if (!run->be->geometry_cache || run->be->is_device || in_bytes == 0 || bytes > in_bytes || points == 0) return HC_OK;
+  if (!run->be->geometry_cache || run->be->is_device || limit == 0 || bytes > limit || points == 0) return HC_OK;
   run->geometry = calloc(1, sizeof(*run->geometry));
   HC_CHECK(run->geometry, HC_ERR_RESOURCE, "out of host memory for the points' geometry cache");
   HC_CALL(run->be->mem_alloc(bytes, (void **)&run->geometry->values));
@@ -312,7 +312,7 @@ static int hc_run_setup(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
   const hc_mesh *m = run->mesh;
   const hc_backend *be = run->be;
   size_t s = hc_precision_size(cfg->precision);
-  size_t in_max = 0, out_max = (size_t)m->C;
+  size_t in_max = 0, out_max = (size_t)m->C, out_sum = 0;
   for (int kid = 0; kid < HC_NUM_KERNELS; kid++) {
     hc_run_contract_of(run, (hc_kernel)kid, &run->k[kid]);
     if (!cfg->enabled[kid]) continue;
@@ -329,6 +329,7 @@ static int hc_run_setup(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
     if (in > in_max) in_max = in;
     size_t out = (size_t)hc_contract_numel(&run->k[kid], HC_ARRAY_OUT);
     if (out > out_max) out_max = out;
+    out_sum += out;
   }
   /* The checks need DataDataScalar and DataFieldScalar problems even when those kernels are off. */
   size_t dfs = (size_t)(hc_contract_numel(&run->k[HC_DATAFIELD_SCALAR], HC_ARRAY_LEFT) +
@@ -346,7 +347,7 @@ static int hc_run_setup(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
     HC_CALL(be->mem_alloc(s * in_max, &run->d_left));
     run->d_right = (char *)run->d_left; /* set per kernel: right follows left in the same buffer */
   }
-  HC_CALL(hc_run_geometry_cache(run, s * in_max));
+  HC_CALL(hc_run_geometry_cache(run, s * (cfg->fused ? out_sum : in_max)));
   HC_CALL(be->mem_alloc(s * out_max, &run->d_scratch));
   for (int kid = 0; kid < HC_NUM_KERNELS; kid++) {
     if (!cfg->enabled[kid]) continue;

@@ -194,8 +194,8 @@ typedef struct hc_backend {
   const char *description;
   int is_device;      /* nonzero when its memory is not host memory */
   int openmp_threads; /* nonzero when a call runs on the host on OpenMP's threads (omp_get_max_threads) */
-  int geometry_cache; /* nonzero when celldata takes hc_celldata_desc.geometry_cache (the points' geometry kept by the
-                         first call at one time for the calls after it) */
+  int geometry_cache; /* nonzero when celldata and fused take hc_celldata_desc.geometry_cache (the points' geometry
+                         kept by the first call at one time for the calls after it) */
   /* Runs the contraction k: out = left . right (or out += with k->sum_into). Arrays in k->layout. */
   int (*contract)(const hc_contract *k, const void *left, const void *right, void *out);
   /* Whether k (its variant, shapes, precision) is supported: HC_OK, or HC_ERR_UNSUPPORTED with why. */

@@ -386,6 +386,55 @@ static void test_sum_into(void **state) {
   hc_basis_destroy(&b);
 }
 
+/* The points' geometry kept by a step's first fused call for the others (hc_geometry_cache), as the cell data keeps
+   it: on a backend that takes it, the first call fills it (and marks it valid), the later calls at the same time read
+   it, and every output is bit for bit the call's without it; at another time it is filled again; with too little room,
+   or on a backend that does not take it, it is left alone. Both layouts and precisions, orders 1 and 2, trilinear and
+   triquadratic cells, every kernel. */
+static void test_geometry_cache(void **state) {
+  (void)state;
+  const struct { int p, nodes, cells[3]; } cases[] = {{1, 8, {3, 2, 2}}, {2, 27, {2, 1, 2}}};
+  const int takes = backend->geometry_cache && !backend->is_device;
+  for (size_t ci = 0; ci < sizeof(cases) / sizeof(cases[0]); ci++) {
+    hc_basis *b = NULL;
+    assert_int_equal(hc_basis_create(cases[ci].p, 0, &b), HC_OK);
+    const int64_t C = (int64_t)cases[ci].cells[0] * cases[ci].cells[1] * cases[ci].cells[2], points = C * b->P;
+    double *X0 = mesh_make(cases[ci].cells[0], cases[ci].cells[1], cases[ci].cells[2], cases[ci].nodes, 41 + ci);
+    hc_geometry_cache g;
+    memset(&g, 0, sizeof(g));
+    g.values = malloc(sizeof(double) * HC_GEOMETRY_CACHE_VALUES * (size_t)points);
+    for (int cfg = 0; cfg < 4; cfg++) {
+      hc_celldata_desc desc = moving_desc(b, C, X0, cases[ci].nodes, 0.7, cfg / 2, cfg % 2);
+      hc_celldata_desc with = desc;
+      with.geometry_cache = &g;
+      g.capacity = points, g.valid = 0;
+      for (int round = 0; round < 3; round++) {
+        /* round 0: every kernel at t (the first fills, the others read); 1: another time; 2: too little room */
+        if (round == 1) desc.t = with.t = 1.9;
+        if (round == 2) g.capacity = points - 1, g.valid = 0;
+        for (int kern = 0; kern < HC_NUM_KERNELS; kern++) {
+          if (round > 0 && kern > 1) break;
+          hc_contract k;
+          assert_int_equal(hc_celldata_contract(&desc, (hc_kernel)kern, &k), HC_OK);
+          const size_t bytes = hc_precision_size(k.precision) * (size_t)hc_contract_numel(&k, HC_ARRAY_OUT);
+          void *plain = calloc(1, bytes), *kept = calloc(1, bytes);
+          assert_int_equal(fused_call(&desc, &k, plain), HC_OK);
+          assert_int_equal(fused_call(&with, &k, kept), HC_OK);
+          if (memcmp(plain, kept, bytes) != 0)
+            fail_msg("order %d, %d-node cells, %s %s %s round %d: the outputs differ with the kept geometry",
+                     cases[ci].p, cases[ci].nodes, hc_kernel_name(k.kernel), hc_layout_name(k.layout),
+                     hc_precision_name(k.precision), round);
+          assert_int_equal(g.valid, takes && round < 2);
+          if (g.valid) assert_true(g.t == with.t && g.X0 == with.X0 && g.C == with.C && g.basis == b);
+          free(plain), free(kept);
+        }
+      }
+    }
+    free(g.values), free(X0);
+    hc_basis_destroy(&b);
+  }
+}
+
 /* An inverted cell is the cell data's error, naming the lowest bad cell. */
 static void test_bad_cell(void **state) {
   (void)state;
@@ -448,9 +497,10 @@ int main(int argc, char **argv) {
   }
   if (hc_test_no_device(backend, backend_name)) return 77;
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_agreement), cmocka_unit_test(test_agreement_one_round),
-      cmocka_unit_test(test_sum_into),  cmocka_unit_test(test_element),
-      cmocka_unit_test(test_bad_cell),  cmocka_unit_test(test_invalid),
+      cmocka_unit_test(test_agreement),      cmocka_unit_test(test_agreement_one_round),
+      cmocka_unit_test(test_sum_into),       cmocka_unit_test(test_element),
+      cmocka_unit_test(test_bad_cell),       cmocka_unit_test(test_invalid),
+      cmocka_unit_test(test_geometry_cache),
   };
   char name[64];
   snprintf(name, sizeof(name), "fused[%s]", backend_name);

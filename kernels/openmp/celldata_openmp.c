@@ -423,7 +423,7 @@ static int hc_fused_run_openmp(const hc_celldata_desc *desc, const hc_contract *
   const int64_t P = desc->basis->P;
   const int n = desc->geometry_nodes;
   hc_cd_shape shape;
-  int failed = hc_cd_shape_create(desc, 0, &shape) != HC_OK;
+  int failed = hc_cd_shape_create(desc, 1, &shape) != HC_OK;
   int64_t bad = -1;
   if (!failed) {
     bad = desc->precision == HC_FLOAT ? hc_fused_openmp_f32(&shape, k, (float *)out, cell_nodes, u, v, &failed)
@@ -431,6 +431,8 @@ static int hc_fused_run_openmp(const hc_celldata_desc *desc, const hc_contract *
   }
   free(shape.N);
   free(shape.dN);
+  /* every point's geometry is kept */
+  if (shape.geom_mode == HC_CD_GEOM_FILL && !failed && bad < 0) hc_cd_geom_set_key(desc->geometry_cache, desc);
   HC_CHECK(!failed, HC_ERR_RESOURCE,
            "out of host memory for the fused assembly scratch of a thread (one cell's entries, %lld points)",
            (long long)P);
