@@ -15,9 +15,9 @@ extern "C" {
 
 /* The geometry at every point of a call's cells (w|J|, J^-1 row by row, and the physical point x: the values that do
    not depend on the kernel), kept by a backend that takes it (hc_backend.geometry_cache) from the first cell-data
-   or fused call at one time for the calls after it: a step's kernels share one computation of the geometry instead of one
-   each. The caller owns it and sets it in hc_celldata_desc.geometry_cache; the backend fills `values` and the key when
-   the key does not match the call (geometry nodes, time, motion, cells, basis) and reads them when it does. Host
+   or fused call at one time for the calls after it: a step's kernels share one computation of the geometry instead of
+   one each. The caller owns it and sets it in hc_celldata_desc.geometry_cache; the backend fills `values` and the key
+   when the key does not match the call (geometry nodes, time, motion, cells, basis) and reads them when it does. Host
    memory, for a host backend. */
 #define HC_GEOMETRY_CACHE_VALUES 13
 typedef struct hc_geometry_cache {

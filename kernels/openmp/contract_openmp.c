@@ -50,11 +50,13 @@
 #ifndef HC_OMP_AHEAD_BYTES
 #define HC_OMP_AHEAD_BYTES 2048
 #endif
+/* Asks for the lines of [q, q + bytes). */
+static inline void hc_prefetch_lines(const char *q, int64_t bytes) {
+  for (int64_t off = 0; off < bytes; off += 64) HC_PREFETCH(q + off);
+}
 /* Asks for the lines of [p + HC_OMP_AHEAD_BYTES, p + HC_OMP_AHEAD_BYTES + bytes). */
 static inline void hc_prefetch_ahead(const void *p, int64_t bytes) {
-  if (HC_OMP_AHEAD_BYTES == 0) return;
-  const char *q = (const char *)p + HC_OMP_AHEAD_BYTES;
-  for (int64_t off = 0; off < bytes; off += 64) HC_PREFETCH(q + off);
+  if (HC_OMP_AHEAD_BYTES > 0) hc_prefetch_lines((const char *)p + HC_OMP_AHEAD_BYTES, bytes);
 }
 /* Asks for the lines of the bytes that follow [p, p + bytes) at HC_OMP_NEXT_BYTES or bytes ahead, the more of the
    two: a run of cells' records read one after another, whose next ones are fetched while this one is used. */
@@ -62,8 +64,7 @@ static inline void hc_prefetch_ahead(const void *p, int64_t bytes) {
 #define HC_OMP_NEXT_BYTES 2048
 #endif
 static inline void hc_prefetch_next(const void *p, int64_t bytes) {
-  const char *q = (const char *)p + (bytes > HC_OMP_NEXT_BYTES ? bytes : HC_OMP_NEXT_BYTES);
-  for (int64_t off = 0; off < bytes; off += 64) HC_PREFETCH(q + off);
+  hc_prefetch_lines((const char *)p + (bytes > HC_OMP_NEXT_BYTES ? bytes : HC_OMP_NEXT_BYTES), bytes);
 }
 /* Cells per block of a cell-minor DataData or DataField loop: at most max, and at most an even share of the
    cells per thread (a multiple of 16, at least 16), so that a small C still spreads over every thread. */

@@ -271,13 +271,7 @@ static void HC_FN(hc_ff_pack_openmp)(const HC_REAL *restrict B, int64_t R, int64
       for (; r0 + 8 <= R; r0 += 8) {
         const HC_REAL *b = B + r0 * K + q0;
         int64_t q = 0;
-        for (; q + 8 <= kb; q += 8) {
-          if (sizeof(HC_REAL) == 8) {
-            hc_transpose8_f64((const double *)(b + q), K, (double *)(bt + q * rp + r0), rp);
-          } else {
-            hc_transpose8_f32((const float *)(b + q), K, (float *)(bt + q * rp + r0), rp);
-          }
-        }
+        for (; q + 8 <= kb; q += 8) HC_FN(hc_transpose8_openmp)(b + q, K, bt + q * rp + r0, rp);
         for (; q < kb; q++) {
           for (int i = 0; i < 8; i++) bt[q * rp + r0 + i] = b[i * K + q];
         }

@@ -2,6 +2,16 @@
    fields), for one precision: included once per precision (with HC_REAL and HC_FN(name)) by contract_openmp.c and by
    celldata_openmp.c, whose fused assembly contracts with it. */
 
+/* dst[j * dld + i] = src[i * sld + j] for i, j < 8: hc_omp_transpose.h's block of this precision. */
+static inline void HC_FN(hc_transpose8_openmp)(const HC_REAL *restrict src, int64_t sld, HC_REAL *restrict dst,
+                                               int64_t dld) {
+  if (sizeof(HC_REAL) == 8) {
+    hc_transpose8_f64((const double *)src, sld, (double *)dst, dld);
+  } else {
+    hc_transpose8_f32((const float *)src, sld, (float *)dst, dld);
+  }
+}
+
 /* Rows of A per register tile of the narrow path: eight rows, each one vector of HC_OMP_NARROW outputs. */
 #define HC_OMP_NARROW_MR 8
 
@@ -28,13 +38,7 @@ static void HC_FN(hc_ff_cell_narrow_openmp)(const HC_REAL *restrict A, const HC_
       if (!once || l0 == 0) {
         int64_t q = 0;
         if (R == NW) {
-          for (; q + 8 <= kb; q += 8) {
-            if (sizeof(HC_REAL) == 8) {
-              hc_transpose8_f64((const double *)(B + q0 + q), K, (double *)(bt + q * NW), NW);
-            } else {
-              hc_transpose8_f32((const float *)(B + q0 + q), K, (float *)(bt + q * NW), NW);
-            }
-          }
+          for (; q + 8 <= kb; q += 8) HC_FN(hc_transpose8_openmp)(B + q0 + q, K, bt + q * NW, NW);
         }
         for (; q < kb; q++) {
           for (int64_t r = 0; r < NW; r++) bt[q * NW + r] = r < R ? B[r * K + q0 + q] : 0;
