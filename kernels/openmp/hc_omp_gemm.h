@@ -63,7 +63,7 @@ static inline int hc_ff_tile_rows_openmp(int64_t L, int64_t kb) {
    GEMM; fewer take dot products (dots_openmp_impl.h). */
 #define HC_OMP_FF_GEMM_L 16
 /* Right fields at most of the narrow path (dots_openmp_impl.h): a panel row of one vector of 8 (AVX-512 double, AVX
-   float), against the GEMM's two vectors; and the entries of K per panel, 64 x 8 scalars on the stack. */
+   float), against the GEMM's two vectors; and the entries of K per panel, 128 x 8 scalars on the stack. */
 #define HC_OMP_NARROW    8
 #define HC_OMP_NARROW_KB 128
 
