@@ -87,9 +87,10 @@ int hc_run_estimate_memory(const hc_run_config *cfg, int nranks, int is_device, 
   const double host_cell = 3 * 8 + X0_cell + L * 4 + L * 3 * 8 + (is_device ? s * outputs : 0);
   const double host_node = 8 + 2 + 8 * nodal + 16;
   /* the points' geometry kept for a step's kernels (hc_geometry_cache), as hc_run_geometry_cache allocates it: on a
-     host backend that takes it, where it is no larger than the inputs (fused: than the outputs) */
+     backend whose calls of the run's mode take it, where it is no larger than the inputs (fused: than the outputs) */
   const double geom_bytes = HC_GEOMETRY_CACHE_VALUES * 8 * P, geom_limit = s * (cfg->fused ? outputs : inputs);
-  const double geom_cell = geometry_cache && !is_device && geom_limit > 0 && geom_bytes <= geom_limit ? geom_bytes : 0;
+  const int geom_takes = geometry_cache & (cfg->fused ? HC_GEOMETRY_CACHE_FUSED : HC_GEOMETRY_CACHE_CELLDATA);
+  const double geom_cell = geom_takes && geom_limit > 0 && geom_bytes <= geom_limit ? geom_bytes : 0;
   const double dev_cell = X0_cell + shear_cell + geom_cell + s * (inputs + outputs + L * L) +
                           (is_device ? L * 4 + 8.0 * (nodal - 2) * nodes / C + (cfg->fused && ff ? 8 * L : 0) : 0);
   est->cells = C;
@@ -272,12 +273,13 @@ static int hc_run_upload_shear(hc_run *run) {
 }
 
 /* The points' geometry of a step, kept by the backend's first cell-data or fused call for the other kernels'
-   (hc_geometry_cache), on a backend that takes it, where it is no larger than limit bytes (the input arrays; fused,
-   the enabled kernels' outputs). */
+   (hc_geometry_cache), in the backend's memory, on a backend whose calls of the run's mode take it, where it is no
+   larger than limit bytes (the input arrays; fused, the enabled kernels' outputs). */
 static int hc_run_geometry_cache(hc_run *run, size_t limit) {
   const size_t points = (size_t)run->mesh->C * (size_t)run->basis->P;
   const size_t bytes = sizeof(double) * HC_GEOMETRY_CACHE_VALUES * points;
-  if (!run->be->geometry_cache || run->be->is_device || limit == 0 || bytes > limit || points == 0) return HC_OK;
+  const int mode = run->cfg.fused ? HC_GEOMETRY_CACHE_FUSED : HC_GEOMETRY_CACHE_CELLDATA;
+  if (!(run->be->geometry_cache & mode) || limit == 0 || bytes > limit || points == 0) return HC_OK;
   run->geometry = calloc(1, sizeof(*run->geometry));
   HC_CHECK(run->geometry, HC_ERR_RESOURCE, "out of host memory for the points' geometry cache");
   HC_CALL(run->be->mem_alloc(bytes, (void **)&run->geometry->values));

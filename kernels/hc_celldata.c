@@ -25,6 +25,19 @@ void hc_celldata_shear(const hc_motion *m, int64_t C, int n, const double *X0, d
   for (int64_t i = 0; i < C * n; i++) f[i] = hc_motion_factor(m, X0 + 3 * i);
 }
 
+int hc_geometry_cache_matches(const hc_geometry_cache *g, const hc_celldata_desc *desc) {
+  const hc_motion *a = &g->motion, *b = &desc->motion;
+  return g->valid && g->X0 == desc->X0 && g->shear == desc->shear && g->t == desc->t && g->C == desc->C &&
+         g->geometry_nodes == desc->geometry_nodes && g->basis == desc->basis && a->LX == b->LX && a->LY == b->LY &&
+         a->LZ == b->LZ && a->A == b->A && a->omega == b->omega;
+}
+
+void hc_geometry_cache_set_key(hc_geometry_cache *g, const hc_celldata_desc *desc) {
+  g->X0 = desc->X0, g->shear = desc->shear, g->t = desc->t, g->motion = desc->motion, g->C = desc->C;
+  g->geometry_nodes = desc->geometry_nodes, g->basis = desc->basis;
+  g->valid = 1;
+}
+
 int hc_celldata_validate(const hc_celldata_desc *desc) {
   HC_CHECK(desc, HC_ERR_INPUT, "cell data: no descriptor");
   HC_CHECK(desc->C >= 1, HC_ERR_INPUT, "cell data: cell count C must be >= 1, got %lld", (long long)desc->C);

@@ -17,8 +17,9 @@ extern "C" {
    not depend on the kernel), kept by a backend that takes it (hc_backend.geometry_cache) from the first cell-data
    or fused call at one time for the calls after it: a step's kernels share one computation of the geometry instead of
    one each. The caller owns it and sets it in hc_celldata_desc.geometry_cache; the backend fills `values` and the key
-   when the key does not match the call (geometry nodes, time, motion, cells, basis) and reads them when it does. Host
-   memory, for a host backend. */
+   when the key does not match the call (geometry nodes, time, motion, cells, basis) and reads them when it does. In
+   the backend's memory: on the host [C][P][13] as below; on a device (cuda) value by value, [13][C][P], so that
+   neighbouring threads read neighbouring points. */
 #define HC_GEOMETRY_CACHE_VALUES 13
 typedef struct hc_geometry_cache {
   double *values;   /* [C][P][HC_GEOMETRY_CACHE_VALUES]: w|J|, (J^-1)[0][0..2], [1][..], [2][..], x[0..2] */
@@ -32,6 +33,12 @@ typedef struct hc_geometry_cache {
   int geometry_nodes;
   const hc_basis *basis;
 } hc_geometry_cache;
+
+/* Whether g holds the geometry of desc's points: its key is desc's and a call has filled it. */
+int hc_geometry_cache_matches(const hc_geometry_cache *g, const struct hc_celldata_desc *desc);
+
+/* Marks g as holding the geometry of desc's points: its key becomes desc's (hc_geometry_cache_matches). */
+void hc_geometry_cache_set_key(hc_geometry_cache *g, const struct hc_celldata_desc *desc);
 
 /* What to compute: C cells of the basis's order and quadrature at time t, in one layout and precision.
    Reference coordinates are [-1,1]^3. A cell's geometry is given by its geometry nodes (hc_pointwise.h):

@@ -189,13 +189,17 @@ int hc_layout_convert(const hc_contract *k, hc_array which, hc_layout src_layout
 
 struct hc_celldata_desc; /* kernels/hc_celldata.h */
 struct hc_coloring;      /* kernels/hc_assembly.h */
+/* hc_backend.geometry_cache's bits: celldata takes it, fused (hc_fused_apply, hc_fused_element) takes it. */
+enum { HC_GEOMETRY_CACHE_CELLDATA = 1, HC_GEOMETRY_CACHE_FUSED = 2 };
+
 typedef struct hc_backend {
   const char *name;
   const char *description;
   int is_device;      /* nonzero when its memory is not host memory */
   int openmp_threads; /* nonzero when a call runs on the host on OpenMP's threads (omp_get_max_threads) */
-  int geometry_cache; /* nonzero when celldata and fused take hc_celldata_desc.geometry_cache (the points' geometry
-                         kept by the first call at one time for the calls after it) */
+  int geometry_cache; /* the calls that take hc_celldata_desc.geometry_cache (the points' geometry kept by the first
+                         call at one time for the calls after it): HC_GEOMETRY_CACHE_CELLDATA and
+                         HC_GEOMETRY_CACHE_FUSED bits, 0 for none */
   /* Runs the contraction k: out = left . right (or out += with k->sum_into). Arrays in k->layout. */
   int (*contract)(const hc_contract *k, const void *left, const void *right, void *out);
   /* Whether k (its variant, shapes, precision) is supported: HC_OK, or HC_ERR_UNSUPPORTED with why. */

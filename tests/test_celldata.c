@@ -1055,7 +1055,7 @@ static void test_geometry_cache(void **state) {
     hc_geometry_cache g;
     memset(&g, 0, sizeof(g));
     g.values = malloc(sizeof(double) * HC_GEOMETRY_CACHE_VALUES * (size_t)points);
-    const int takes = backend->geometry_cache && !backend->is_device;
+    const int takes = (backend->geometry_cache & HC_GEOMETRY_CACHE_CELLDATA) != 0;
     for (int cfg = 0; cfg < 4; cfg++) {
       desc.layout = (hc_layout)(cfg % 2);
       desc.precision = cfg / 2 ? HC_FLOAT : HC_DOUBLE;

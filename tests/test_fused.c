@@ -97,25 +97,43 @@ static void reference(const hc_celldata_desc *desc, const hc_contract *k, void *
 /* hc_fused_apply on the backend with desc's geometry nodes and out (k's output) in host memory: a device
    backend gets both in its own memory (out copied there first, for sum_into) and out copied back. Returns the
    call's error, with its message. */
-static int fused_call(const hc_celldata_desc *desc, const hc_contract *k, void *out) {
-  if (!backend->is_device) return hc_fused_apply(backend, desc, k, out);
-  const size_t xbytes = sizeof(double) * 3 * (size_t)desc->geometry_nodes * (size_t)desc->C;
-  const size_t obytes = hc_precision_size(k->precision) * (size_t)hc_contract_numel(k, HC_ARRAY_OUT);
-  void *d_X0 = NULL, *d_out = NULL;
+/* X0 ([C][geometry_nodes][3], host) in the backend's memory: the same pointer on a host backend, else a copy (freed
+   by X0_free). */
+static const double *X0_on_backend(const double *X0, int nodes, int64_t C) {
+  if (!backend->is_device) return X0;
+  const size_t xbytes = sizeof(double) * 3 * (size_t)nodes * (size_t)C;
+  void *d_X0 = NULL;
   assert_int_equal(backend->mem_alloc(xbytes, &d_X0), HC_OK);
+  assert_int_equal(backend->copy_to_device(d_X0, X0, xbytes), HC_OK);
+  return d_X0;
+}
+
+static void X0_free(const double *X0) {
+  if (backend->is_device) assert_int_equal(backend->mem_free((void *)X0), HC_OK);
+}
+
+/* fused_call of a desc whose X0 is in the backend's memory (X0_on_backend). */
+static int fused_call_on(const hc_celldata_desc *desc, const hc_contract *k, void *out) {
+  if (!backend->is_device) return hc_fused_apply(backend, desc, k, out);
+  const size_t obytes = hc_precision_size(k->precision) * (size_t)hc_contract_numel(k, HC_ARRAY_OUT);
+  void *d_out = NULL;
   assert_int_equal(backend->mem_alloc(obytes, &d_out), HC_OK);
-  assert_int_equal(backend->copy_to_device(d_X0, desc->X0, xbytes), HC_OK);
   assert_int_equal(backend->copy_to_device(d_out, out, obytes), HC_OK);
-  hc_celldata_desc d_desc = *desc;
-  d_desc.X0 = d_X0;
-  const int err = hc_fused_apply(backend, &d_desc, k, d_out);
+  const int err = hc_fused_apply(backend, desc, k, d_out);
   char message[2048];
   snprintf(message, sizeof(message), "%s", hc_error_message());
   if (err == HC_OK) assert_int_equal(backend->copy_to_host(out, d_out, obytes), HC_OK);
-  assert_int_equal(backend->mem_free(d_X0), HC_OK);
   assert_int_equal(backend->mem_free(d_out), HC_OK);
   if (err != HC_OK) return HC_ERROR(err, "%s", message); /* the call's message, not a later one's */
   return HC_OK;
+}
+
+static int fused_call(const hc_celldata_desc *desc, const hc_contract *k, void *out) {
+  hc_celldata_desc d_desc = *desc;
+  d_desc.X0 = X0_on_backend(desc->X0, desc->geometry_nodes, desc->C);
+  const int err = fused_call_on(&d_desc, k, out);
+  X0_free(d_desc.X0);
+  return err;
 }
 
 /* The fused output of kernel on desc against the reference, entry by entry: |fused - ref| <= 4 K eps |l||r|
@@ -390,21 +408,26 @@ static void test_sum_into(void **state) {
    it: on a backend that takes it, the first call fills it (and marks it valid), the later calls at the same time read
    it, and every output is bit for bit the call's without it; at another time it is filled again; with too little room,
    or on a backend that does not take it, it is left alone. Both layouts and precisions, orders 1 and 2, trilinear and
-   triquadratic cells, every kernel. */
+   triquadratic cells, every kernel (on a device: each of its kernels, fused_quads, fused_points, the dot products,
+   the GEMMs and sum factorization, reading the geometry that geometry_fill kept). */
 static void test_geometry_cache(void **state) {
   (void)state;
-  const struct { int p, nodes, cells[3]; } cases[] = {{1, 8, {3, 2, 2}}, {2, 27, {2, 1, 2}}};
-  const int takes = backend->geometry_cache && !backend->is_device;
+  const struct {
+    int p, nodes, cells[3];
+  } cases[] = {{1, 8, {3, 2, 2}}, {2, 27, {2, 1, 2}}, {2, 8, {5, 4, 3}}, {3, 8, {2, 2, 3}}};
+  const int takes = (backend->geometry_cache & HC_GEOMETRY_CACHE_FUSED) != 0;
   for (size_t ci = 0; ci < sizeof(cases) / sizeof(cases[0]); ci++) {
     hc_basis *b = NULL;
     assert_int_equal(hc_basis_create(cases[ci].p, 0, &b), HC_OK);
     const int64_t C = (int64_t)cases[ci].cells[0] * cases[ci].cells[1] * cases[ci].cells[2], points = C * b->P;
     double *X0 = mesh_make(cases[ci].cells[0], cases[ci].cells[1], cases[ci].cells[2], cases[ci].nodes, 41 + ci);
+    const double *X0b = X0_on_backend(X0, cases[ci].nodes, C); /* one pointer for every call: the key holds it */
     hc_geometry_cache g;
     memset(&g, 0, sizeof(g));
-    g.values = malloc(sizeof(double) * HC_GEOMETRY_CACHE_VALUES * (size_t)points);
+    assert_int_equal(backend->mem_alloc(sizeof(double) * HC_GEOMETRY_CACHE_VALUES * (size_t)points, (void **)&g.values),
+                     HC_OK);
     for (int cfg = 0; cfg < 4; cfg++) {
-      hc_celldata_desc desc = moving_desc(b, C, X0, cases[ci].nodes, 0.7, cfg / 2, cfg % 2);
+      hc_celldata_desc desc = moving_desc(b, C, X0b, cases[ci].nodes, 0.7, cfg / 2, cfg % 2);
       hc_celldata_desc with = desc;
       with.geometry_cache = &g;
       g.capacity = points, g.valid = 0;
@@ -418,8 +441,8 @@ static void test_geometry_cache(void **state) {
           assert_int_equal(hc_celldata_contract(&desc, (hc_kernel)kern, &k), HC_OK);
           const size_t bytes = hc_precision_size(k.precision) * (size_t)hc_contract_numel(&k, HC_ARRAY_OUT);
           void *plain = calloc(1, bytes), *kept = calloc(1, bytes);
-          assert_int_equal(fused_call(&desc, &k, plain), HC_OK);
-          assert_int_equal(fused_call(&with, &k, kept), HC_OK);
+          assert_int_equal(fused_call_on(&desc, &k, plain), HC_OK);
+          assert_int_equal(fused_call_on(&with, &k, kept), HC_OK);
           if (memcmp(plain, kept, bytes) != 0)
             fail_msg("order %d, %d-node cells, %s %s %s round %d: the outputs differ with the kept geometry",
                      cases[ci].p, cases[ci].nodes, hc_kernel_name(k.kernel), hc_layout_name(k.layout),
@@ -430,7 +453,8 @@ static void test_geometry_cache(void **state) {
         }
       }
     }
-    free(g.values), free(X0);
+    assert_int_equal(backend->mem_free(g.values), HC_OK);
+    X0_free(X0b), free(X0);
     hc_basis_destroy(&b);
   }
 }

@@ -20,6 +20,7 @@ const hc_backend hc_backend_cuda = {
     .name = "cuda",
     .description = "NVIDIA GPUs through CUDA",
     .is_device = 1,
+    .geometry_cache = HC_GEOMETRY_CACHE_FUSED, /* the fused kernels; the cell data computes each point's geometry */
     .contract = hc_contract_cuda,
     .supports = hc_supports_cuda,
     .mem_alloc = hc_mem_alloc_cuda,

@@ -125,6 +125,9 @@ struct celldata_args {
   const int32_t *cell_nodes = nullptr;
   const double *u = nullptr;
   double *v = nullptr;
+  // The fused kernels' points' geometry kept for the step (hc_geometry_cache, filled by geometry_fill): value k of
+  // point p of cell c at geom[k C P + c P + p], w|J|, J^-1 row by row, x; or null: each point computes its own
+  const double *geom = nullptr;
 };
 
 // The data functions a kernel's arrays use, packed after J^-1 and w|J| in each point record:
@@ -172,25 +175,49 @@ struct register_record {
 // instructions on the 8 vertices' bounding box again).
 constexpr int kFloorDoubles = 1;
 
-// The record of point p of a cell with NV geometry nodes xn (moved): false (after recording cell c) when the
-// cell is inverted or degenerate there. floor: the cell's det J floor (node_floors).
-template <hc_kernel Kernel, int NV>
-__device__ __forceinline__ bool point_record(const celldata_args &a, const double (*xn)[3], const double *floor,
-                                             int64_t c, int64_t p, double *v) {
+// The geometry of point p of a cell with NV geometry nodes xn (moved), recording cell c (atomicMin on a.bad)
+// when it is inverted or degenerate there. floor: the cell's det J floor (node_floors).
+template <int NV>
+__device__ __forceinline__ void point_geometry(const celldata_args &a, const double (*xn)[3], const double *floor,
+                                               int64_t c, int64_t p, hc_point_geom *g) {
   const double xi[3] = {a.qpts[3 * p], a.qpts[3 * p + 1], a.qpts[3 * p + 2]};
-  hc_point_geom g;
   bool ok;
   if constexpr (NV == 27) {
     // the shape functions node by node as the sums use them: 108 of them at once would spill
     double J[3][3];
-    hc_pw_triquadratic_map(xn, xi, g.x, J);
-    ok = hc_pw_geometry_from_jacobian(J, a.qwts[p], *floor, &g);
+    hc_pw_triquadratic_map(xn, xi, g->x, J);
+    ok = hc_pw_geometry_from_jacobian(J, a.qwts[p], *floor, g);
   } else {
     double N[8], dN[8][3];
     hc_pw_trilinear_shape(xi, N, dN);
-    ok = hc_pw_geometry_at(xn, N, dN, a.qwts[p], *floor, &g);
+    ok = hc_pw_geometry_at(xn, N, dN, a.qwts[p], *floor, g);
   }
   if (!ok) atomicMin(a.bad, (unsigned long long)c);
+}
+
+// The kept geometry of point p of cell c (a.geom, as geometry_fill stored it): w|J|, J^-1 and x (not det J).
+__device__ __forceinline__ void kept_geometry(const celldata_args &a, int64_t c, int64_t p, hc_point_geom *g) {
+  const int64_t n = a.C * a.P;
+  const double *src = a.geom + c * a.P + p;
+  g->wdet = __ldg(src);
+#pragma unroll
+  for (int k = 0; k < 9; k++) g->Jinv[k / 3][k % 3] = __ldg(src + (1 + k) * n);
+#pragma unroll
+  for (int i = 0; i < 3; i++) g->x[i] = __ldg(src + (10 + i) * n);
+}
+
+// The record of point p of a cell with NV geometry nodes xn (moved): its geometry (point_geometry, which records
+// an inverted or degenerate cell c), or with the points' geometry kept (a.geom; xn and floor unused) read from it.
+// floor: the cell's det J floor (node_floors). Kept = false (the cell data, whose calls never keep it): no reading.
+template <hc_kernel Kernel, int NV, bool Kept = true>
+__device__ __forceinline__ void point_record(const celldata_args &a, const double (*xn)[3], const double *floor,
+                                             int64_t c, int64_t p, double *v) {
+  hc_point_geom g;
+  if (Kept && a.geom) {
+    kept_geometry(a, c, p, &g);
+  } else {
+    point_geometry<NV>(a, xn, floor, c, p, &g);
+  }
 #pragma unroll
   for (int k = 0; k < 9; k++) v[k] = g.Jinv[k / 3][k % 3];
   v[9] = g.wdet;
@@ -214,7 +241,6 @@ __device__ __forceinline__ bool point_record(const celldata_args &a, const doubl
       for (int k = 0; k < 9; k++) w[k] = d.kappa[k / 3][k % 3];
     }
   }
-  return ok;
 }
 
 // The data functions back from a record, as hc_pw_data left them (only the kernel's).
@@ -360,6 +386,21 @@ __device__ __forceinline__ void group_vertices(const celldata_args &a, int64_t c
   __syncthreads();
 }
 
+// A fused kernel's group of cells c0 .. c0 + ncell - 1: their moved nodes and det J floors (group_vertices with
+// Vertices, else group_nodes), or with the points' geometry kept (a.geom), which needs neither, only the barrier
+// that ends the reads of the group before.
+template <int NV, bool Vertices>
+__device__ __forceinline__ void fused_group_nodes(const celldata_args &a, int64_t c0, int ncell, double *s_x,
+                                                  double *s_floor) {
+  if (a.geom) {
+    __syncthreads();
+  } else if constexpr (Vertices) {
+    group_vertices(a, c0, ncell, s_x, s_floor);
+  } else {
+    group_nodes<NV>(a, c0, ncell, s_x, s_floor);
+  }
+}
+
 // Cell-minor arrays (and cell-major ones whose points do not fit the staged kernel): one thread per
 // (cell, point) computes its point's record into registers, then writes every entry of that point, the
 // per-point arrays' Dij and the field arrays' L * Dij. A block takes kLanes cells of kRows points each in the
@@ -385,7 +426,8 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
     group_nodes<NV>(a, c0, ncell, s_x, s_floor);
     if (c < C && p < P) {
       register_record<record_size<Kernel>()> rec;
-      point_record<Kernel, NV>(a, reinterpret_cast<const double(*)[3]>(s_x + NV * 3 * cl), s_floor + cl, c, p, rec.v);
+      point_record<Kernel, NV, false>(a, reinterpret_cast<const double(*)[3]>(s_x + NV * 3 * cl), s_floor + cl, c, p,
+                                      rec.v);
       if constexpr (fam != HC_FAMILY_FIELDFIELD) {
         point_entries<Kernel>(rec, [&](int ij, double lv, double rv) {
           const int64_t at = hc_at<CellMinor>(c, p * Dij + ij, C, pin);
@@ -486,8 +528,8 @@ __global__ void __launch_bounds__(kThreads, staged_min_blocks<T, NV>())
     for (int r = threadIdx.x; r < ncell * (int)P; r += blockDim.x) {
       const int cl = (int)hc_fastdiv_div(tl.div_P, (uint32_t)r);
       double v[R];
-      point_record<Kernel, NV>(a, reinterpret_cast<const double(*)[3]>(s_x + NV * 3 * cl), s_floor + cl, c0 + cl,
-                               r - cl * P, v);
+      point_record<Kernel, NV, false>(a, reinterpret_cast<const double(*)[3]>(s_x + NV * 3 * cl), s_floor + cl, c0 + cl,
+                                      r - cl * P, v);
 #pragma unroll
       for (int k = 0; k < R; k++) s_rec[k * ntile + r] = v[k];
     }
@@ -931,7 +973,7 @@ __global__ void __launch_bounds__(NT, fused_min_blocks<NT>())
   };
   for (int64_t c0 = (int64_t)blockIdx.x * ncb; c0 < C; c0 += (int64_t)gridDim.x * ncb) {
     const int ncell = (int)(C - c0 < ncb ? C - c0 : ncb);
-    group_nodes<NV>(a, c0, ncell, s_x, s_floor);
+    fused_group_nodes<NV, false>(a, c0, ncell, s_x, s_floor);
     metrics(c0, ncell);
     for (int cl = 0; cl < ncell; cl++) {
       const int64_t c = c0 + cl;
@@ -1112,7 +1154,7 @@ __global__ void __launch_bounds__(sumfact_threads(N), sumfact_min_blocks(N, NV))
     }
   };
   for (int64_t c = blockIdx.x; c < a.C; c += gridDim.x) {
-    group_nodes<NV>(a, c, 1, s_x, s_floor);  // its barriers also end the previous cell's reads
+    fused_group_nodes<NV, false>(a, c, 1, s_x, s_floor);  // its barriers also end the previous cell's reads
     for (int p = tid; p < P; p += NT)
       point_metric<Kernel, NV>(a, reinterpret_cast<const double(*)[3]>(s_x), s_floor, c, p, s_g + p, P);
     const int32_t *cn = a.v ? a.cell_nodes + c * L : nullptr;
@@ -1246,7 +1288,7 @@ __global__ void __launch_bounds__(kFusedThreads, 2)
   __syncthreads();
   const int pp = lane / kRowStep;  // the lane's point in every chunk; its first row: lane % kRowStep
   for (int64_t c = (int64_t)blockIdx.x * nwarps + warp; c < C; c += (int64_t)gridDim.x * nwarps) {
-    warp_cell_nodes<NV, G != 1>(a, c, lane, s_x, s_floor);
+    if (!a.geom) warp_cell_nodes<NV, G != 1>(a, c, lane, s_x, s_floor);
     __syncwarp();
     for (int p = lane; p < P; p += 32) {
       if constexpr (G == 1 && NV == 27)
@@ -1362,11 +1404,7 @@ __global__ void __launch_bounds__(kFusedThreads, fused_points_blocks<Kernel, NV>
   T *s_val = reinterpret_cast<T *>(s_pt + (size_t)V * items);  // DataData: [items]
   for (int64_t c0 = (int64_t)blockIdx.x * ncb; c0 < C; c0 += (int64_t)gridDim.x * ncb) {
     const int ncell = (int)(C - c0 < ncb ? C - c0 : ncb);
-    if constexpr (NV == 8) {
-      group_vertices(a, c0, ncell, s_x, s_floor);
-    } else {
-      group_nodes<NV>(a, c0, ncell, s_x, s_floor);
-    }
+    fused_group_nodes<NV, NV == 8>(a, c0, ncell, s_x, s_floor);
     for (int it = tid; it < ncell * P; it += nt) {
       const int cl = it / P, p = it - cl * P;
       register_record<R> rec;
@@ -1565,12 +1603,8 @@ __global__ void __launch_bounds__(kFusedThreads, NV == 8 ? 3 : 1)
     const int ncell = (int)(a.C - c0 < CB ? a.C - c0 : CB);
     // the block's cells' nodes and floors (thread 8 wc + j: cell wc's vertex j); 27 nodes: by any thread, so that
     // every warp must first be done with the previous cells' nodes
-    if constexpr (NV == 8) {
-      group_vertices(a, c0, ncell, &s_x[0][0], s_floor);
-    } else {
-      __syncthreads();
-      group_nodes<NV>(a, c0, ncell, &s_x[0][0], s_floor);
-    }
+    if constexpr (NV != 8) __syncthreads();
+    fused_group_nodes<NV, NV == 8>(a, c0, ncell, &s_x[0][0], s_floor);
     if (live) point_metric<Kernel, NV>(a, reinterpret_cast<const double(*)[3]>(xs), &s_floor[wc], c, j, g + j, P);
     __syncwarp();
     double m[L];
@@ -1697,6 +1731,48 @@ cudaError_t fused_launch(const celldata_args &a, bool minor, int sum_into, void 
   }
 }
 
+// The points' geometry of every cell kept for the fused kernels of one time (a.geom's layout, hc_geometry_cache):
+// ncb cells per block, their nodes moved once as fused_points moves them, then one thread per (cell, point), which
+// records an inverted or degenerate cell (point_geometry) as a kernel computing its own geometry does.
+template <int NV>
+__global__ void __launch_bounds__(kThreads) geometry_fill(celldata_args a, int ncb, double *__restrict__ geom) {
+  extern __shared__ double fill_smem[];
+  const int64_t C = a.C, n = C * a.P;
+  const int P = a.P;
+  double *s_x = fill_smem, *s_floor = s_x + (size_t)ncb * NV * 3;
+  for (int64_t c0 = (int64_t)blockIdx.x * ncb; c0 < C; c0 += (int64_t)gridDim.x * ncb) {
+    const int ncell = (int)(C - c0 < ncb ? C - c0 : ncb);
+    if constexpr (NV == 8) {
+      group_vertices(a, c0, ncell, s_x, s_floor);
+    } else {
+      group_nodes<NV>(a, c0, ncell, s_x, s_floor);
+    }
+    for (int it = threadIdx.x; it < ncell * P; it += blockDim.x) {
+      const int cl = it / P;
+      hc_point_geom g;
+      point_geometry<NV>(a, reinterpret_cast<const double(*)[3]>(s_x + cl * NV * 3), s_floor + cl, c0 + cl, it - cl * P,
+                         &g);
+      double *dst = geom + c0 * P + it;
+      dst[0] = g.wdet;
+#pragma unroll
+      for (int k = 0; k < 9; k++) dst[(1 + k) * n] = g.Jinv[k / 3][k % 3];
+#pragma unroll
+      for (int i = 0; i < 3; i++) dst[(10 + i) * n] = g.x[i];
+    }
+    __syncthreads();  // the next group overwrites the nodes
+  }
+}
+
+// geometry_fill of a's cells (NV geometry nodes each) into geom: as many cells per block as give every thread a
+// point, at most kThreads / 8 (group_vertices moves a node per thread).
+template <int NV>
+cudaError_t geometry_fill_launch(const celldata_args &a, double *geom) {
+  const int ncb = a.P >= kThreads ? 1 : a.P > 8 ? kThreads / a.P : kThreads / 8;
+  const size_t smem = sizeof(double) * (size_t)ncb * (NV * 3 + kFloorDoubles);
+  geometry_fill<NV><<<hc_cuda_grid((a.C + ncb - 1) / ncb), kThreads, smem, hc_cuda_stream()>>>(a, ncb, geom);
+  return cudaGetLastError();
+}
+
 template <hc_kernel Kernel>
 cudaError_t fused_kernel(const celldata_args &a, int nodes, const hc_contract *k, void *d_out) {
   const bool minor = k->layout == HC_LAYOUT_CELL_MINOR, f32 = k->precision == HC_FLOAT;
@@ -1723,6 +1799,8 @@ int bad_cell_read(hc_cuda_context *ctx, const hc_celldata_desc *desc) {
   HC_CALL_CUDA(cudaStreamSynchronize(stream));
   const unsigned long long h_bad = *cb->h_bad;
   if (h_bad == kNoBadCell) return HC_OK;
+  // a kept geometry (hc_geometry_cache) that the calls filled holds a bad cell's: never read again
+  if (desc->geometry_cache) desc->geometry_cache->valid = 0;
   HC_CALL_CUDA(cudaMemsetAsync(cb->d_bad, 0xff, sizeof(*cb->d_bad), stream));
   const int64_t c = (int64_t)h_bad;
   HC_CHECK(c < desc->C, HC_ERR_INPUT, "cell data: cell %lld of an earlier call is inverted or degenerate",
@@ -1846,10 +1924,25 @@ extern "C" int hc_fused_element_cuda(const hc_celldata_desc *desc, const hc_cont
            "kernels take it with sum factorization and with orders 2 and 3's GEMMs)",
            hc_kernel_name(k->kernel), desc->basis->L, desc->basis->P);
   if (!d_out) return HC_OK;  // the question alone
-  return celldata_call(desc, d_v ? "fused assembly with the element apply" : "fused assembly",
-                       [&](const celldata_args &a) {
-                         celldata_args b = a;
-                         b.cell_nodes = d_cell_nodes, b.u = d_u, b.v = d_v;
-                         return fused_any(b, desc->geometry_nodes, k, d_out);
-                       });
+  // the points' geometry kept for the calls at this time (hc_geometry_cache): read where it holds this call's, else
+  // filled first (and not valid until the fill is queued)
+  hc_geometry_cache *kept = desc->geometry_cache;
+  const bool keep = kept && kept->values && desc->C * desc->basis->P <= kept->capacity;
+  const bool fill = keep && !hc_geometry_cache_matches(kept, desc);
+  if (fill) kept->valid = 0;
+  HC_CALL(celldata_call(
+      desc, d_v ? "fused assembly with the element apply" : "fused assembly", [&](const celldata_args &a) {
+        celldata_args b = a;
+        b.cell_nodes = d_cell_nodes, b.u = d_u, b.v = d_v;
+        if (fill) {
+          const cudaError_t err = desc->geometry_nodes == 27 ? geometry_fill_launch<27>(a, kept->values)
+                                                             : geometry_fill_launch<8>(a, kept->values);
+          if (err != cudaSuccess) return err;
+        }
+        if (keep) b.geom = kept->values;
+        return fused_any(b, desc->geometry_nodes, k, d_out);
+      }));
+  // a bad cell that a later check finds makes it invalid again (bad_cell_read)
+  if (fill) hc_geometry_cache_set_key(kept, desc);
+  return HC_OK;
 }

@@ -359,21 +359,6 @@ static inline double hc_cd_left(int rank, double phi, double grad_i, double kapp
 #define HC_TEMPLATE "kernels/openmp/fused_openmp_impl.h"
 #include "kernels/hc_instantiate.h"
 
-/* Whether g holds the geometry of desc's points: its key is desc's. */
-static int hc_cd_geom_matches(const hc_geometry_cache *g, const hc_celldata_desc *desc) {
-  const hc_motion *a = &g->motion, *b = &desc->motion;
-  return g->valid && g->X0 == desc->X0 && g->shear == desc->shear && g->t == desc->t && g->C == desc->C &&
-         g->geometry_nodes == desc->geometry_nodes && g->basis == desc->basis && a->LX == b->LX && a->LY == b->LY &&
-         a->LZ == b->LZ && a->A == b->A && a->omega == b->omega;
-}
-
-/* Marks g as holding the geometry of desc's points: its key becomes desc's (hc_cd_geom_matches). */
-static void hc_cd_geom_set_key(hc_geometry_cache *g, const hc_celldata_desc *desc) {
-  g->X0 = desc->X0, g->shear = desc->shear, g->t = desc->t, g->motion = desc->motion, g->C = desc->C;
-  g->geometry_nodes = desc->geometry_nodes, g->basis = desc->basis;
-  g->valid = 1;
-}
-
 /* The shape functions of desc's geometry nodes at its quadrature points and the shear's time factor, into shape
    (freed by the caller); with keep, how the call uses desc->geometry_cache (a fill invalidates it until it ends). */
 static int hc_cd_shape_create(const hc_celldata_desc *desc, int keep, hc_cd_shape *shape) {
@@ -386,7 +371,7 @@ static int hc_cd_shape_create(const hc_celldata_desc *desc, int keep, hc_cd_shap
   hc_geometry_cache *g = desc->geometry_cache;
   if (keep && g && g->values && desc->C * P <= g->capacity) {
     shape->geom = g->values;
-    shape->geom_mode = hc_cd_geom_matches(g, desc) ? HC_CD_GEOM_READ : HC_CD_GEOM_FILL;
+    shape->geom_mode = hc_geometry_cache_matches(g, desc) ? HC_CD_GEOM_READ : HC_CD_GEOM_FILL;
     if (shape->geom_mode == HC_CD_GEOM_FILL) g->valid = 0;
   }
   shape->N = malloc(sizeof(*shape->N) * (size_t)(P * n));
@@ -410,7 +395,7 @@ int hc_celldata_fill_openmp(const hc_celldata_desc *desc, hc_kernel kernel, void
   free(shape.N);
   free(shape.dN);
   /* every point's geometry is kept */
-  if (shape.geom_mode == HC_CD_GEOM_FILL && !failed && bad < 0) hc_cd_geom_set_key(desc->geometry_cache, desc);
+  if (shape.geom_mode == HC_CD_GEOM_FILL && !failed && bad < 0) hc_geometry_cache_set_key(desc->geometry_cache, desc);
   HC_CHECK(!failed, HC_ERR_RESOURCE, "out of host memory for the cell data scratch of a thread (%lld points)",
            (long long)(desc->layout == HC_LAYOUT_CELL_MAJOR ? P : HC_OMP_CD_CB * HC_OMP_CD_PB));
   if (bad >= 0) return hc_celldata_cell_error(desc, bad, desc->X0 + 3 * n * bad);
@@ -432,7 +417,7 @@ static int hc_fused_run_openmp(const hc_celldata_desc *desc, const hc_contract *
   free(shape.N);
   free(shape.dN);
   /* every point's geometry is kept */
-  if (shape.geom_mode == HC_CD_GEOM_FILL && !failed && bad < 0) hc_cd_geom_set_key(desc->geometry_cache, desc);
+  if (shape.geom_mode == HC_CD_GEOM_FILL && !failed && bad < 0) hc_geometry_cache_set_key(desc->geometry_cache, desc);
   HC_CHECK(!failed, HC_ERR_RESOURCE,
            "out of host memory for the fused assembly scratch of a thread (one cell's entries, %lld points)",
            (long long)P);
