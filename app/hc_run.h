@@ -142,6 +142,10 @@ typedef struct {
   double *d_v;                       /* [C][L] in the backend's memory: FieldField's element apply rows, where the
                                         fused kernels compute them (hc_fused_element), else NULL */
   double *d_y[HC_NUM_KERNELS];       /* assembled nodal vectors in the backend's memory (alias y on the host) */
+  double *d_y_block;                 /* on a device, the block that holds every d_y, zeroed once at a step's start */
+  size_t d_y_bytes;                  /* its size */
+  int fused_into_y[HC_NUM_KERNELS];  /* fused, where the kernel adds into its nodal vector itself (hc_fused_assemble):
+                                        no assembly kernel follows it */
   int64_t num_shared;                /* nodes shared with other ranks (device assembly: only these cross) */
   const int32_t *shared;             /* their local ids (borrowed from the halo) */
   int32_t *d_shared;                 /* the same in the backend's memory */

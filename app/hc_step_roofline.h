@@ -20,6 +20,8 @@ typedef struct {
   int u_upload;                  /* device assembly: the nodal interpolant u is copied to the device each step */
   int geometry_nodes;            /* geometry nodes per cell (8 trilinear, 27 triquadratic), read once a step */
   int fused;                     /* run.assembly: fused (no cell-data phase; each fused kernel's own traffic) */
+  const int *fused_into_y;       /* optional, per kernel: nonzero where its fused kernel adds into the nodal vector
+                                    itself (hc_fused_assemble) */
 } hc_step_problem;
 
 /* Bytes per step of one rank, by phase (HC_PHASE_STEP: the sum of the four memory phases, celldata, contract,
@@ -46,7 +48,9 @@ typedef struct {
      shared nodes' round trip to the host for the halo exchange (2 * 8 bytes per shared node and vector) is
      timed in the halo phase, not here;
    - assembly: per DataField or FieldField kernel, its outputs read (s * numel(out)), the cell-to-node map
-     (4 * C * L) and its nodal vector read and written once (2 * 8 * N); FieldField also reads u (8 * N);
+     (4 * C * L) and its nodal vector read and written once (2 * 8 * N); FieldField also reads u (8 * N); where
+     the fused kernel adds into the nodal vector itself (fused_into_y), the assembly only zeroes it (8 * N), and
+     the kernel's contract bytes take the map, the vector's read and write and u: no output is read back;
    - halo: halo_bytes_per_vector per nodal vector (one per DataField and FieldField kernel);
    - reduction: reduction_bytes. */
 void hc_step_bytes_of(const hc_step_problem *p, hc_step_bytes *b);

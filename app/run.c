@@ -387,8 +387,15 @@ static int hc_run_setup(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
     HC_CALL(be->mem_alloc(map, (void **)&run->d_cell_nodes));
     HC_CALL(be->copy_to_device(run->d_cell_nodes, m->cell_nodes, map));
     HC_CALL(be->mem_alloc(nodal, (void **)&run->d_u));
-    for (int kid = 0; kid < HC_NUM_KERNELS; kid++)
-      if (run->y[kid]) HC_CALL(be->mem_alloc(nodal, (void **)&run->d_y[kid]));
+    /* the nodal vectors in one block, zeroed by one call a step (hc_run_step) */
+    size_t nvec = 0;
+    for (int kid = 0; kid < HC_NUM_KERNELS; kid++) nvec += run->y[kid] != NULL;
+    if (nvec) {
+      run->d_y_bytes = nodal * nvec;
+      HC_CALL(be->mem_alloc(run->d_y_bytes, (void **)&run->d_y_block));
+      for (int kid = 0, i = 0; kid < HC_NUM_KERNELS; kid++)
+        if (run->y[kid]) run->d_y[kid] = run->d_y_block + (size_t)(i++) * (size_t)m->num_nodes;
+    }
     /* u = u0 + sin(omega t) du, where a FieldField kernel applies its outputs to it */
     if (hc_run_any_fieldfield(run)) {
       HC_CALL(be->mem_alloc(nodal, (void **)&run->d_u0));
@@ -406,6 +413,14 @@ static int hc_run_setup(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
      the cases the backend takes: hc_fused_element_takes). */
   if (cfg->fused && hc_run_any_fieldfield(run) && hc_fused_element_check(be) == HC_OK)
     HC_CALL(be->mem_alloc(sizeof(double) * (size_t)(m->C * m->nodes_per_cell), (void **)&run->d_v));
+  /* Fused on a device, where the backend's kernels also add each cell's nodal values into the nodal vector as they
+     form them (hc_fused_assemble_takes): no assembly kernel follows them (hc_run_kernel). */
+  if (cfg->fused && run->d_y_block) {
+    hc_celldata_desc desc;
+    hc_run_desc(run, run->d_X0, m->C, 0.0, &desc);
+    for (int kid = 0; kid < HC_NUM_KERNELS; kid++)
+      run->fused_into_y[kid] = run->y[kid] && hc_fused_assemble_takes(be, &desc, &run->k[kid]) == HC_OK;
+  }
   return HC_OK;
 }
 
@@ -416,8 +431,8 @@ void hc_run_destroy(hc_run *run) {
     if (run->device_assembly) {
       for (int kid = 0; kid < HC_NUM_KERNELS; kid++) {
         if (run->h_out[kid] != run->d_out[kid]) free(run->h_out[kid]);
-        if (run->d_y[kid]) be->mem_free(run->d_y[kid]);
       }
+      if (run->d_y_block) be->mem_free(run->d_y_block);
       if (run->d_cell_nodes) be->mem_free(run->d_cell_nodes);
       if (run->d_u) be->mem_free(run->d_u);
       if (run->d_u0) be->mem_free(run->d_u0);
@@ -445,6 +460,8 @@ void hc_run_destroy(hc_run *run) {
   run->d_shbuf = NULL;
   run->d_cell_nodes = NULL;
   run->d_u = run->d_u0 = run->d_du = run->d_v = NULL;
+  run->d_y_block = NULL;
+  run->d_y_bytes = 0;
   run->d_X0 = run->d_shear = run->d_left = run->d_right = run->d_scratch = NULL;
   free(run->geometry);
   run->geometry = NULL;
@@ -688,15 +705,20 @@ static int hc_run_kernel(hc_run *run, const hc_celldata_desc *desc, int kid, int
   const hc_mesh *m = run->mesh;
   const hc_contract *k = &run->k[kid];
   hc_family fam = hc_kernel_family((hc_kernel)kid);
-  /* FieldField's element apply rows from the fused kernel (run->d_v) where it takes them, the assembly a vector's */
-  double *v = run->cfg.fused && fam == HC_FAMILY_FIELDFIELD && run->d_v && hc_fused_element_takes(be, desc, k) == HC_OK
+  /* Fused: the kernel's nodal values added into its nodal vector by the fused kernel itself where it takes them
+     (zeroed at the step's start), or FieldField's element apply rows from it (run->d_v), the assembly a vector's */
+  const int into_y = run->cfg.fused && run->fused_into_y[kid];
+  double *v = run->cfg.fused && !into_y && fam == HC_FAMILY_FIELDFIELD && run->d_v &&
+                      hc_fused_element_takes(be, desc, k) == HC_OK
                   ? run->d_v
                   : NULL;
   if (run->cfg.fused) {
     /* The fused kernel, timed as the kernel's contraction; the cell-data phase stays empty. */
     hc_run_range(run, "fused", kid);
     HC_CALL(hc_run_mark(run, sm, HC_PHASE_CONTRACT, kid));
-    if (v)
+    if (into_y)
+      HC_CALL(hc_fused_assemble(be, desc, k, run->d_out[kid], run->d_cell_nodes, run->d_u, run->d_y[kid]));
+    else if (v)
       HC_CALL(hc_fused_element(be, desc, k, run->d_out[kid], run->d_cell_nodes, run->d_u, v));
     else
       HC_CALL(hc_fused_apply(be, desc, k, run->d_out[kid]));
@@ -716,6 +738,7 @@ static int hc_run_kernel(hc_run *run, const hc_celldata_desc *desc, int kid, int
     HC_CALL(hc_run_dump(run, (hc_kernel)kid));
   }
 
+  if (into_y) return HC_OK; /* assembled by the fused kernel */
   if (fam == HC_FAMILY_DATADATA) {
     /* No assembly. With run.deterministic the C values come to the host for its exact sum (else the backend sums
        them where they are, in the reduction). */
@@ -730,7 +753,7 @@ static int hc_run_kernel(hc_run *run, const hc_celldata_desc *desc, int kid, int
   /* Assembly in the backend's memory: the nodal vector stays there but for its shared nodes (hc_run_halo_begin). */
   hc_run_range(run, "assembly", kid);
   HC_CALL(hc_run_mark(run, sm, HC_PHASE_ASSEMBLY, -1));
-  HC_CALL(be->mem_zero(run->d_y[kid], sizeof(double) * (size_t)m->num_nodes));
+  if (!run->d_y_block) HC_CALL(be->mem_zero(run->d_y[kid], sizeof(double) * (size_t)m->num_nodes));
   if (fam == HC_FAMILY_DATAFIELD) {
     HC_CALL(be->assemble_vector(k, run->coloring, run->d_out[kid], run->d_cell_nodes, run->d_y[kid]));
   } else if (v) {
@@ -771,6 +794,13 @@ static int hc_run_step(hc_run *run, double t, int timed, int dump) {
   HC_CALL(hc_run_mark(run, &sm, HC_PHASE_CELLDATA, -1));
   if (run->d_u0) HC_CALL(be->waxpy(m->num_nodes, sin(run->cfg.shear_omega * t), run->d_du, run->d_u0, run->d_u));
   hc_run_range_end(run);
+  if (run->d_y_block) {
+    /* every nodal vector zeroed at once, before the kernels that assemble into them */
+    hc_run_range(run, "assembly", -1);
+    HC_CALL(hc_run_mark(run, &sm, HC_PHASE_ASSEMBLY, -1));
+    HC_CALL(be->mem_zero(run->d_y_block, run->d_y_bytes));
+    hc_run_range_end(run);
+  }
   for (int kid = HC_DATAFIELD_SCALAR; kid < HC_NUM_KERNELS; kid++)
     if (run->cfg.enabled[kid]) HC_CALL(hc_run_kernel(run, &desc, kid, dump, &sm));
   hc_run_range(run, "halo", -1);

@@ -87,6 +87,7 @@ static void hc_run_roofline(const hc_run *run, int64_t halo_bytes, double bytes[
       .dd_copy = run->dd_copy,
       .geometry_nodes = run->mesh->geometry_nodes,
       .fused = run->cfg.fused,
+      .fused_into_y = run->fused_into_y,
   };
   hc_step_bytes b;
   hc_step_bytes_of(&p, &b);

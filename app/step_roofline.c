@@ -50,7 +50,14 @@ void hc_step_bytes_of(const hc_step_problem *p, hc_step_bytes *b) {
       if (p->device_assembly && p->dd_copy) b->d2h += s * C;
     } else {
       vectors++;
-      b->bytes[HC_PHASE_ASSEMBLY] += out + 4.0 * C * k->L + 2.0 * 8.0 * N + (fam == HC_FAMILY_FIELDFIELD ? 8.0 * N : 0);
+      const double scatter = 4.0 * C * k->L + 8.0 * N + (fam == HC_FAMILY_FIELDFIELD ? 8.0 * N : 0);
+      if (p->fused && p->fused_into_y && p->fused_into_y[kid]) {
+        b->bytes[HC_PHASE_ASSEMBLY] += 8.0 * N;
+        b->kernel_bytes[kid] += scatter;
+        b->bytes[HC_PHASE_CONTRACT] += scatter;
+      } else {
+        b->bytes[HC_PHASE_ASSEMBLY] += out + 8.0 * N + scatter;
+      }
     }
     if (p->is_device && !p->device_assembly) b->d2h += out;
   }

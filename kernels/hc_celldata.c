@@ -132,6 +132,26 @@ int hc_fused_element(const hc_backend *backend, const hc_celldata_desc *desc, co
   return hc_fused_named(backend, backend->fused_element(desc, k, out, cell_nodes, u, v));
 }
 
+int hc_fused_assemble_takes(const hc_backend *backend, const hc_celldata_desc *desc, const hc_contract *k) {
+  HC_CALL(hc_fused_args(backend, desc, k));
+  const hc_family fam = hc_kernel_family(k->kernel);
+  HC_CHECK(fam == HC_FAMILY_DATAFIELD || (fam == HC_FAMILY_FIELDFIELD && k->L == k->R), HC_ERR_INPUT,
+           "fused assembly into the nodal vector takes a DataField or square FieldField output, got %s with L = %d, "
+           "R = %d",
+           hc_kernel_name(k->kernel), k->L, k->R);
+  return hc_fused_named(backend, backend->fused_assemble(desc, k, NULL, NULL, NULL, NULL));
+}
+
+int hc_fused_assemble(const hc_backend *backend, const hc_celldata_desc *desc, const hc_contract *k, void *out,
+                      const int32_t *cell_nodes, const double *u, double *y) {
+  HC_CALL(hc_fused_assemble_takes(backend, desc, k));
+  const int ff = hc_kernel_family(k->kernel) == HC_FAMILY_FIELDFIELD;
+  HC_CHECK(out && cell_nodes && y && (u || !ff), HC_ERR_INPUT,
+           "fused assembly of %s into the nodal vector needs out, cell_nodes, y%s", hc_kernel_name(k->kernel),
+           ff ? " and u" : "");
+  return hc_fused_named(backend, backend->fused_assemble(desc, k, out, cell_nodes, u, y));
+}
+
 int hc_celldata_cell_error(const hc_celldata_desc *desc, int64_t c, const double *h_X0c) {
   const hc_basis *b = desc->basis;
   const int n = desc->geometry_nodes;

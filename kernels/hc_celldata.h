@@ -127,6 +127,19 @@ int hc_fused_element(const hc_backend *backend, const hc_celldata_desc *desc, co
    refuse it, HC_ERR_INPUT where the arguments are not a square FieldField problem of desc. Runs nothing. */
 int hc_fused_element_takes(const hc_backend *backend, const hc_celldata_desc *desc, const hc_contract *k);
 
+/* hc_fused_apply for a DataField k, or hc_fused_element for a square FieldField k, that also adds each cell's nodal
+   values into the nodal vector y (doubles, backend memory, as zeroed or added to by the caller) in the kernel that
+   forms them: DataField y[cell_nodes[c][l]] += out[c,l] as stored, FieldField the element apply's rows, what
+   hc_backend.assemble_vector adds from out or from hc_fused_element's v; so that the step has no assembly kernel
+   of its own. A backend without the operation (hc_backend.fused_assemble: cuda has it), or whose kernel does not
+   take k's case, gives HC_ERR_UNSUPPORTED naming it and computes nothing. */
+int hc_fused_assemble(const hc_backend *backend, const hc_celldata_desc *desc, const hc_contract *k, void *out,
+                      const int32_t *cell_nodes, const double *u, double *y);
+
+/* Whether hc_fused_assemble takes k's case on backend: HC_OK, or HC_ERR_UNSUPPORTED (with why) where it would refuse
+   it, HC_ERR_INPUT where the arguments are not a DataField or square FieldField problem of desc. Runs nothing. */
+int hc_fused_assemble_takes(const hc_backend *backend, const hc_celldata_desc *desc, const hc_contract *k);
+
 /* Host, serial: the geometry of every cell and point. desc->X0 in host memory. geom: [C][P]. Inverted or
    degenerate cells are the same error as in hc_celldata_fill. */
 int hc_celldata_geometry(const hc_celldata_desc *desc, hc_point_geom *geom);

@@ -520,6 +520,12 @@ static int hc_no_fused_element(const struct hc_celldata_desc *desc, const hc_con
   return HC_ERROR(HC_ERR_UNSUPPORTED, "fused assembly with the element apply is not on this backend");
 }
 
+static int hc_no_fused_assemble(const struct hc_celldata_desc *desc, const hc_contract *k, void *out,
+                                const int32_t *cell_nodes, const double *u, double *y) {
+  (void)desc, (void)k, (void)out, (void)cell_nodes, (void)u, (void)y;
+  return HC_ERROR(HC_ERR_UNSUPPORTED, "fused assembly into the nodal vector is not on this backend");
+}
+
 static int hc_each_call_checks(const struct hc_celldata_desc *desc) {
   (void)desc;
   return HC_OK;
@@ -570,6 +576,7 @@ static int hc_backend_complete(const hc_backend *own, hc_backend *done) {
   HC_DEFAULT(celldata_check, hc_each_call_checks);
   HC_DEFAULT(fused, hc_no_fused);
   HC_DEFAULT(fused_element, hc_no_fused_element);
+  HC_DEFAULT(fused_assemble, hc_no_fused_assemble);
   HC_DEFAULT(device_name, hc_no_device_name);
   HC_DEFAULT(device_count, hc_no_device_count);
   HC_DEFAULT(device_select, hc_no_device_select);
@@ -595,6 +602,13 @@ int hc_fused_element_check(const hc_backend *backend) {
   HC_CHECK(backend, HC_ERR_INPUT, "no backend");
   HC_CHECK(backend->fused_element && backend->fused_element != hc_no_fused_element, HC_ERR_UNSUPPORTED,
            "fused assembly with the element apply is not on backend %s", backend->name);
+  return HC_OK;
+}
+
+int hc_fused_assemble_check(const hc_backend *backend) {
+  HC_CHECK(backend, HC_ERR_INPUT, "no backend");
+  HC_CHECK(backend->fused_assemble && backend->fused_assemble != hc_no_fused_assemble, HC_ERR_UNSUPPORTED,
+           "fused assembly into the nodal vector is not on backend %s", backend->name);
   return HC_OK;
 }
 

@@ -179,8 +179,8 @@ int hc_layout_convert(const hc_contract *k, hc_array which, hc_layout src_layout
                              gather, scatter, waxpy, sum, assemble_vector, assemble_apply, timer_start, timer_stop,
                              mark, marks_read (the core defaults them on host backends only: host memory, one-core
                              assembly by colours, the wall clock);
-     the rest is optional    (fused, celldata_check, device_*, chosen_variant, peak_flops, version, range_*,
-                             release: see each default below).
+     the rest is optional    (fused, fused_element, fused_assemble, celldata_check, device_*, chosen_variant,
+                             peak_flops, version, range_*, release: see each default below).
    A backend lacking an operation it must provide is an HC_ERR_RUNTIME at lookup that names it. */
 /* The most arrays one call of hc_backend.sum takes. */
 #define HC_SUM_ARRAYS_MAX 8
@@ -220,6 +220,13 @@ typedef struct hc_backend {
      (hc_fused_element_takes). Default: HC_ERR_UNSUPPORTED for every case (hc_fused_element_check). */
   int (*fused_element)(const struct hc_celldata_desc *desc, const hc_contract *k, void *out, const int32_t *cell_nodes,
                        const double *u, double *v);
+  /* Fused assembly into the nodal vector (see hc_fused_assemble): as fused for a DataField k, or fused_element for a
+     square FieldField k, and also adds each cell's nodal values into y[cell_nodes[c][l]] (DataField: out[c,l] as
+     stored; FieldField: the element apply's rows) in the kernel that forms them; HC_ERR_UNSUPPORTED, doing
+     nothing, where it does not take k's case, and with out NULL only that answer (hc_fused_assemble_takes).
+     Default: HC_ERR_UNSUPPORTED for every case. */
+  int (*fused_assemble)(const struct hc_celldata_desc *desc, const hc_contract *k, void *out, const int32_t *cell_nodes,
+                        const double *u, double *y);
   /* The backend's memory (default: 64-byte aligned host memory, memmove, nothing to wait for). mem_zero zeroes
      bytes; mem_copy copies bytes between two buffers of the backend's memory with its own copy kernel, queued
      like a contraction (its bandwidth is the bench's memory roof). */
@@ -326,6 +333,10 @@ int hc_fused_check(const hc_backend *backend);
 /* HC_OK when backend has its own fused operation with the element apply (hc_backend.fused_element), else
    HC_ERR_UNSUPPORTED. */
 int hc_fused_element_check(const hc_backend *backend);
+
+/* HC_OK when backend has its own fused operation into the nodal vector (hc_backend.fused_assemble), else
+   HC_ERR_UNSUPPORTED saying that it has not. */
+int hc_fused_assemble_check(const hc_backend *backend);
 
 /* Validates k, asks the backend whether it supports k, then runs it. */
 int hc_contract_apply(const hc_backend *backend, const hc_contract *k, const void *left, const void *right, void *out);

@@ -404,6 +404,123 @@ static void test_sum_into(void **state) {
   hc_basis_destroy(&b);
 }
 
+/* hc_fused_assemble with X0, cell_nodes, u and y copied to the backend and out and y back (as element_call). */
+static int assemble_call(const hc_celldata_desc *desc, const hc_contract *k, void *out, const int32_t *cell_nodes,
+                         const double *u, int64_t n, double *y) {
+  const double *d_X0 = X0_on_backend(desc->X0, desc->geometry_nodes, desc->C);
+  const size_t obytes = hc_precision_size(k->precision) * (size_t)hc_contract_numel(k, HC_ARRAY_OUT);
+  const size_t mbytes = sizeof(int32_t) * (size_t)(k->C * k->L), nbytes = sizeof(double) * (size_t)n;
+  void *d_out = NULL, *d_nodes = NULL, *d_u = NULL, *d_y = NULL;
+  assert_int_equal(backend->mem_alloc(obytes, &d_out), HC_OK);
+  assert_int_equal(backend->mem_alloc(mbytes, &d_nodes), HC_OK);
+  assert_int_equal(backend->mem_alloc(nbytes, &d_u), HC_OK);
+  assert_int_equal(backend->mem_alloc(nbytes, &d_y), HC_OK);
+  assert_int_equal(backend->copy_to_device(d_out, out, obytes), HC_OK);
+  assert_int_equal(backend->copy_to_device(d_nodes, cell_nodes, mbytes), HC_OK);
+  assert_int_equal(backend->copy_to_device(d_u, u, nbytes), HC_OK);
+  assert_int_equal(backend->copy_to_device(d_y, y, nbytes), HC_OK);
+  hc_celldata_desc d_desc = *desc;
+  d_desc.X0 = d_X0;
+  const int err = hc_fused_assemble(backend, &d_desc, k, d_out, d_nodes, d_u, d_y);
+  char message[2048];
+  snprintf(message, sizeof(message), "%s", hc_error_message());
+  if (err == HC_OK) {
+    assert_int_equal(backend->copy_to_host(out, d_out, obytes), HC_OK);
+    assert_int_equal(backend->copy_to_host(y, d_y, nbytes), HC_OK);
+  }
+  void *bufs[] = {d_out, d_nodes, d_u, d_y};
+  for (int i = 0; i < 4; i++) assert_int_equal(backend->mem_free(bufs[i]), HC_OK);
+  X0_free(d_X0);
+  if (err != HC_OK) return HC_ERROR(err, "%s", message);
+  return HC_OK;
+}
+
+/* hc_fused_assemble of a DataField or FieldField kernel: its output bit for bit hc_fused_apply's, and y (random at
+   first) plus each cell's nodal values, DataField out[c,l] as stored, FieldField sum_r out[c,l,r] u_r (the element
+   apply's sums), within the rounding of the adds' order (they are atomic adds on a device): 1e-13 of the sum of
+   their magnitudes. Nodes shared by several cells, as in a mesh. */
+static void check_assemble(const hc_celldata_desc *desc, hc_kernel kernel, const char *what) {
+  hc_contract k;
+  assert_int_equal(hc_celldata_contract(desc, kernel, &k), HC_OK);
+  const size_t s = hc_precision_size(k.precision);
+  const int64_t no = hc_contract_numel(&k, HC_ARRAY_OUT), CL = k.C * k.L, n = CL / 3 + 1;
+  const int ff = hc_kernel_family(kernel) == HC_FAMILY_FIELDFIELD, minor = k.layout == HC_LAYOUT_CELL_MINOR;
+  void *plain = malloc(s * (size_t)no), *out = malloc(s * (size_t)no);
+  int32_t *nodes = malloc(sizeof(*nodes) * (size_t)CL);
+  double *u = malloc(sizeof(*u) * (size_t)n), *y = malloc(sizeof(*y) * (size_t)n);
+  double *ref = malloc(sizeof(*ref) * (size_t)n), *mag = malloc(sizeof(*mag) * (size_t)n);
+  uint64_t seed = 23 + (uint64_t)kernel;
+  for (int64_t i = 0; i < CL; i++) nodes[i] = (int32_t)((int64_t)((rnd(&seed) + 1.0) / 2 * (double)n) % n);
+  for (int64_t i = 0; i < n; i++) u[i] = rnd(&seed), y[i] = ref[i] = rnd(&seed), mag[i] = fabs(y[i]);
+  if (fused_call(desc, &k, plain) != HC_OK) fail_msg("%s: %s", what, hc_error_message());
+  memset(out, 0xff, s * (size_t)no); /* NaNs: every entry must be written */
+  if (assemble_call(desc, &k, out, nodes, u, n, y) != HC_OK) fail_msg("%s: %s", what, hc_error_message());
+  if (memcmp(plain, out, s * (size_t)no) != 0)
+    fail_msg("%s: %s %s %s: the outputs differ from hc_fused_apply's", what, hc_kernel_name(kernel),
+             hc_layout_name(k.layout), hc_precision_name(k.precision));
+  const int64_t R = ff ? k.L : 1;
+  for (int64_t c = 0; c < k.C; c++) {
+    for (int l = 0; l < k.L; l++) {
+      double r = 0;
+      for (int64_t j = 0; j < R; j++) {
+        const int64_t o = (int64_t)l * R + j;
+        const double a = at(out, minor ? o * k.C + c : c * no / k.C + o, k.precision);
+        r = ff ? fma(a, u[nodes[c * k.L + j]], r) : a;
+      }
+      ref[nodes[c * k.L + l]] += r, mag[nodes[c * k.L + l]] += fabs(r);
+    }
+  }
+  for (int64_t i = 0; i < n; i++)
+    if (!(fabs(y[i] - ref[i]) <= 1e-13 * mag[i]))
+      fail_msg("%s: %s %s %s node %lld: fused %.17g, assembled %.17g", what, hc_kernel_name(kernel),
+               hc_layout_name(k.layout), hc_precision_name(k.precision), (long long)i, y[i], ref[i]);
+  free(plain), free(out), free(nodes), free(u), free(y), free(ref), free(mag);
+}
+
+/* The fused kernels that add into the nodal vector themselves (hc_fused_assemble): on a backend with the operation,
+   the DataField kernels always, the FieldField ones where hc_fused_element takes the case (and not where it does
+   not, nor DataData: no nodal vector); every case refused on a backend without it. */
+static void test_assemble(void **state) {
+  (void)state;
+  const struct {
+    int p, q, nodes, cells[3];
+  } cases[] = {{1, 0, 8, {3, 2, 2}}, {1, 0, 27, {2, 1, 3}}, {2, 0, 8, {2, 2, 3}},
+               {3, 0, 8, {2, 1, 2}}, {1, 3, 8, {2, 2, 1}},  {4, 0, 8, {1, 2, 1}}};
+  for (size_t ci = 0; ci < sizeof(cases) / sizeof(cases[0]); ci++) {
+    hc_basis *b = NULL;
+    assert_int_equal(hc_basis_create(cases[ci].p, cases[ci].q, &b), HC_OK);
+    const int64_t C = (int64_t)cases[ci].cells[0] * cases[ci].cells[1] * cases[ci].cells[2];
+    double *X0 = mesh_make(cases[ci].cells[0], cases[ci].cells[1], cases[ci].cells[2], cases[ci].nodes, 17 + ci);
+    for (int cfg = 0; cfg < 4; cfg++) {
+      const hc_celldata_desc desc = moving_desc(b, C, X0, cases[ci].nodes, 0.6, cfg / 2, cfg % 2);
+      char what[96];
+      snprintf(what, sizeof(what), "assembly into y, order %d, %d points, %d-node cells", cases[ci].p, b->P,
+               cases[ci].nodes);
+      for (int kern = 0; kern < HC_NUM_KERNELS; kern++) {
+        hc_contract k;
+        assert_int_equal(hc_celldata_contract(&desc, (hc_kernel)kern, &k), HC_OK);
+        const int takes = hc_fused_assemble_takes(backend, &desc, &k);
+        if (hc_kernel_family(k.kernel) == HC_FAMILY_DATADATA) {
+          assert_int_equal(takes, HC_ERR_INPUT);
+          continue;
+        }
+        const int expect =
+            hc_fused_assemble_check(backend) == HC_OK &&
+            (hc_kernel_family(k.kernel) == HC_FAMILY_DATAFIELD || hc_fused_element_takes(backend, &desc, &k) == HC_OK);
+        if (!expect) {
+          if (takes != HC_ERR_UNSUPPORTED) fail_msg("%s: %s taken", what, hc_kernel_name(k.kernel));
+          assert_non_null(strstr(hc_error_message(), backend_name));
+          continue;
+        }
+        if (takes != HC_OK) fail_msg("%s: %s: %s", what, hc_kernel_name(k.kernel), hc_error_message());
+        check_assemble(&desc, (hc_kernel)kern, what);
+      }
+    }
+    free(X0);
+    hc_basis_destroy(&b);
+  }
+}
+
 /* The points' geometry kept by a step's first fused call for the others (hc_geometry_cache), as the cell data keeps
    it: on a backend that takes it, the first call fills it (and marks it valid), the later calls at the same time read
    it, and every output is bit for bit the call's without it; at another time it is filled again; with too little room,
@@ -521,10 +638,10 @@ int main(int argc, char **argv) {
   }
   if (hc_test_no_device(backend, backend_name)) return 77;
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_agreement),      cmocka_unit_test(test_agreement_one_round),
-      cmocka_unit_test(test_sum_into),       cmocka_unit_test(test_element),
-      cmocka_unit_test(test_bad_cell),       cmocka_unit_test(test_invalid),
-      cmocka_unit_test(test_geometry_cache),
+      cmocka_unit_test(test_agreement), cmocka_unit_test(test_agreement_one_round),
+      cmocka_unit_test(test_sum_into),  cmocka_unit_test(test_element),
+      cmocka_unit_test(test_assemble),  cmocka_unit_test(test_bad_cell),
+      cmocka_unit_test(test_invalid),   cmocka_unit_test(test_geometry_cache),
   };
   char name[64];
   snprintf(name, sizeof(name), "fused[%s]", backend_name);

@@ -176,12 +176,44 @@ static void test_sumfact(void **state) {
   assert_true(hc_sumfact_flops(&f.k[HC_DATAFIELD_VECTOR]) == 0);
 }
 
+/* Fused on a device, FieldFieldScalar and DataFieldVector in double, their kernels adding into the nodal vectors
+   themselves (fused_into_y) or not:
+   - fused kernel bytes: the vertices 2 * 8 * 3 * 8 = 384 B and the outputs, 128 doubles (1024 B) and 16 (128 B):
+     1408 and 512; assembly as on the host, 1024 + 64 + 192 + 96 = 1376 and 128 + 64 + 192 = 384;
+   - into y: the kernels also take the map (64 B), y's read and write (96 B) and for FieldField u (96 B): 1664 and
+     672; the assembly only zeroes each vector, 96 B: the step 1152 B (the outputs read back) less. */
+static void test_fused_into_y(void **state) {
+  (void)state;
+  fixture f;
+  const hc_kernel kernels[] = {HC_FIELDFIELD_SCALAR, HC_DATAFIELD_VECTOR};
+  fixture_init(&f, HC_DOUBLE, 2, kernels);
+  f.p.is_device = f.p.device_assembly = 1;
+  f.p.fused = 1;
+  hc_step_bytes b;
+  hc_step_bytes_of(&f.p, &b);
+  assert_true(b.kernel_bytes[HC_FIELDFIELD_SCALAR] == 1408 && b.kernel_bytes[HC_DATAFIELD_VECTOR] == 512);
+  assert_true(b.bytes[HC_PHASE_CONTRACT] == 1920 && b.bytes[HC_PHASE_ASSEMBLY] == 1760);
+  assert_true(b.bytes[HC_PHASE_STEP] == 3680);
+  int into[HC_NUM_KERNELS] = {0};
+  into[HC_FIELDFIELD_SCALAR] = into[HC_DATAFIELD_VECTOR] = 1;
+  f.p.fused_into_y = into;
+  hc_step_bytes_of(&f.p, &b);
+  assert_true(b.kernel_bytes[HC_FIELDFIELD_SCALAR] == 1664 && b.kernel_bytes[HC_DATAFIELD_VECTOR] == 672);
+  assert_true(b.bytes[HC_PHASE_CONTRACT] == 2336 && b.bytes[HC_PHASE_ASSEMBLY] == 192);
+  assert_true(b.bytes[HC_PHASE_STEP] == 3680 - 1152);
+  /* only where the run is fused */
+  f.p.fused = 0;
+  hc_step_bytes_of(&f.p, &b);
+  assert_true(b.bytes[HC_PHASE_ASSEMBLY] == 1760);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_host_fieldfield),
       cmocka_unit_test(test_device_assembly),
       cmocka_unit_test(test_roofline_times),
       cmocka_unit_test(test_sumfact),
+      cmocka_unit_test(test_fused_into_y),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -32,6 +32,7 @@ const hc_backend hc_backend_cuda = {
     .celldata_check = hc_celldata_check_cuda,
     .fused = hc_fused_cuda,
     .fused_element = hc_fused_element_cuda,
+    .fused_assemble = hc_fused_assemble_cuda,
     .device_name = hc_device_name_cuda,
     .device_count = hc_device_count_cuda,
     .device_select = hc_device_select_cuda,

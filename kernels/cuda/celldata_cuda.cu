@@ -125,10 +125,23 @@ struct celldata_args {
   const int32_t *cell_nodes = nullptr;
   const double *u = nullptr;
   double *v = nullptr;
+  // Or instead of v, the rows added into the nodal vector y[cell_nodes[c][l]] (hc_fused_assemble_cuda), as the
+  // assembly of v would add them; DataField's kernels also add out[c][l] into it. apply: v or y is set.
+  double *y = nullptr;
+  bool apply = false;
   // The fused kernels' points' geometry kept for the step (hc_geometry_cache, filled by geometry_fill): value k of
   // point p of cell c at geom[k C P + c P + p], w|J|, J^-1 row by row, x; or null: each point computes its own
   const double *geom = nullptr;
 };
+
+// Row l of cell c's element apply (a.apply): into v, or added into the nodal vector y at the row's node.
+__device__ __forceinline__ void row_out(const celldata_args &a, int64_t c, int L, int l, double s) {
+  if (a.y) {
+    atomicAdd(&a.y[__ldg(&a.cell_nodes[c * L + l])], s);
+  } else {
+    a.v[c * L + l] = s;
+  }
+}
 
 // The data functions a kernel's arrays use, packed after J^-1 and w|J| in each point record:
 //   DataDataScalar f, g   DataDataVector u   DataDataTensor sigma, eps   DataFieldScalar f
@@ -905,7 +918,7 @@ __device__ __forceinline__ void element_apply(const celldata_args &a, const T *c
     } else {
       for (int r = 0; r < Rf; r++) s += (double)row[r * rs] * __ldg(&a.u[__ldg(&cn[r])]);
     }
-    a.v[c * Lf + l] = s;
+    row_out(a, c, Lf, l, s);
   }
 }
 
@@ -1024,8 +1037,8 @@ __global__ void __launch_bounds__(NT, fused_min_blocks<NT>())
       }
       // with the element apply, u at the cell's nodes into the chunk's right rows (free until the next cell's
       // chunk, where they hold L doubles, 8-byte aligned), loaded while the matrix is stored
-      const int32_t *cn = a.v ? a.cell_nodes + c * f.Lf : nullptr;
-      double *us = a.v && (size_t)f.RM * f.LDK * sizeof(T) >= (size_t)f.Lf * sizeof(double) &&
+      const int32_t *cn = a.apply ? a.cell_nodes + c * f.Lf : nullptr;
+      double *us = a.apply && (size_t)f.RM * f.LDK * sizeof(T) >= (size_t)f.Lf * sizeof(double) &&
                            (size_t)f.LM * f.LDK * sizeof(T) % sizeof(double) == 0
                        ? reinterpret_cast<double *>(Rs)
                        : nullptr;
@@ -1045,7 +1058,7 @@ __global__ void __launch_bounds__(NT, fused_min_blocks<NT>())
       } else if (o0 < f.nout) {
         store(o0, acc);
       }
-      if (a.v) {
+      if (a.apply) {
         // the element apply's rows (with the 256-thread GEMM blocks: fused_apply_in_kernel), one thread each,
         // from the matrix as stored (the block's stores are seen after the barrier), r in the order of the element
         // apply (assembly_cuda.cu): the same sums
@@ -1157,8 +1170,8 @@ __global__ void __launch_bounds__(sumfact_threads(N), sumfact_min_blocks(N, NV))
     fused_group_nodes<NV, false>(a, c, 1, s_x, s_floor);  // its barriers also end the previous cell's reads
     for (int p = tid; p < P; p += NT)
       point_metric<Kernel, NV>(a, reinterpret_cast<const double(*)[3]>(s_x), s_floor, c, p, s_g + p, P);
-    const int32_t *cn = a.v ? a.cell_nodes + c * L : nullptr;
-    if (a.v)
+    const int32_t *cn = a.apply ? a.cell_nodes + c * L : nullptr;
+    if (a.apply)
       for (int l = tid; l < L; l += NT) s_us[l] = __ldg(&a.u[__ldg(&cn[l])]);
     __syncthreads();
     T *cell_out = out + c * (int64_t)L * L;
@@ -1226,7 +1239,7 @@ __global__ void __launch_bounds__(sumfact_threads(N), sumfact_min_blocks(N, NV))
             hc_store(&cell_out[(int64_t)(a1 + N * a2 + N * N * a3) * L + tid], acc[a2][a1], sum_into);
       }
     }
-    if (a.v) {
+    if (a.apply) {
       __syncthreads();  // the block's stores of the matrix seen
       element_apply(a, cell_out, 1, L, L, s_us, cn, c);
     }
@@ -1338,13 +1351,13 @@ __global__ void __launch_bounds__(kFusedThreads, 2)
       }
       __syncwarp();  // the next chunk overwrites the right rows
     }
-    if (cell_minor && !a.v) {
+    if (cell_minor && !a.apply) {
       math.store(out + c, L, L, 0, 0, sum_into, lane, C);
     } else {
       // staged in the warp's shared memory, [L][L] within the chunk rows' space (made large enough for it,
       // fused_warp_shape_of): cell-major the stores coalesce; with the element apply the rows, as stored, are at
       // hand for it (read back from out instead, FieldFieldScalar's double step was 0.72 -> 1.17 ms on an H200)
-      const double ur = a.v && lane < L ? __ldg(&a.u[__ldg(&a.cell_nodes[c * L + lane])]) : 0.0;  // lane r: u_r
+      const double ur = a.apply && lane < L ? __ldg(&a.u[__ldg(&a.cell_nodes[c * L + lane])]) : 0.0;  // lane r: u_r
       math.store(Rs, L, L, 0, 0, 0, lane);
       __syncwarp();
       for (int e = lane; e < L * L; e += 32) {
@@ -1353,13 +1366,13 @@ __global__ void __launch_bounds__(kFusedThreads, 2)
         *o = val;
         if (sum_into) Rs[e] = val;
       }
-      if (a.v) {
+      if (a.apply) {
         // row l, lane l: sum_r A[l][r] u_r in the order of the element apply (assembly_cuda.cu), the same sum
         __syncwarp();
         const T *row = Rs + (lane < L ? lane : 0) * L;
         double s = 0;
         for (int r = 0; r < L; r++) s += (double)row[r] * __shfl_sync(0xffffffffu, ur, r);
-        if (lane < L) a.v[c * L + lane] = s;
+        if (lane < L) row_out(a, c, L, lane, s);
       }
       __syncwarp();  // the next cell's chunks overwrite them
       // where the matrix covered the chunk's padding rows (FieldFieldScalar), those are zero again
@@ -1443,7 +1456,11 @@ __global__ void __launch_bounds__(kFusedThreads, fused_points_blocks<Kernel, NV>
         for (int p = 0; p < P; p++) sum += s_val[cl * P + p];
       }
       const int64_t c = c0 + cl;
-      hc_store(&out[cell_minor ? (int64_t)o * C + c : c * nout + o], sum, sum_into);
+      T *dst = &out[cell_minor ? (int64_t)o * C + c : c * nout + o];
+      const T val = sum_into ? *dst + sum : sum;  // hc_store's
+      *dst = val;
+      // DataField into the nodal vector (hc_fused_assemble_cuda): the entry as stored, as the assembly adds it
+      if (kField && a.y) atomicAdd(&a.y[__ldg(&a.cell_nodes[c * L + o])], (double)val);
     }
     __syncthreads();  // the next cells overwrite the nodes, floors and point values
   }
@@ -1628,7 +1645,7 @@ __global__ void __launch_bounds__(kFusedThreads, NV == 8 ? 3 : 1)
         }
       }
     }
-    const double u_mine = a.v && live ? __ldg(&a.u[__ldg(&a.cell_nodes[c * L + j])]) : 0.0;
+    const double u_mine = a.apply && live ? __ldg(&a.u[__ldg(&a.cell_nodes[c * L + j])]) : 0.0;
     double s = 0.0;
 #pragma unroll
     for (int r = 0; r < L; r++) {
@@ -1640,7 +1657,7 @@ __global__ void __launch_bounds__(kFusedThreads, NV == 8 ? 3 : 1)
         s += (double)v * ur;
       }
     }
-    if (a.v && live) a.v[c * L + j] = s;
+    if (a.apply && live) row_out(a, c, L, j, s);
   }
 }
 
@@ -1860,12 +1877,12 @@ extern "C" int hc_celldata_check_cuda(const hc_celldata_desc *desc) {
   return bad_cell_read(ctx, desc);
 }
 
-extern "C" int hc_fused_cuda(const hc_celldata_desc *desc, const hc_contract *k, void *d_out) {
-  return hc_fused_element_cuda(desc, k, d_out, nullptr, nullptr, nullptr);
-}
+namespace {
 
-extern "C" int hc_fused_element_cuda(const hc_celldata_desc *desc, const hc_contract *k, void *d_out,
-                                     const int32_t *d_cell_nodes, const double *d_u, double *d_v) {
+// hc_fused_cuda, hc_fused_element_cuda (d_v) and hc_fused_assemble_cuda (d_y): with d_out null only whether the
+// kernel takes the case.
+int fused_entry(const hc_celldata_desc *desc, const hc_contract *k, void *d_out, const int32_t *d_cell_nodes,
+                const double *d_u, double *d_v, double *d_y) {
   HC_CHECK(k->C == desc->C, HC_ERR_INPUT, "fused assembly: the contraction has %lld cells, the cell data %lld",
            (long long)k->C, (long long)desc->C);
   HC_CHECK(hc_kernel_family(k->kernel) != HC_FAMILY_FIELDFIELD || desc->basis->L <= kFusedMaxFields, HC_ERR_UNSUPPORTED,
@@ -1899,8 +1916,9 @@ extern "C" int hc_fused_element_cuda(const hc_celldata_desc *desc, const hc_cont
              hc_kernel_name(k->kernel), desc->basis->P);
   }
   // the element apply's rows in the kernel that forms the matrices, where it takes them (fused_apply_in_kernel)
+  const bool ff = hc_kernel_family(k->kernel) == HC_FAMILY_FIELDFIELD, apply = ff && (d_v || d_y);
   bool in_kernel = false;
-  if (d_v || !d_out) {
+  if (apply) {
     celldata_args a{};
     a.L = desc->basis->L;
     a.P = desc->basis->P;
@@ -1919,7 +1937,7 @@ extern "C" int hc_fused_element_cuda(const hc_celldata_desc *desc, const hc_cont
                   }
                 }) == cudaSuccess;
   }
-  HC_CHECK(in_kernel || (d_out && !d_v), HC_ERR_UNSUPPORTED,
+  HC_CHECK(in_kernel || !apply, HC_ERR_UNSUPPORTED,
            "fused assembly on cuda: %s with %d fields and %d points leaves the element apply to the assembly (its "
            "kernels take it with sum factorization and with orders 2 and 3's GEMMs)",
            hc_kernel_name(k->kernel), desc->basis->L, desc->basis->P);
@@ -1930,19 +1948,42 @@ extern "C" int hc_fused_element_cuda(const hc_celldata_desc *desc, const hc_cont
   const bool keep = kept && kept->values && desc->C * desc->basis->P <= kept->capacity;
   const bool fill = keep && !hc_geometry_cache_matches(kept, desc);
   if (fill) kept->valid = 0;
-  HC_CALL(celldata_call(
-      desc, d_v ? "fused assembly with the element apply" : "fused assembly", [&](const celldata_args &a) {
-        celldata_args b = a;
-        b.cell_nodes = d_cell_nodes, b.u = d_u, b.v = d_v;
-        if (fill) {
-          const cudaError_t err = desc->geometry_nodes == 27 ? geometry_fill_launch<27>(a, kept->values)
-                                                             : geometry_fill_launch<8>(a, kept->values);
-          if (err != cudaSuccess) return err;
-        }
-        if (keep) b.geom = kept->values;
-        return fused_any(b, desc->geometry_nodes, k, d_out);
-      }));
+  const char *what = d_y   ? "fused assembly into the nodal vector"
+                     : d_v ? "fused assembly with the element apply"
+                           : "fused assembly";
+  HC_CALL(celldata_call(desc, what, [&](const celldata_args &a) {
+    celldata_args b = a;
+    b.cell_nodes = d_cell_nodes, b.u = d_u, b.v = d_v, b.y = d_y, b.apply = apply;
+    if (fill) {
+      const cudaError_t err = desc->geometry_nodes == 27 ? geometry_fill_launch<27>(a, kept->values)
+                                                         : geometry_fill_launch<8>(a, kept->values);
+      if (err != cudaSuccess) return err;
+    }
+    if (keep) b.geom = kept->values;
+    return fused_any(b, desc->geometry_nodes, k, d_out);
+  }));
   // a bad cell that a later check finds makes it invalid again (bad_cell_read)
   if (fill) hc_geometry_cache_set_key(kept, desc);
   return HC_OK;
+}
+
+}  // namespace
+
+extern "C" int hc_fused_cuda(const hc_celldata_desc *desc, const hc_contract *k, void *d_out) {
+  return fused_entry(desc, k, d_out, nullptr, nullptr, nullptr, nullptr);
+}
+
+// The question alone (d_out null) is asked with a stand-in for the vector, as fused_entry takes it.
+extern "C" int hc_fused_element_cuda(const hc_celldata_desc *desc, const hc_contract *k, void *d_out,
+                                     const int32_t *d_cell_nodes, const double *d_u, double *d_v) {
+  double none = 0;
+  return fused_entry(desc, k, d_out, d_cell_nodes, d_u, d_out ? d_v : &none, nullptr);
+}
+
+extern "C" int hc_fused_assemble_cuda(const hc_celldata_desc *desc, const hc_contract *k, void *d_out,
+                                      const int32_t *d_cell_nodes, const double *d_u, double *d_y) {
+  HC_CHECK(hc_kernel_family(k->kernel) != HC_FAMILY_DATADATA, HC_ERR_UNSUPPORTED,
+           "fused assembly on cuda: %s has no nodal vector", hc_kernel_name(k->kernel));
+  double none = 0;
+  return fused_entry(desc, k, d_out, d_cell_nodes, d_u, nullptr, d_out ? d_y : &none);
 }

@@ -40,6 +40,11 @@ int hc_fused_cuda(const struct hc_celldata_desc *desc, const hc_contract *k, voi
    and 3; else HC_ERR_UNSUPPORTED, and with d_out null only that answer). */
 int hc_fused_element_cuda(const struct hc_celldata_desc *desc, const hc_contract *k, void *d_out,
                           const int32_t *d_cell_nodes, const double *d_u, double *d_v);
+/* The same into the nodal vector (hc_backend.fused_assemble): d_y[d_cell_nodes[c][l]] += DataField's out[c,l] as
+   stored, or FieldField's element apply rows (where hc_fused_element_cuda takes the case), by atomic adds in the
+   kernel that forms them, as the assembly's kernels add them. */
+int hc_fused_assemble_cuda(const struct hc_celldata_desc *desc, const hc_contract *k, void *d_out,
+                           const int32_t *d_cell_nodes, const double *d_u, double *d_y);
 
 /* Devices: how many this process sees (none: HC_ERR_RESOURCE), choosing one (before any other call of
    the backend), its name "model (device n, PCI dddd:bb:dd.f, UUID GPU-...)" and its free and total
