@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "kernels/cuda/hc_cuda_common.cuh"
+#include "kernels/cuda/hc_cuda_context.cuh"
 
 namespace {
 
@@ -208,10 +209,10 @@ __global__ void __launch_bounds__(kThreads)
 // The sums of a step's DataData outputs in two launches whose order depends on n only, for every array at once
 // (blockIdx.y): with B blocks per array (about four entries a thread, at most kSumBlocks), thread t of block b
 // sums x[b kThreads + t + j B kThreads] over j, then the block its threads' sums in a fixed tree into
-// sum_partial[a][b]; one block per array then sums its B partials the same way into sum_result[a].
+// sum_partial[a][b]; one block per array then sums its B partials the same way into result[a] (the context's
+// pinned sum_results, which the host reads once the stream is done).
 constexpr int kSumBlocks = 1024;
 __device__ double sum_partial[HC_SUM_ARRAYS_MAX][kSumBlocks];
-__device__ double sum_result[HC_SUM_ARRAYS_MAX];
 
 struct SumArrays {
   const void *x[HC_SUM_ARRAYS_MAX];
@@ -239,11 +240,11 @@ __global__ void __launch_bounds__(kThreads) sum_blocks(SumArrays arrays, int64_t
   if (threadIdx.x == 0) sum_partial[blockIdx.y][blockIdx.x] = v;
 }
 
-__global__ void __launch_bounds__(kThreads) sum_partials(int blocks) {
+__global__ void __launch_bounds__(kThreads) sum_partials(int blocks, double *result) {
   double v = 0;
   for (int b = threadIdx.x; b < blocks; b += kThreads) v += sum_partial[blockIdx.y][b];
   v = block_sum(v);
-  if (threadIdx.x == 0) sum_result[blockIdx.y] = v;
+  if (threadIdx.x == 0) result[blockIdx.y] = v;
 }
 
 }  // namespace
@@ -253,6 +254,13 @@ extern "C" int hc_sum_cuda(int narrays, const void *const *d_x, hc_precision pre
            HC_SUM_ARRAYS_MAX);
   for (int a = 0; a < narrays; a++) sums[a] = 0;
   if (narrays == 0 || n <= 0) return HC_OK;
+  hc_cuda_context *ctx = nullptr;
+  HC_CALL(hc_cuda_context_get(&ctx));
+  if (!ctx->sum_results)
+    HC_CALL_CUDA(cudaHostAlloc(reinterpret_cast<void **>(&ctx->sum_results), sizeof(double) * HC_SUM_ARRAYS_MAX,
+                               cudaHostAllocMapped));
+  double *d_results = nullptr;
+  HC_CALL_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void **>(&d_results), ctx->sum_results, 0));
   SumArrays arrays = {};
   for (int a = 0; a < narrays; a++) arrays.x[a] = d_x[a];
   const int64_t want = (n + 4 * kThreads - 1) / (4 * kThreads); /* about four entries a thread */
@@ -265,11 +273,10 @@ extern "C" int hc_sum_cuda(int narrays, const void *const *d_x, hc_precision pre
     sum_blocks<double><<<grid, kThreads, 0, s>>>(arrays, n);
   }
   HC_CALL_CUDA_LAUNCH(cudaGetLastError(), "sum_blocks");
-  sum_partials<<<one, kThreads, 0, s>>>(blocks);
+  sum_partials<<<one, kThreads, 0, s>>>(blocks, d_results);
   HC_CALL_CUDA_LAUNCH(cudaGetLastError(), "sum_partials");
-  HC_CALL_CUDA(
-      cudaMemcpyFromSymbolAsync(sums, sum_result, sizeof(double) * (size_t)narrays, 0, cudaMemcpyDeviceToHost, s));
   HC_CALL_CUDA(cudaStreamSynchronize(s));
+  for (int a = 0; a < narrays; a++) sums[a] = ctx->sum_results[a];
   return HC_OK;
 }
 

@@ -36,6 +36,7 @@ void context_destroy(hc_cuda_context *ctx) {
   for (hc_cuda_lt_plan &p : ctx->lt_plans) hc_cuda_lt_plan_destroy(&p);
   if (ctx->cublaslt) cublasLtDestroy(ctx->cublaslt);
   cudaFree(ctx->lt_workspace);
+  cudaFreeHost(ctx->sum_results);
   if (current >= 0 && current != ctx->device) cudaSetDevice(current);
   cudaGetLastError();
   delete ctx;

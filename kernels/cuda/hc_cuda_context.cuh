@@ -113,6 +113,9 @@ struct hc_cuda_context {
   cudaEvent_t timer[2] = {nullptr, nullptr};  // the backend's timer (not nested): start, stop
   cudaEvent_t marks[HC_MARKS_MAX] = {};       // the timeline's marks (hc_backend.mark), each created at its first use
   int tensorcore_ptx = -1;                    // the PTX version the tensorcore kernel runs as here, read once
+  // hc_sum_cuda's results, written by its last kernel straight into pinned host memory (mapped: the device
+  // writes it), allocated at its first call: no copy to queue after the kernels, only the wait
+  double *sum_results = nullptr;
 };
 
 // The context of the device this process computes on, created for the current device at the first call; a
