@@ -167,35 +167,36 @@ static void check_kernel(const hc_celldata_desc *desc, hc_kernel kernel, int sum
   free(ref), free(mag), free(out);
 }
 
-/* hc_fused_element on the backend's memory (as fused_call): out (k's output, in and out) and v ([C][L]) from
-   cell_nodes ([C][L]) and u (n nodes). */
-static int element_call(const hc_celldata_desc *desc, const hc_contract *k, void *out, const int32_t *cell_nodes,
-                        const double *u, int64_t n, double *v) {
-  const size_t xbytes = sizeof(double) * 3 * (size_t)desc->geometry_nodes * (size_t)desc->C;
+/* hc_fused_element (v: the [C][L] rows) or, with into_y, hc_fused_assemble (v: the nodal vector y, n entries, added
+   to), with X0, out, cell_nodes, u and v copied to the backend and out and v back. */
+static int nodal_call(const hc_celldata_desc *desc, const hc_contract *k, void *out, const int32_t *cell_nodes,
+                      const double *u, int64_t n, double *v, int into_y) {
+  const double *d_X0 = X0_on_backend(desc->X0, desc->geometry_nodes, desc->C);
   const size_t obytes = hc_precision_size(k->precision) * (size_t)hc_contract_numel(k, HC_ARRAY_OUT);
-  const size_t mbytes = sizeof(int32_t) * (size_t)(k->C * k->L), vbytes = sizeof(double) * (size_t)(k->C * k->L);
-  void *d_X0 = NULL, *d_out = NULL, *d_nodes = NULL, *d_u = NULL, *d_v = NULL;
-  assert_int_equal(backend->mem_alloc(xbytes, &d_X0), HC_OK);
+  const size_t mbytes = sizeof(int32_t) * (size_t)(k->C * k->L), nbytes = sizeof(double) * (size_t)n;
+  const size_t vbytes = into_y ? nbytes : sizeof(double) * (size_t)(k->C * k->L);
+  void *d_out = NULL, *d_nodes = NULL, *d_u = NULL, *d_v = NULL;
   assert_int_equal(backend->mem_alloc(obytes, &d_out), HC_OK);
   assert_int_equal(backend->mem_alloc(mbytes, &d_nodes), HC_OK);
-  assert_int_equal(backend->mem_alloc(sizeof(double) * (size_t)n, &d_u), HC_OK);
+  assert_int_equal(backend->mem_alloc(nbytes, &d_u), HC_OK);
   assert_int_equal(backend->mem_alloc(vbytes, &d_v), HC_OK);
-  assert_int_equal(backend->copy_to_device(d_X0, desc->X0, xbytes), HC_OK);
   assert_int_equal(backend->copy_to_device(d_out, out, obytes), HC_OK);
   assert_int_equal(backend->copy_to_device(d_nodes, cell_nodes, mbytes), HC_OK);
-  assert_int_equal(backend->copy_to_device(d_u, u, sizeof(double) * (size_t)n), HC_OK);
+  assert_int_equal(backend->copy_to_device(d_u, u, nbytes), HC_OK);
   assert_int_equal(backend->copy_to_device(d_v, v, vbytes), HC_OK);
   hc_celldata_desc d_desc = *desc;
   d_desc.X0 = d_X0;
-  const int err = hc_fused_element(backend, &d_desc, k, d_out, d_nodes, d_u, d_v);
+  const int err = into_y ? hc_fused_assemble(backend, &d_desc, k, d_out, d_nodes, d_u, d_v)
+                         : hc_fused_element(backend, &d_desc, k, d_out, d_nodes, d_u, d_v);
   char message[2048];
   snprintf(message, sizeof(message), "%s", hc_error_message());
   if (err == HC_OK) {
     assert_int_equal(backend->copy_to_host(out, d_out, obytes), HC_OK);
     assert_int_equal(backend->copy_to_host(v, d_v, vbytes), HC_OK);
   }
-  void *bufs[] = {d_X0, d_out, d_nodes, d_u, d_v};
-  for (int i = 0; i < 5; i++) assert_int_equal(backend->mem_free(bufs[i]), HC_OK);
+  void *bufs[] = {d_out, d_nodes, d_u, d_v};
+  for (int i = 0; i < 4; i++) assert_int_equal(backend->mem_free(bufs[i]), HC_OK);
+  X0_free(d_X0);
   if (err != HC_OK) return HC_ERROR(err, "%s", message);
   return HC_OK;
 }
@@ -228,7 +229,7 @@ static void check_element(const hc_celldata_desc *desc, hc_kernel kernel, int su
   for (int64_t i = 0; i < n; i++) u[i] = rnd(&seed);
   for (int64_t i = 0; i < CL; i++) v[i] = NAN;
   if (fused_call(desc, &k, plain) != HC_OK) fail_msg("%s: %s", what, hc_error_message());
-  if (element_call(desc, &k, out, nodes, u, n, v) != HC_OK) fail_msg("%s: %s", what, hc_error_message());
+  if (nodal_call(desc, &k, out, nodes, u, n, v, 0) != HC_OK) fail_msg("%s: %s", what, hc_error_message());
   if (memcmp(plain, out, s * (size_t)no) != 0)
     fail_msg("%s: %s %s %s: the element matrices differ from hc_fused_apply's", what, hc_kernel_name(kernel),
              hc_layout_name(k.layout), hc_precision_name(k.precision));
@@ -404,37 +405,6 @@ static void test_sum_into(void **state) {
   hc_basis_destroy(&b);
 }
 
-/* hc_fused_assemble with X0, cell_nodes, u and y copied to the backend and out and y back (as element_call). */
-static int assemble_call(const hc_celldata_desc *desc, const hc_contract *k, void *out, const int32_t *cell_nodes,
-                         const double *u, int64_t n, double *y) {
-  const double *d_X0 = X0_on_backend(desc->X0, desc->geometry_nodes, desc->C);
-  const size_t obytes = hc_precision_size(k->precision) * (size_t)hc_contract_numel(k, HC_ARRAY_OUT);
-  const size_t mbytes = sizeof(int32_t) * (size_t)(k->C * k->L), nbytes = sizeof(double) * (size_t)n;
-  void *d_out = NULL, *d_nodes = NULL, *d_u = NULL, *d_y = NULL;
-  assert_int_equal(backend->mem_alloc(obytes, &d_out), HC_OK);
-  assert_int_equal(backend->mem_alloc(mbytes, &d_nodes), HC_OK);
-  assert_int_equal(backend->mem_alloc(nbytes, &d_u), HC_OK);
-  assert_int_equal(backend->mem_alloc(nbytes, &d_y), HC_OK);
-  assert_int_equal(backend->copy_to_device(d_out, out, obytes), HC_OK);
-  assert_int_equal(backend->copy_to_device(d_nodes, cell_nodes, mbytes), HC_OK);
-  assert_int_equal(backend->copy_to_device(d_u, u, nbytes), HC_OK);
-  assert_int_equal(backend->copy_to_device(d_y, y, nbytes), HC_OK);
-  hc_celldata_desc d_desc = *desc;
-  d_desc.X0 = d_X0;
-  const int err = hc_fused_assemble(backend, &d_desc, k, d_out, d_nodes, d_u, d_y);
-  char message[2048];
-  snprintf(message, sizeof(message), "%s", hc_error_message());
-  if (err == HC_OK) {
-    assert_int_equal(backend->copy_to_host(out, d_out, obytes), HC_OK);
-    assert_int_equal(backend->copy_to_host(y, d_y, nbytes), HC_OK);
-  }
-  void *bufs[] = {d_out, d_nodes, d_u, d_y};
-  for (int i = 0; i < 4; i++) assert_int_equal(backend->mem_free(bufs[i]), HC_OK);
-  X0_free(d_X0);
-  if (err != HC_OK) return HC_ERROR(err, "%s", message);
-  return HC_OK;
-}
-
 /* hc_fused_assemble of a DataField or FieldField kernel: its output bit for bit hc_fused_apply's, and y (random at
    first) plus each cell's nodal values, DataField out[c,l] as stored, FieldField sum_r out[c,l,r] u_r (the element
    apply's sums), within the rounding of the adds' order (they are atomic adds on a device): 1e-13 of the sum of
@@ -454,7 +424,7 @@ static void check_assemble(const hc_celldata_desc *desc, hc_kernel kernel, const
   for (int64_t i = 0; i < n; i++) u[i] = rnd(&seed), y[i] = ref[i] = rnd(&seed), mag[i] = fabs(y[i]);
   if (fused_call(desc, &k, plain) != HC_OK) fail_msg("%s: %s", what, hc_error_message());
   memset(out, 0xff, s * (size_t)no); /* NaNs: every entry must be written */
-  if (assemble_call(desc, &k, out, nodes, u, n, y) != HC_OK) fail_msg("%s: %s", what, hc_error_message());
+  if (nodal_call(desc, &k, out, nodes, u, n, y, 1) != HC_OK) fail_msg("%s: %s", what, hc_error_message());
   if (memcmp(plain, out, s * (size_t)no) != 0)
     fail_msg("%s: %s %s %s: the outputs differ from hc_fused_apply's", what, hc_kernel_name(kernel),
              hc_layout_name(k.layout), hc_precision_name(k.precision));
