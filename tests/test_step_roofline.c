@@ -209,10 +209,8 @@ static void test_fused_into_y(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_host_fieldfield),
-      cmocka_unit_test(test_device_assembly),
-      cmocka_unit_test(test_roofline_times),
-      cmocka_unit_test(test_sumfact),
+      cmocka_unit_test(test_host_fieldfield), cmocka_unit_test(test_device_assembly),
+      cmocka_unit_test(test_roofline_times),  cmocka_unit_test(test_sumfact),
       cmocka_unit_test(test_fused_into_y),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
