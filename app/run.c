@@ -408,11 +408,6 @@ static int hc_run_setup(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
     run->d_u = run->u, run->d_u0 = run->u0, run->d_du = run->du;
     for (int kid = 0; kid < HC_NUM_KERNELS; kid++) run->d_y[kid] = run->y[kid];
   }
-  /* Fused, where the backend's FieldField kernels also apply each element matrix to u as they form it: their rows
-     A_c u_c, which the assembly then scatters as a vector instead of reading the matrices back (hc_run_kernel, for
-     the cases the backend takes: hc_fused_element_takes). */
-  if (cfg->fused && hc_run_any_fieldfield(run) && hc_fused_element_check(be) == HC_OK)
-    HC_CALL(be->mem_alloc(sizeof(double) * (size_t)(m->C * m->nodes_per_cell), (void **)&run->d_v));
   /* Fused on a device, where the backend's kernels also add each cell's nodal values into the nodal vector as they
      form them (hc_fused_assemble_takes): no assembly kernel follows them (hc_run_kernel). */
   if (cfg->fused && run->d_y_block) {
@@ -421,6 +416,14 @@ static int hc_run_setup(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
     for (int kid = 0; kid < HC_NUM_KERNELS; kid++)
       run->fused_into_y[kid] = run->y[kid] && hc_fused_assemble_takes(be, &desc, &run->k[kid]) == HC_OK;
   }
+  /* Fused, where the backend's FieldField kernels also apply each element matrix to u as they form it: their rows
+     A_c u_c, which the assembly then scatters as a vector instead of reading the matrices back (hc_run_kernel, for
+     the cases the backend takes: hc_fused_element_takes), for a FieldField kernel that does not add into y itself. */
+  int rows = 0;
+  for (int kid = HC_FIELDFIELD_SCALAR; kid < HC_NUM_KERNELS; kid++)
+    rows |= cfg->enabled[kid] && !run->fused_into_y[kid];
+  if (cfg->fused && rows && hc_fused_element_check(be) == HC_OK)
+    HC_CALL(be->mem_alloc(sizeof(double) * (size_t)(m->C * m->nodes_per_cell), (void **)&run->d_v));
   return HC_OK;
 }
 
