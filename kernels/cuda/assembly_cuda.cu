@@ -256,11 +256,11 @@ extern "C" int hc_sum_cuda(int narrays, const void *const *d_x, hc_precision pre
   if (narrays == 0 || n <= 0) return HC_OK;
   hc_cuda_context *ctx = nullptr;
   HC_CALL(hc_cuda_context_get(&ctx));
-  if (!ctx->sum_results)
+  if (!ctx->sum_results) {
     HC_CALL_CUDA(cudaHostAlloc(reinterpret_cast<void **>(&ctx->sum_results), sizeof(double) * HC_SUM_ARRAYS_MAX,
                                cudaHostAllocMapped));
-  double *d_results = nullptr;
-  HC_CALL_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void **>(&d_results), ctx->sum_results, 0));
+    HC_CALL_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void **>(&ctx->sum_results_device), ctx->sum_results, 0));
+  }
   SumArrays arrays = {};
   for (int a = 0; a < narrays; a++) arrays.x[a] = d_x[a];
   const int64_t want = (n + 4 * kThreads - 1) / (4 * kThreads); /* about four entries a thread */
@@ -273,7 +273,7 @@ extern "C" int hc_sum_cuda(int narrays, const void *const *d_x, hc_precision pre
     sum_blocks<double><<<grid, kThreads, 0, s>>>(arrays, n);
   }
   HC_CALL_CUDA_LAUNCH(cudaGetLastError(), "sum_blocks");
-  sum_partials<<<one, kThreads, 0, s>>>(blocks, d_results);
+  sum_partials<<<one, kThreads, 0, s>>>(blocks, ctx->sum_results_device);
   HC_CALL_CUDA_LAUNCH(cudaGetLastError(), "sum_partials");
   HC_CALL_CUDA(cudaStreamSynchronize(s));
   for (int a = 0; a < narrays; a++) sums[a] = ctx->sum_results[a];

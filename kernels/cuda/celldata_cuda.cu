@@ -399,18 +399,27 @@ __device__ __forceinline__ void group_vertices(const celldata_args &a, int64_t c
   __syncthreads();
 }
 
-// A fused kernel's group of cells c0 .. c0 + ncell - 1: their moved nodes and det J floors (group_vertices with
-// Vertices, else group_nodes), or with the points' geometry kept (a.geom), which needs neither, only the barrier
-// that ends the reads of the group before.
+// A group of cells c0 .. c0 + ncell - 1: their moved nodes and det J floors, by group_vertices with Vertices
+// (trilinear cells, a node per thread), else by group_nodes.
+template <int NV, bool Vertices>
+__device__ __forceinline__ void group_cells(const celldata_args &a, int64_t c0, int ncell, double *s_x,
+                                            double *s_floor) {
+  if constexpr (Vertices) {
+    group_vertices(a, c0, ncell, s_x, s_floor);
+  } else {
+    group_nodes<NV>(a, c0, ncell, s_x, s_floor);
+  }
+}
+
+// A fused kernel's group of cells: group_cells, or with the points' geometry kept (a.geom), which needs neither
+// nodes nor floors, only the barrier that ends the reads of the group before.
 template <int NV, bool Vertices>
 __device__ __forceinline__ void fused_group_nodes(const celldata_args &a, int64_t c0, int ncell, double *s_x,
                                                   double *s_floor) {
   if (a.geom) {
     __syncthreads();
-  } else if constexpr (Vertices) {
-    group_vertices(a, c0, ncell, s_x, s_floor);
   } else {
-    group_nodes<NV>(a, c0, ncell, s_x, s_floor);
+    group_cells<NV, Vertices>(a, c0, ncell, s_x, s_floor);
   }
 }
 
@@ -1362,8 +1371,7 @@ __global__ void __launch_bounds__(kFusedThreads, 2)
       __syncwarp();
       for (int e = lane; e < L * L; e += 32) {
         T *o = cell_minor ? out + (int64_t)e * C + c : out + c * L * L + e;
-        const T val = sum_into ? *o + Rs[e] : Rs[e];  // hc_store's sum
-        *o = val;
+        const T val = hc_store(o, Rs[e], sum_into);
         if (sum_into) Rs[e] = val;
       }
       if (a.apply) {
@@ -1456,9 +1464,7 @@ __global__ void __launch_bounds__(kFusedThreads, fused_points_blocks<Kernel, NV>
         for (int p = 0; p < P; p++) sum += s_val[cl * P + p];
       }
       const int64_t c = c0 + cl;
-      T *dst = &out[cell_minor ? (int64_t)o * C + c : c * nout + o];
-      const T val = sum_into ? *dst + sum : sum;  // hc_store's
-      *dst = val;
+      const T val = hc_store(&out[cell_minor ? (int64_t)o * C + c : c * nout + o], sum, sum_into);
       // DataField into the nodal vector (hc_fused_assemble_cuda): the entry as stored, as the assembly adds it
       if (kField && a.y) atomicAdd(&a.y[__ldg(&a.cell_nodes[c * L + o])], (double)val);
     }
@@ -1652,8 +1658,7 @@ __global__ void __launch_bounds__(kFusedThreads, NV == 8 ? 3 : 1)
       const double ur = __shfl_sync(0xffffffffu, u_mine, 8 * cl + r);
       if (live) {
         T *o = out + (cell_minor ? (int64_t)(j * L + r) * a.C + c : (c * L + j) * L + r);
-        const T v = sum_into ? *o + (T)m[r] : (T)m[r];
-        *o = v;
+        const T v = hc_store(o, (T)m[r], sum_into);
         s += (double)v * ur;
       }
     }
@@ -1759,11 +1764,7 @@ __global__ void __launch_bounds__(kThreads) geometry_fill(celldata_args a, int n
   double *s_x = fill_smem, *s_floor = s_x + (size_t)ncb * NV * 3;
   for (int64_t c0 = (int64_t)blockIdx.x * ncb; c0 < C; c0 += (int64_t)gridDim.x * ncb) {
     const int ncell = (int)(C - c0 < ncb ? C - c0 : ncb);
-    if constexpr (NV == 8) {
-      group_vertices(a, c0, ncell, s_x, s_floor);
-    } else {
-      group_nodes<NV>(a, c0, ncell, s_x, s_floor);
-    }
+    group_cells<NV, NV == 8>(a, c0, ncell, s_x, s_floor);
     for (int it = threadIdx.x; it < ncell * P; it += blockDim.x) {
       const int cl = it / P;
       hc_point_geom g;
@@ -1879,10 +1880,15 @@ extern "C" int hc_celldata_check_cuda(const hc_celldata_desc *desc) {
 
 namespace {
 
-// hc_fused_cuda, hc_fused_element_cuda (d_v) and hc_fused_assemble_cuda (d_y): with d_out null only whether the
-// kernel takes the case.
-int fused_entry(const hc_celldata_desc *desc, const hc_contract *k, void *d_out, const int32_t *d_cell_nodes,
-                const double *d_u, double *d_v, double *d_y) {
+// What a fused call also does with FieldField's element apply: nothing (hc_fused_cuda), its rows into a vector v
+// (hc_fused_element_cuda), or added into the nodal vector y (hc_fused_assemble_cuda, where DataField adds its outputs
+// too).
+enum class fused_mode { plain, element, assemble };
+
+// The three entries: d_vec is v or y by mode; with d_out null only whether the kernel takes the case.
+int fused_entry(const hc_celldata_desc *desc, const hc_contract *k, fused_mode mode, void *d_out,
+                const int32_t *d_cell_nodes, const double *d_u, double *d_vec) {
+  double *d_v = mode == fused_mode::element ? d_vec : nullptr, *d_y = mode == fused_mode::assemble ? d_vec : nullptr;
   HC_CHECK(k->C == desc->C, HC_ERR_INPUT, "fused assembly: the contraction has %lld cells, the cell data %lld",
            (long long)k->C, (long long)desc->C);
   HC_CHECK(hc_kernel_family(k->kernel) != HC_FAMILY_FIELDFIELD || desc->basis->L <= kFusedMaxFields, HC_ERR_UNSUPPORTED,
@@ -1916,7 +1922,7 @@ int fused_entry(const hc_celldata_desc *desc, const hc_contract *k, void *d_out,
              hc_kernel_name(k->kernel), desc->basis->P);
   }
   // the element apply's rows in the kernel that forms the matrices, where it takes them (fused_apply_in_kernel)
-  const bool ff = hc_kernel_family(k->kernel) == HC_FAMILY_FIELDFIELD, apply = ff && (d_v || d_y);
+  const bool ff = hc_kernel_family(k->kernel) == HC_FAMILY_FIELDFIELD, apply = ff && mode != fused_mode::plain;
   bool in_kernel = false;
   if (apply) {
     celldata_args a{};
@@ -1948,9 +1954,9 @@ int fused_entry(const hc_celldata_desc *desc, const hc_contract *k, void *d_out,
   const bool keep = kept && kept->values && desc->C * desc->basis->P <= kept->capacity;
   const bool fill = keep && !hc_geometry_cache_matches(kept, desc);
   if (fill) kept->valid = 0;
-  const char *what = d_y   ? "fused assembly into the nodal vector"
-                     : d_v ? "fused assembly with the element apply"
-                           : "fused assembly";
+  const char *what = mode == fused_mode::assemble  ? "fused assembly into the nodal vector"
+                     : mode == fused_mode::element ? "fused assembly with the element apply"
+                                                   : "fused assembly";
   HC_CALL(celldata_call(desc, what, [&](const celldata_args &a) {
     celldata_args b = a;
     b.cell_nodes = d_cell_nodes, b.u = d_u, b.v = d_v, b.y = d_y, b.apply = apply;
@@ -1970,20 +1976,17 @@ int fused_entry(const hc_celldata_desc *desc, const hc_contract *k, void *d_out,
 }  // namespace
 
 extern "C" int hc_fused_cuda(const hc_celldata_desc *desc, const hc_contract *k, void *d_out) {
-  return fused_entry(desc, k, d_out, nullptr, nullptr, nullptr, nullptr);
+  return fused_entry(desc, k, fused_mode::plain, d_out, nullptr, nullptr, nullptr);
 }
 
-// The question alone (d_out null) is asked with a stand-in for the vector, as fused_entry takes it.
 extern "C" int hc_fused_element_cuda(const hc_celldata_desc *desc, const hc_contract *k, void *d_out,
                                      const int32_t *d_cell_nodes, const double *d_u, double *d_v) {
-  double none = 0;
-  return fused_entry(desc, k, d_out, d_cell_nodes, d_u, d_out ? d_v : &none, nullptr);
+  return fused_entry(desc, k, fused_mode::element, d_out, d_cell_nodes, d_u, d_v);
 }
 
 extern "C" int hc_fused_assemble_cuda(const hc_celldata_desc *desc, const hc_contract *k, void *d_out,
                                       const int32_t *d_cell_nodes, const double *d_u, double *d_y) {
   HC_CHECK(hc_kernel_family(k->kernel) != HC_FAMILY_DATADATA, HC_ERR_UNSUPPORTED,
            "fused assembly on cuda: %s has no nodal vector", hc_kernel_name(k->kernel));
-  double none = 0;
-  return fused_entry(desc, k, d_out, d_cell_nodes, d_u, nullptr, d_out ? d_y : &none);
+  return fused_entry(desc, k, fused_mode::assemble, d_out, d_cell_nodes, d_u, d_y);
 }

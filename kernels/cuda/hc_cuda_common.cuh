@@ -93,10 +93,12 @@ __device__ __forceinline__ double hc_abs(double x) {
   return fabs(x);
 }
 
-// Stores one output entry: overwrite, or add into what is there.
+// Stores one output entry: overwrite, or add into what is there. Returns the entry as stored.
 template <typename T>
-__device__ __forceinline__ void hc_store(T *o, T v, int sum_into) {
-  *o = sum_into ? *o + v : v;
+__device__ __forceinline__ T hc_store(T *o, T v, int sum_into) {
+  const T stored = sum_into ? *o + v : v;
+  *o = stored;
+  return stored;
 }
 
 // Calls f(T(), std::integral_constant<bool, CellMinor>()) for the precision and layout of k, so that

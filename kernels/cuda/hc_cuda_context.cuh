@@ -114,8 +114,10 @@ struct hc_cuda_context {
   cudaEvent_t marks[HC_MARKS_MAX] = {};       // the timeline's marks (hc_backend.mark), each created at its first use
   int tensorcore_ptx = -1;                    // the PTX version the tensorcore kernel runs as here, read once
   // hc_sum_cuda's results, written by its last kernel straight into pinned host memory (mapped: the device
-  // writes it), allocated at its first call: no copy to queue after the kernels, only the wait
+  // writes it through sum_results_device), allocated at its first call: no copy to queue after the kernels, only
+  // the wait
   double *sum_results = nullptr;
+  double *sum_results_device = nullptr;
 };
 
 // The context of the device this process computes on, created for the current device at the first call; a
