@@ -1411,8 +1411,8 @@ __device__ __forceinline__ void field_point_vector(const register_record<R> &rec
 // phi) against them: 3 products per point where forming the left entries took D^rank gradients' worth. No left
 // array and no chunking: NCB >= 1 cells with all their points fit kFusedSmemBytes (fused_points_cells; a cell
 // that does not, past 4,000 points, hc_fused_cuda refuses).
-template <hc_kernel Kernel, typename T, int NV>
-__global__ void __launch_bounds__(kFusedThreads, fused_points_blocks<Kernel, NV>())
+template <hc_kernel Kernel, typename T, int NV, int NT, int MB>
+__global__ void __launch_bounds__(NT, MB)
     fused_points(celldata_args a, int ncb, bool cell_minor, int sum_into, T *__restrict__ out) {
   constexpr bool kField = (hc_family)(Kernel / 3) == HC_FAMILY_DATAFIELD;
   constexpr int R = record_size<Kernel>(), V = kField ? field_point_doubles<Kernel>() : 0;
@@ -1481,12 +1481,27 @@ inline size_t fused_points_smem(hc_kernel kernel, int NV, int ncb, int P, size_t
          (field ? 0 : scalar * items);
 }
 
-// Cells per block of fused_points: enough that every thread has a point; 0 where one cell does not fit.
+// Cells per block of fused_points with nt threads: enough that every thread has a point; 0 where one cell does not
+// fit.
 template <hc_kernel Kernel, int NV>
-int fused_points_cells(const celldata_args &a, size_t scalar) {
-  int ncb = a.P < kFusedThreads ? kFusedThreads / a.P : 1;
+int fused_points_cells(const celldata_args &a, size_t scalar, int nt = kFusedThreads) {
+  int ncb = a.P < nt ? nt / a.P : 1;
   while (ncb > 0 && fused_points_smem(Kernel, NV, ncb, a.P, scalar) > kFusedSmemBytes) ncb--;
   return ncb;
+}
+
+// fused_points with NT threads per block and registers for MB blocks per SM, on a grid of every block.
+template <hc_kernel Kernel, typename T, int NV, int NT, int MB>
+cudaError_t points_launch(const celldata_args &a, bool minor, int sum_into, void *d_out) {
+  const int ncb = fused_points_cells<Kernel, NV>(a, sizeof(T), NT);
+  if (ncb < 1) return cudaErrorInvalidConfiguration;
+  const size_t smem = fused_points_smem(Kernel, NV, ncb, (int)a.P, sizeof(T));
+  auto kernel = fused_points<Kernel, T, NV, NT, MB>;
+  const cudaError_t err = hc_cuda_allow_smem(kernel, smem);
+  if (err != cudaSuccess) return err;
+  kernel<<<hc_cuda_grid((a.C + ncb - 1) / ncb), NT, smem, hc_cuda_stream()>>>(a, ncb, minor, sum_into,
+                                                                              static_cast<T *>(d_out));
+  return cudaGetLastError();
 }
 
 // Shared memory of fused_cells: the metrics of every point of NCB cells of P points, the chunk matrices of PC points.
@@ -1718,15 +1733,12 @@ cudaError_t fused_launch_acc(const celldata_args &a, const fused_shape &f, bool 
 template <hc_kernel Kernel, typename T, int NV>
 cudaError_t fused_launch(const celldata_args &a, bool minor, int sum_into, void *d_out) {
   if constexpr ((hc_family)(Kernel / 3) != HC_FAMILY_FIELDFIELD) {
-    const int ncb = fused_points_cells<Kernel, NV>(a, sizeof(T));
-    if (ncb < 1) return cudaErrorInvalidConfiguration;
-    const size_t smem = fused_points_smem(Kernel, NV, ncb, (int)a.P, sizeof(T));
-    auto kernel = fused_points<Kernel, T, NV>;
-    const cudaError_t err = hc_cuda_allow_smem(kernel, smem);
-    if (err != cudaSuccess) return err;
-    kernel<<<hc_cuda_grid((a.C + ncb - 1) / ncb), kFusedThreads, smem, hc_cuda_stream()>>>(a, ncb, minor, sum_into,
-                                                                                           static_cast<T *>(d_out));
-    return cudaGetLastError();
+    // Trilinear cells of up to 8 points (order 1): blocks of 128 threads with registers for 7 per SM (72), so that
+    // a grid of 24^3 cells is one wave of resident blocks (256 threads and 3 blocks per SM gave 396 resident blocks
+    // for 432: two waves); on an H200 each DataData kernel of order1.yaml 8.2 -> 6.6 us, DataField Vector and
+    // Tensor 11.6 -> 9.7 and 13.9 -> 11.8 us.
+    if (NV == 8 && a.P <= 8) return points_launch<Kernel, T, NV, 128, 7>(a, minor, sum_into, d_out);
+    return points_launch<Kernel, T, NV, kFusedThreads, fused_points_blocks<Kernel, NV>()>(a, minor, sum_into, d_out);
   } else {
     if (quads_take(a)) return quads_launch<Kernel, T, NV>(a, minor, sum_into, d_out);
     switch (sumfact_n(a, minor)) {
