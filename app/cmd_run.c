@@ -515,7 +515,7 @@ static int hc_run_precheck(MPI_Comm comm, int rank, int nranks, const hc_deck *d
       /* said below */
     } else {
       hc_memory_estimate est;
-      err = hc_run_estimate_memory(cfg, nranks, be->is_device, be->geometry_cache, &est);
+      err = hc_run_estimate_memory(cfg, nranks, be, &est);
       const double GiB = 1073741824.0;
       double limit = cfg->host_limit_gib > 0 ? cfg->host_limit_gib * GiB : hc_host_mem_available() / local;
       if (!err && limit > 0 && est.host_bytes > limit) {

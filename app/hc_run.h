@@ -188,8 +188,7 @@ typedef struct {
   double host_per_cell, device_per_cell; /* the parts that grow with the cells, nodes included */
 } hc_memory_estimate;
 
-/* Estimates one rank's host and device memory for cfg on nranks ranks. */
-int hc_run_estimate_memory(const hc_run_config *cfg, int nranks, int is_device, int geometry_cache,
-                           hc_memory_estimate *est);
+/* Estimates one rank's host and device memory for cfg on nranks ranks of backend be. */
+int hc_run_estimate_memory(const hc_run_config *cfg, int nranks, const hc_backend *be, hc_memory_estimate *est);
 
 #endif

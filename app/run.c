@@ -40,8 +40,8 @@ static void hc_run_contract_of(const hc_run *run, hc_kernel kernel, hc_contract 
   k->variant = run->cfg.variant[kernel];
 }
 
-int hc_run_estimate_memory(const hc_run_config *cfg, int nranks, int is_device, int geometry_cache,
-                           hc_memory_estimate *est) {
+int hc_run_estimate_memory(const hc_run_config *cfg, int nranks, const hc_backend *be, hc_memory_estimate *est) {
+  const int is_device = be->is_device, geometry_cache = be->geometry_cache;
   const int p = cfg->mesh.order, q = cfg->quadrature > 0 ? cfg->quadrature : p + 1;
   double C, nodes, G = 8;
   if (cfg->mesh_source == HC_MESH_SOURCE_FILE) {
@@ -81,7 +81,8 @@ int hc_run_estimate_memory(const hc_run_config *cfg, int nranks, int is_device, 
   /* Host: cell index, geometry nodes, node map, node coordinates of a step; per node: ids, ownership,
      nodal vectors and halo lists (generously). Backend: geometry nodes (and their shear factors), inputs, outputs, a
      scratch output; on a device also the node map and the nodal vectors it assembles into (u, u0, du and one per field
-     kernel), and fused with FieldField the element apply's rows (run->d_v, L doubles). */
+     kernel), and fused with FieldField the element apply's rows (run->d_v, L doubles) where the fused kernels do not
+     add them into the nodal vector themselves (hc_fused_assemble: then none is allocated). */
   const double X0_cell = 3.0 * G * 8;                                /* X0: [C][geometry_nodes][3] double */
   const double shear_cell = cfg->shear_amplitude != 0.0 ? G * 8 : 0; /* the shear's factors: [C][geometry_nodes] */
   const double host_cell = 3 * 8 + X0_cell + L * 4 + L * 3 * 8 + (is_device ? s * outputs : 0);
@@ -91,8 +92,13 @@ int hc_run_estimate_memory(const hc_run_config *cfg, int nranks, int is_device, 
   const double geom_bytes = HC_GEOMETRY_CACHE_VALUES * 8 * P, geom_limit = s * (cfg->fused ? outputs : inputs);
   const int geom_takes = geometry_cache & (cfg->fused ? HC_GEOMETRY_CACHE_FUSED : HC_GEOMETRY_CACHE_CELLDATA);
   const double geom_cell = geom_takes && geom_limit > 0 && geom_bytes <= geom_limit ? geom_bytes : 0;
+  int rows = cfg->fused && ff && is_device;
+  if (rows) {
+    rows = hc_fused_assemble_check(be) != HC_OK;
+    hc_error_clear(); /* the check's "not on this backend" is an answer here */
+  }
   const double dev_cell = X0_cell + shear_cell + geom_cell + s * (inputs + outputs + L * L) +
-                          (is_device ? L * 4 + 8.0 * (nodal - 2) * nodes / C + (cfg->fused && ff ? 8 * L : 0) : 0);
+                          (is_device ? L * 4 + 8.0 * (nodal - 2) * nodes / C + (rows ? 8 * L : 0) : 0);
   est->cells = C;
   est->host_per_cell = host_cell + host_node * nodes / C + (is_device ? 0 : dev_cell);
   est->device_per_cell = is_device ? dev_cell : 0;
