@@ -1484,7 +1484,7 @@ inline size_t fused_points_smem(hc_kernel kernel, int NV, int ncb, int P, size_t
 // Cells per block of fused_points with nt threads: enough that every thread has a point; 0 where one cell does not
 // fit.
 template <hc_kernel Kernel, int NV>
-int fused_points_cells(const celldata_args &a, size_t scalar, int nt = kFusedThreads) {
+int fused_points_cells(const celldata_args &a, size_t scalar, int nt) {
   int ncb = a.P < nt ? nt / a.P : 1;
   while (ncb > 0 && fused_points_smem(Kernel, NV, ncb, a.P, scalar) > kFusedSmemBytes) ncb--;
   return ncb;
