@@ -256,9 +256,10 @@ extern "C" int hc_sum_cuda(int narrays, const void *const *d_x, hc_precision pre
   if (narrays == 0 || n <= 0) return HC_OK;
   hc_cuda_context *ctx = nullptr;
   HC_CALL(hc_cuda_context_get(&ctx));
-  if (!ctx->sum_results) {
-    HC_CALL_CUDA(cudaHostAlloc(reinterpret_cast<void **>(&ctx->sum_results), sizeof(double) * HC_SUM_ARRAYS_MAX,
-                               cudaHostAllocMapped));
+  if (!ctx->sum_results_device) {  // a call whose second step failed leaves the first done
+    if (!ctx->sum_results)
+      HC_CALL_CUDA(cudaHostAlloc(reinterpret_cast<void **>(&ctx->sum_results), sizeof(double) * HC_SUM_ARRAYS_MAX,
+                                 cudaHostAllocMapped));
     HC_CALL_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void **>(&ctx->sum_results_device), ctx->sum_results, 0));
   }
   SumArrays arrays = {};
