@@ -298,14 +298,26 @@ static void HC_FN(hc_ff_pack_openmp)(const HC_REAL *restrict B, int64_t R, int64
 
 /* Cell-major FieldField of one cell as a small GEMM, O = A B^T: B^T is packed into a panel of at most
    HC_OMP_KB rows of K at a time (hc_ff_panel_tiles_openmp multiplies each). A: [L][K], B: [R][K], O: [L][R];
-   bt: HC_OMP_KB x rp scalars. */
+   bt: HC_OMP_KB x rp scalars. An, Bn: the next cell's fields (NULL: none), whose lines the tiles ask for. */
 static void HC_FN(hc_ff_cell_openmp)(const HC_REAL *restrict A, const HC_REAL *restrict B, HC_REAL *restrict O,
-                                     int64_t L, int64_t R, int64_t K, int sum_into, HC_REAL *restrict bt) {
+                                     int64_t L, int64_t R, int64_t K, int sum_into, HC_REAL *restrict bt,
+                                     const HC_REAL *An, const HC_REAL *Bn) {
   const int64_t rp = (R + HC_OMP_NR - 1) / HC_OMP_NR * HC_OMP_NR;
+  hc_ff_ahead ahead, *next = NULL;
+  if (An) {
+    /* Tiles of the cell: each panel's row tiles (hc_ff_tile_rows_openmp) x column tiles. */
+    int64_t tiles = 0;
+    for (int64_t q0 = 0; q0 < K; q0 += HC_OMP_KB) {
+      const int mr = hc_ff_tile_rows_openmp(L, K - q0 < HC_OMP_KB ? K - q0 : HC_OMP_KB);
+      tiles += (L + mr - 1) / mr * (rp / HC_OMP_NR);
+    }
+    hc_ff_ahead_init(&ahead, An, L * K * (int64_t)sizeof(HC_REAL), Bn, R * K * (int64_t)sizeof(HC_REAL), tiles);
+    next = &ahead;
+  }
   for (int64_t q0 = 0; q0 < K; q0 += HC_OMP_KB) {
     const int64_t kb = K - q0 < HC_OMP_KB ? K - q0 : HC_OMP_KB;
     HC_FN(hc_ff_pack_openmp)(B, R, K, q0, kb, rp, bt);
-    HC_FN(hc_ff_panel_tiles_openmp)(A + q0, K, bt, kb, rp, O, L, R, sum_into || q0 > 0);
+    HC_FN(hc_ff_panel_tiles_openmp)(A + q0, K, bt, kb, rp, O, L, R, sum_into || q0 > 0, next);
   }
 }
 
@@ -323,7 +335,9 @@ static void HC_FN(hc_fieldfield_openmp)(const hc_contract *k, const HC_REAL *res
         const HC_REAL *A = left + c * L * K, *B = right + c * R * K;
         HC_REAL *O = out + c * L * R;
         if (L >= HC_OMP_FF_GEMM_L && R > HC_OMP_NARROW) {
-          HC_FN(hc_ff_cell_openmp)(A, B, O, L, R, K, sum_into, bt);
+          const int ahead = c + 1 < C && (L + R) * K * (int64_t)sizeof(HC_REAL) <= HC_OMP_FF_AHEAD_MAX &&
+                            (L + R) * K * (int64_t)sizeof(HC_REAL) >= HC_OMP_FF_AHEAD_MIN;
+          HC_FN(hc_ff_cell_openmp)(A, B, O, L, R, K, sum_into, bt, ahead ? A + L * K : NULL, ahead ? B + R * K : NULL);
         } else {
           hc_prefetch_next(A, L * K * (int64_t)sizeof(HC_REAL));
           hc_prefetch_next(B, R * K * (int64_t)sizeof(HC_REAL));

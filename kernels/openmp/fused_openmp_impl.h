@@ -153,14 +153,14 @@ static int64_t HC_FN(hc_fused_cells)(const hc_cd_shape *shape, const hc_contract
     const HC_REAL *a = ob; /* the cell's matrix as stored, row-major */
     if (k->layout == HC_LAYOUT_CELL_MAJOR) {
       if (gemm) {
-        HC_FN(hc_ff_panel_tiles_openmp)(lb, K, bt, K, rp, out + c * Lf * Rf, Lf, Rf, add);
+        HC_FN(hc_ff_panel_tiles_openmp)(lb, K, bt, K, rp, out + c * Lf * Rf, Lf, Rf, add, NULL);
       } else {
         HC_FN(hc_ff_cell_small_openmp)(lb, rb, out + c * Lf * Rf, Lf, Rf, K, add);
       }
       a = out + c * Lf * Rf;
     } else {
       if (gemm) {
-        HC_FN(hc_ff_panel_tiles_openmp)(lb, K, bt, K, rp, ob, Lf, Rf, 0);
+        HC_FN(hc_ff_panel_tiles_openmp)(lb, K, bt, K, rp, ob, Lf, Rf, 0, NULL);
       } else {
         HC_FN(hc_ff_cell_small_openmp)(lb, rb, ob, Lf, Rf, K, 0);
       }

@@ -9,11 +9,22 @@
 #include <stdint.h>
 #include <string.h>
 
+/* HC_STREAM_NT (can be set at build time, -DCMAKE_C_FLAGS=-DHC_STREAM_NT=0): 1 (the default where the target has
+   SSE2), each line in four 16-byte non-temporal stores; 2 (AVX-512 only, else 1), one 64-byte store; 0, plain
+   stores (a copy). */
+#ifndef HC_STREAM_NT
 #if defined(__SSE2__)
-#include <emmintrin.h>
 #define HC_STREAM_NT 1
 #else
 #define HC_STREAM_NT 0
+#endif
+#endif
+#if HC_STREAM_NT == 2 && !defined(__AVX512F__)
+#undef HC_STREAM_NT
+#define HC_STREAM_NT 1
+#endif
+#if HC_STREAM_NT
+#include <immintrin.h>
 #endif
 
 /* The line size that streaming stores fill whole. */
@@ -30,6 +41,10 @@ static inline void hc_stream_copy(void *dst, const void *src, size_t bytes) {
   memcpy(d, s, head);
   d += head, s += head, bytes -= head;
   for (; bytes >= HC_STREAM_LINE; bytes -= HC_STREAM_LINE, d += HC_STREAM_LINE, s += HC_STREAM_LINE) {
+#if HC_STREAM_NT == 2
+    _mm512_stream_si512((__m512i *)d, _mm512_loadu_si512((const void *)s));
+    continue;
+#endif
     const __m128i a = _mm_loadu_si128((const __m128i *)s), b = _mm_loadu_si128((const __m128i *)(s + 16));
     const __m128i c = _mm_loadu_si128((const __m128i *)(s + 32)), e = _mm_loadu_si128((const __m128i *)(s + 48));
     _mm_stream_si128((__m128i *)d, a);
