@@ -57,10 +57,10 @@ double hc_host_llc_bytes(void) {
         total = 0;
         nseen = 0;
       }
-      int known = 0;
+      int known = nseen == MAX_INSTANCES; /* past as many instances, the rest are not counted */
       for (int i = 0; i < nseen && !known; i++) known = strcmp(seen[i], line) == 0;
       if (known) continue;
-      if (nseen < MAX_INSTANCES) snprintf(seen[nseen++], sizeof(seen[0]), "%s", line);
+      snprintf(seen[nseen++], sizeof(seen[0]), "%s", line);
       total += size;
     }
   }
