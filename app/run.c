@@ -211,7 +211,8 @@ static int hc_run_mesh_in_parts(hc_run *run) {
    copy kernel) on 2 x 128 MiB per memory (on a host backend at least 2 x twice its last-level caches) shared out
    among its ranks (at least 2 x 16 MiB per rank), at most a
    quarter of the memory free per rank; the host <-> device copy rates on device backends; the peak flop rate
-   of the run's precision (a short measurement on the CPU). A fraction of a second. Collective. */
+   of the run's precision (a short measurement on the CPU). A fraction of a second, or a few where the host's caches
+   are large. Collective. */
 static int hc_run_measure_rates(hc_run *run) {
   int ierr = HC_OK;
   const hc_backend *be = run->be;

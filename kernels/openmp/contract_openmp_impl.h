@@ -327,6 +327,9 @@ static void HC_FN(hc_fieldfield_openmp)(const hc_contract *k, const HC_REAL *res
   const int64_t C = k->C, L = k->L, R = k->R, K = hc_contract_K(k);
   const int sum_into = k->sum_into;
   if (k->layout == HC_LAYOUT_CELL_MAJOR) {
+    /* whether the GEMM's tiles ask for the next cell's fields: by the bytes of a cell's fields */
+    const int64_t cell_bytes = (L + R) * K * (int64_t)sizeof(HC_REAL);
+    const int ahead_size = cell_bytes >= HC_OMP_FF_AHEAD_MIN && cell_bytes <= HC_OMP_FF_AHEAD_MAX;
 #pragma omp parallel
     {
       HC_REAL *bt = work + (int64_t)omp_get_thread_num() * hc_ff_work_openmp(k);
@@ -335,8 +338,7 @@ static void HC_FN(hc_fieldfield_openmp)(const hc_contract *k, const HC_REAL *res
         const HC_REAL *A = left + c * L * K, *B = right + c * R * K;
         HC_REAL *O = out + c * L * R;
         if (L >= HC_OMP_FF_GEMM_L && R > HC_OMP_NARROW) {
-          const int ahead = c + 1 < C && (L + R) * K * (int64_t)sizeof(HC_REAL) <= HC_OMP_FF_AHEAD_MAX &&
-                            (L + R) * K * (int64_t)sizeof(HC_REAL) >= HC_OMP_FF_AHEAD_MIN;
+          const int ahead = ahead_size && c + 1 < C;
           HC_FN(hc_ff_cell_openmp)(A, B, O, L, R, K, sum_into, bt, ahead ? A + L * K : NULL, ahead ? B + R * K : NULL);
         } else {
           hc_prefetch_next(A, L * K * (int64_t)sizeof(HC_REAL));
