@@ -4,7 +4,9 @@
 //   (hc_warp_gemm.cuh); with L or R above 32, the pipelined per-cell GEMM of hc_cell_gemm.cuh (output tiles of
 //   64 x 64 or 128 x 128, K-steps copied to shared memory by cp.async, FMA register blocks); with both at most
 //   8, 8 x 8 output tiles, one entry per thread, with K-tiles of kTK entries of both operands in shared memory.
-//   Cell-minor with L or R above 8: hc_cell_gemm.cuh's cell-minor GEMM (groups of cells that share memory
+//   Cell-minor with L or R above 8: in double, groups of 16 cells on the lanes (one 128-byte line per row and
+//   entry), staged into shared memory as they lie and multiplied in 8 x 4 register blocks per cell
+//   (contract_minor_ff_lanes); in float hc_cell_gemm.cuh's cell-minor GEMM (groups of cells that share memory
 //   sectors, 32 x 32 tiles); with both at most 8, one thread per cell holds the whole 8 x 8 output in
 //   registers and reads each entry of A and B once, a warp's loads being 32 neighbouring cells.
 // DataField: per cell a GEMV out(L) = F(L x K) d(K). Cell-major: short rows in runs of whole rows streamed through
@@ -81,23 +83,10 @@ cudaError_t launch_warp_gemm(const hc_cuda_shape &s, const void *A, const void *
   return launch_warp_gemm_bk<T, 32, 2>(s, a, b, o, sum_into);
 }
 
-// Cell-minor FieldField with L or R above 8: 32 x 32 output tiles, FMA blocks of 32 / TY x 4 per thread (8 TY
-// threads per cell; 4 cells per block in double, 8 in float), K-steps of BK entries STAGES deep. Build-time
-// tuning macros per precision; the defaults were the fastest measured on an H100 (2026-11-23) among 3 or 4
-// stages, BK 8 or 16, TY 4, 8 or 16 and deeper pipelines at one block per SM (slower: the kernel is bound
-// by latency, and one block's barriers stall the whole SM).
-#ifndef HC_MINOR_TY_D
-#define HC_MINOR_TY_D 8
-#endif
-#ifndef HC_MINOR_BK_D
-#define HC_MINOR_BK_D 8
-#endif
-#ifndef HC_MINOR_STAGES_D
-#define HC_MINOR_STAGES_D 3
-#endif
-#ifndef HC_MINOR_MINB_D
-#define HC_MINOR_MINB_D 1
-#endif
+// Cell-minor FieldField with L or R above 8 in float: 32 x 32 output tiles, FMA blocks of 32 / TY x 4 per thread (8
+// TY threads per cell; 8 cells per block), K-steps of BK entries STAGES deep. Build-time tuning macros; the defaults
+// were the fastest measured on an H100 (2026-11-23) among 3 or 4 stages, BK 8 or 16, TY 4, 8 or 16 and deeper
+// pipelines at one block per SM (slower: the kernel is bound by latency, and one block's barriers stall the whole SM).
 #ifndef HC_MINOR_TY_F
 #define HC_MINOR_TY_F 4
 #endif
@@ -107,17 +96,152 @@ cudaError_t launch_warp_gemm(const hc_cuda_shape &s, const void *A, const void *
 #ifndef HC_MINOR_STAGES_F
 #define HC_MINOR_STAGES_F 4
 #endif
-template <typename T>
-cudaError_t launch_ff_minor(const hc_cuda_shape &s, const void *A, const void *B, void *out, int sum_into,
-                            cudaStream_t stream) {
+cudaError_t launch_ff_minor_float(const hc_cuda_shape &s, const void *A, const void *B, void *out, int sum_into,
+                                  cudaStream_t stream) {
   using namespace hc_gemm;
-  if constexpr (sizeof(T) == 8) {
-    return launch_minor<MathFma<T, 32, 32, HC_MINOR_TY_D, 8>, 32, 32, HC_MINOR_BK_D, HC_MINOR_STAGES_D,
-                        HC_MINOR_MINB_D>(s, A, B, out, sum_into, stream);
-  } else {
-    return launch_minor<MathFma<T, 32, 32, HC_MINOR_TY_F, 8>, 32, 32, HC_MINOR_BK_F, HC_MINOR_STAGES_F, 1>(
-        s, A, B, out, sum_into, stream);
-  }
+  return launch_minor<MathFma<float, 32, 32, HC_MINOR_TY_F, 8>, 32, 32, HC_MINOR_BK_F, HC_MINOR_STAGES_F, 1>(
+      s, A, B, out, sum_into, stream);
+}
+
+// Cell-minor FieldField with L or R above 8 in double, the cells on the lanes: a block owns a group of G = 16
+// neighbouring cells (one 128-byte line holds entry (row, q) of all of them) and a 32 x 32 output tile of each.
+// Every K-step of KC entries copies the group's lines of the tile's 32 rows of A and 32 of B into shared memory as
+// they lie in memory, [row][q][cell], VEC scalars per cp.async (16 bytes where C is even), STAGES deep; thread (tile
+// t, cell) then reads its cell's entries (the lanes on neighbouring cells: conflict-free) and keeps an 8 x 4 block of
+// its cell's outputs in registers, two such blocks per warp (lanes 0-15 and 16-31), so that nothing is transposed on
+// the way in or out: every store of a warp is whole 128-byte lines of cells. Each output is its K products summed in
+// order, as in the other kernels. In float (32 cells a line, 8 x 8 blocks) this was slower than the groups of
+// hc_cell_gemm.cuh's cell_gemm_minor, which float keeps (README, section hexcontract bench).
+#ifndef HC_LANES_KC
+#define HC_LANES_KC 8
+#endif
+#ifndef HC_LANES_STAGES
+#define HC_LANES_STAGES 2
+#endif
+constexpr int kLanesThreads = 512;
+template <typename T>
+struct lanes_cfg {
+  static constexpr int G = 128 / (int)sizeof(T);          // cells per group
+  static constexpr int H = 32 / G;                        // tiles per warp
+  static constexpr int TM = 8, TN = 32 / (int)sizeof(T);  // a thread's outputs: 256 bytes of accumulators
+  static constexpr int BM = 32, BN = (kLanesThreads / 32) * H / (BM / TM) * TN;  // the block's output tile
+  static_assert(H >= 1 && BN >= TN, "a warp holds whole tiles");
+  static constexpr size_t smem(int kc, int stages) { return (size_t)stages * (BM + BN) * kc * G * sizeof(T); }
+};
+
+template <typename T, int KC, int STAGES, int VEC>
+__global__ void __launch_bounds__(kLanesThreads, 1)
+    contract_minor_ff_lanes(hc_cuda_shape s, const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ out,
+                            int sum_into) {
+  using Cfg = lanes_cfg<T>;
+  constexpr int G = Cfg::G, BM = Cfg::BM, BN = Cfg::BN, TM = Cfg::TM, TN = Cfg::TN, NT = kLanesThreads;
+  constexpr int CH = G / VEC, STAGE = (BM + BN) * KC * G;
+  // Thread tid copies, of every K-step, the VEC cells from cp of entry kq of rows rt + RSTEP n of the tile's A and
+  // B: the same offsets at every step, so that its addresses are two cursors moved on by KC C a step.
+  constexpr int RSTEP = NT / (CH * KC), NA = BM / RSTEP, NB = BN / RSTEP;
+  static_assert(NT % (CH * KC) == 0 && BM % RSTEP == 0 && BN % RSTEP == 0, "the copies tile the step evenly");
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  T *S = reinterpret_cast<T *>(smem_raw);
+  const int tid = threadIdx.x, lane = tid & 31, cell = lane % G, t = (tid >> 5) * Cfg::H + lane / G;
+  const int tr = t / (BN / TN), tc = t % (BN / TN);
+  const int cp = tid % CH * VEC, kq = tid / CH % KC, rt = tid / (CH * KC), dst0 = (rt * KC + kq) * G + cp;
+  const int64_t ntiles = (s.C + G - 1) / G * ((s.L + BM - 1) / BM) * ((s.R + BN - 1) / BN);
+  const int nk = (int)((s.K + KC - 1) / KC);
+  if ((int64_t)blockIdx.x >= ntiles) return;
+  const int64_t mine = (ntiles - 1 - blockIdx.x) / gridDim.x + 1;
+  const int64_t rstride = (int64_t)RSTEP * s.K * s.C, kstride = (int64_t)KC * s.C;
+
+  // The load cursor: the tile and K-step that the next copy fills. With VEC > 1, C is a multiple of VEC, so a
+  // copy's VEC cells are all in the array or all past it.
+  int64_t ld_w = blockIdx.x, q = kq;
+  int ld_k = 0, na = 0, nb = 0;
+  bool cell_in = false;
+  const T *pa = A, *pb = B;
+  auto ld_tile = [&]() {
+    const hc_gemm::minor_tile o(s, ld_w, BM, BN, G);
+    pa = A + ((int64_t)(o.l0 + rt) * s.K + kq) * s.C + o.c0 + cp;
+    pb = B + ((int64_t)(o.r0 + rt) * s.K + kq) * s.C + o.c0 + cp;
+    q = kq;
+    cell_in = cp < o.ncell;
+    const int la = s.L - o.l0 - rt, lb = s.R - o.r0 - rt;  // rows of this thread's sequences that exist
+    na = la <= 0 ? 0 : (la + RSTEP - 1) / RSTEP;
+    nb = lb <= 0 ? 0 : (lb + RSTEP - 1) / RSTEP;
+  };
+  ld_tile();
+  auto copy = [&](int stage, bool more) {
+    T *dst = S + stage * STAGE + dst0;
+    const bool in = cell_in && q < s.K;
+    const T *p = pa;
+#pragma unroll
+    for (int n = 0; n < NA; n++, p += rstride) {
+      const bool full = in && n < na;
+      hc_gemm::copy_async<VEC * sizeof(T)>(dst + n * RSTEP * KC * G, full ? p : A, full);
+    }
+    p = pb;
+#pragma unroll
+    for (int n = 0; n < NB; n++, p += rstride) {
+      const bool full = in && n < nb;
+      hc_gemm::copy_async<VEC * sizeof(T)>(dst + (BM + n * RSTEP) * KC * G, full ? p : B, full);
+    }
+    pa += kstride;
+    pb += kstride;
+    q += KC;
+    if (more && ++ld_k == nk) {
+      ld_k = 0;
+      ld_w += gridDim.x;
+      ld_tile();
+    }
+  };
+  T acc[TM][TN];
+#pragma unroll
+  for (int i = 0; i < TM; i++)
+#pragma unroll
+    for (int j = 0; j < TN; j++) acc[i][j] = T(0);
+  auto step = [&](int stage) {
+    const T *As = S + stage * STAGE + tr * TM * KC * G + cell;
+    const T *Bs = S + stage * STAGE + (BM + tc * TN) * KC * G + cell;
+#pragma unroll
+    for (int k = 0; k < KC; k++) {
+      T a[TM], b[TN];
+#pragma unroll
+      for (int i = 0; i < TM; i++) a[i] = As[(i * KC + k) * G];
+#pragma unroll
+      for (int j = 0; j < TN; j++) b[j] = Bs[(j * KC + k) * G];
+#pragma unroll
+      for (int i = 0; i < TM; i++)
+#pragma unroll
+        for (int j = 0; j < TN; j++) acc[i][j] = fma(a[i], b[j], acc[i][j]);
+    }
+  };
+  int64_t w = blockIdx.x;
+  hc_gemm::pipeline<STAGES>(mine * nk, copy, step, nk, [&]() {
+    const hc_gemm::minor_tile o(s, w, BM, BN, G);
+#pragma unroll
+    for (int i = 0; i < TM; i++)
+#pragma unroll
+      for (int j = 0; j < TN; j++) {
+        const int l = o.l0 + tr * TM + i, r = o.r0 + tc * TN + j;
+        if (cell < o.ncell && l < s.L && r < s.R)
+          hc_store(&out[((int64_t)l * s.R + r) * s.C + o.c0 + cell], acc[i][j], sum_into);
+        acc[i][j] = T(0);
+      }
+    w += gridDim.x;
+  });
+}
+
+// Launches contract_minor_ff_lanes on a persistent grid: 16-byte copies where every line of A and B starts at a
+// 16-byte word (C even, A and B aligned), else one scalar.
+template <typename T>
+cudaError_t launch_ff_lanes(const hc_cuda_shape &s, const void *A, const void *B, void *out, int sum_into,
+                            cudaStream_t stream) {
+  using Cfg = lanes_cfg<T>;
+  constexpr int V16 = 16 / sizeof(T), KC = HC_LANES_KC, ST = HC_LANES_STAGES;
+  const bool wide = s.C % V16 == 0 && ((reinterpret_cast<uintptr_t>(A) | reinterpret_cast<uintptr_t>(B)) % 16) == 0;
+  auto kernel = wide ? contract_minor_ff_lanes<T, KC, ST, V16> : contract_minor_ff_lanes<T, KC, ST, 1>;
+  const int64_t ntiles =
+      (s.C + Cfg::G - 1) / Cfg::G * ((s.L + Cfg::BM - 1) / Cfg::BM) * ((s.R + Cfg::BN - 1) / Cfg::BN);
+  return hc_gemm::launch_persistent<T>(kernel, kLanesThreads, Cfg::smem(KC, ST), ntiles, s, A, B, out, sum_into,
+                                       stream);
 }
 
 constexpr int kTK = 16;        // contracted entries per K-tile (FieldField)
@@ -401,8 +525,8 @@ extern "C" int hc_contract_cuda_tile(const hc_contract *k, const void *d_left, c
     HC_CALL_CUDA_LAUNCH(hc_wgemm::takes(s, d_left, d_right)
                             ? (f ? launch_warp_gemm<float>(s, d_left, d_right, d_out, k->sum_into)
                                  : launch_warp_gemm<double>(s, d_left, d_right, d_out, k->sum_into))
-                        : s.cell_minor ? (f ? launch_ff_minor<float>(s, d_left, d_right, d_out, k->sum_into, stream)
-                                            : launch_ff_minor<double>(s, d_left, d_right, d_out, k->sum_into, stream))
+                        : s.cell_minor ? (f ? launch_ff_minor_float(s, d_left, d_right, d_out, k->sum_into, stream)
+                                            : launch_ff_lanes<double>(s, d_left, d_right, d_out, k->sum_into, stream))
                                        : (f ? launch_ff_gemm<float>(s, d_left, d_right, d_out, k->sum_into, stream)
                                             : launch_ff_gemm<double>(s, d_left, d_right, d_out, k->sum_into, stream)),
                         "tile (FieldField)");
