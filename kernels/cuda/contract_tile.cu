@@ -4,10 +4,9 @@
 //   (hc_warp_gemm.cuh); with L or R above 32, the pipelined per-cell GEMM of hc_cell_gemm.cuh (output tiles of
 //   64 x 64 or 128 x 128, K-steps copied to shared memory by cp.async, FMA register blocks); with both at most
 //   8, 8 x 8 output tiles, one entry per thread, with K-tiles of kTK entries of both operands in shared memory.
-//   Cell-minor with L or R above 8: in double, groups of 16 cells on the lanes (one 128-byte line per row and
-//   entry), staged into shared memory as they lie and multiplied in 8 x 4 register blocks per cell
-//   (contract_minor_ff_lanes); in float hc_cell_gemm.cuh's cell-minor GEMM (groups of cells that share memory
-//   sectors, 32 x 32 tiles); with both at most 8, one thread per cell holds the whole 8 x 8 output in
+//   Cell-minor with L or R above 8: groups of 16 (double) or 32 (float) cells on the lanes, one 128-byte line per
+//   row and entry, staged into shared memory as they lie and multiplied in register blocks per cell
+//   (contract_minor_ff_lanes); with both at most 8, one thread per cell holds the whole 8 x 8 output in
 //   registers and reads each entry of A and B once, a warp's loads being 32 neighbouring cells.
 // DataField: per cell a GEMV out(L) = F(L x K) d(K). Cell-major: short rows in runs of whole rows streamed through
 // each warp's shared memory by cp.async (contract_tile_df_runs below); longer rows kRows per block, with K-tiles of
@@ -83,40 +82,27 @@ cudaError_t launch_warp_gemm(const hc_cuda_shape &s, const void *A, const void *
   return launch_warp_gemm_bk<T, 32, 2>(s, a, b, o, sum_into);
 }
 
-// Cell-minor FieldField with L or R above 8 in float: 32 x 32 output tiles, FMA blocks of 32 / TY x 4 per thread (8
-// TY threads per cell; 8 cells per block), K-steps of BK entries STAGES deep. Build-time tuning macros; the defaults
-// were the fastest measured on an H100 (2026-11-23) among 3 or 4 stages, BK 8 or 16, TY 4, 8 or 16 and deeper
-// pipelines at one block per SM (slower: the kernel is bound by latency, and one block's barriers stall the whole SM).
-#ifndef HC_MINOR_TY_F
-#define HC_MINOR_TY_F 4
-#endif
-#ifndef HC_MINOR_BK_F
-#define HC_MINOR_BK_F 8
-#endif
-#ifndef HC_MINOR_STAGES_F
-#define HC_MINOR_STAGES_F 4
-#endif
-cudaError_t launch_ff_minor_float(const hc_cuda_shape &s, const void *A, const void *B, void *out, int sum_into,
-                                  cudaStream_t stream) {
-  using namespace hc_gemm;
-  return launch_minor<MathFma<float, 32, 32, HC_MINOR_TY_F, 8>, 32, 32, HC_MINOR_BK_F, HC_MINOR_STAGES_F, 1>(
-      s, A, B, out, sum_into, stream);
-}
-
-// Cell-minor FieldField with L or R above 8 in double, the cells on the lanes: a block owns a group of G = 16
-// neighbouring cells (one 128-byte line holds entry (row, q) of all of them) and a 32 x 32 output tile of each.
+// Cell-minor FieldField with L or R above 8, the cells on the lanes: a block owns a group of G neighbouring cells (G =
+// 16 in double, 32 in float: one 128-byte line holds entry (row, q) of all of them) and a 32 x 32 output tile of each.
 // Every K-step of KC entries copies the group's lines of the tile's 32 rows of A and 32 of B into shared memory as
-// they lie in memory, [row][q][cell], VEC scalars per cp.async (16 bytes where C is even), STAGES deep; thread (tile
-// t, cell) then reads its cell's entries (the lanes on neighbouring cells: conflict-free) and keeps an 8 x 4 block of
-// its cell's outputs in registers, two such blocks per warp (lanes 0-15 and 16-31), so that nothing is transposed on
-// the way in or out: every store of a warp is whole 128-byte lines of cells. Each output is its K products summed in
-// order, as in the other kernels. In float (32 cells a line, 8 x 8 blocks) this was slower than the groups of
-// hc_cell_gemm.cuh's cell_gemm_minor, which float keeps (README, section hexcontract bench).
-#ifndef HC_LANES_KC
-#define HC_LANES_KC 8
+// they lie in memory, [row][q][cell], VEC scalars per cp.async (16 bytes where C is a multiple of them), STAGES deep;
+// thread (tile t, cell) then reads its cell's entries (the lanes on neighbouring cells: conflict-free) and keeps a
+// block of its cell's outputs in registers (8 x 4 in double, two blocks per warp, lanes 0-15 and 16-31; 8 x 8 in
+// float), so that nothing is transposed on the way in or out: every store of a warp is whole 128-byte lines of
+// cells. Each output is its K products summed in order, as in the other kernels. Build-time tuning per precision
+// (HC_LANES_KC_D / _F, HC_LANES_STAGES_D / _F); the defaults were the fastest on an H200 (2026-11-29) among KC 4 or
+// 8 and 2 to 4 stages (README, section hexcontract bench).
+#ifndef HC_LANES_KC_D
+#define HC_LANES_KC_D 8
 #endif
-#ifndef HC_LANES_STAGES
-#define HC_LANES_STAGES 2
+#ifndef HC_LANES_STAGES_D
+#define HC_LANES_STAGES_D 2
+#endif
+#ifndef HC_LANES_KC_F
+#define HC_LANES_KC_F 4
+#endif
+#ifndef HC_LANES_STAGES_F
+#define HC_LANES_STAGES_F 3
 #endif
 constexpr int kLanesThreads = 512;
 template <typename T>
@@ -230,12 +216,14 @@ __global__ void __launch_bounds__(kLanesThreads, 1)
 }
 
 // Launches contract_minor_ff_lanes on a persistent grid: 16-byte copies where every line of A and B starts at a
-// 16-byte word (C even, A and B aligned), else one scalar.
+// 16-byte word (C a multiple of 16 / sizeof(T), A and B aligned), else one scalar.
 template <typename T>
 cudaError_t launch_ff_lanes(const hc_cuda_shape &s, const void *A, const void *B, void *out, int sum_into,
                             cudaStream_t stream) {
   using Cfg = lanes_cfg<T>;
-  constexpr int V16 = 16 / sizeof(T), KC = HC_LANES_KC, ST = HC_LANES_STAGES;
+  constexpr bool dbl = sizeof(T) == 8;
+  constexpr int V16 = 16 / sizeof(T), KC = dbl ? HC_LANES_KC_D : HC_LANES_KC_F;
+  constexpr int ST = dbl ? HC_LANES_STAGES_D : HC_LANES_STAGES_F;
   const bool wide = s.C % V16 == 0 && ((reinterpret_cast<uintptr_t>(A) | reinterpret_cast<uintptr_t>(B)) % 16) == 0;
   auto kernel = wide ? contract_minor_ff_lanes<T, KC, ST, V16> : contract_minor_ff_lanes<T, KC, ST, 1>;
   const int64_t ntiles =
@@ -525,7 +513,7 @@ extern "C" int hc_contract_cuda_tile(const hc_contract *k, const void *d_left, c
     HC_CALL_CUDA_LAUNCH(hc_wgemm::takes(s, d_left, d_right)
                             ? (f ? launch_warp_gemm<float>(s, d_left, d_right, d_out, k->sum_into)
                                  : launch_warp_gemm<double>(s, d_left, d_right, d_out, k->sum_into))
-                        : s.cell_minor ? (f ? launch_ff_minor_float(s, d_left, d_right, d_out, k->sum_into, stream)
+                        : s.cell_minor ? (f ? launch_ff_lanes<float>(s, d_left, d_right, d_out, k->sum_into, stream)
                                             : launch_ff_lanes<double>(s, d_left, d_right, d_out, k->sum_into, stream))
                                        : (f ? launch_ff_gemm<float>(s, d_left, d_right, d_out, k->sum_into, stream)
                                             : launch_ff_gemm<double>(s, d_left, d_right, d_out, k->sum_into, stream)),
