@@ -215,21 +215,32 @@ __global__ void __launch_bounds__(kLanesThreads, 1)
   });
 }
 
+// K-steps of 4 entries 3 deep, 96 KB of shared memory per block in both precisions: double's where the device gives a
+// block less than its defaults take (128 KB; on an H200 this configuration measured 2-5 points either side of them).
+constexpr int kLanesKcSmall = 4, kLanesStagesSmall = 3;
+
 // Launches contract_minor_ff_lanes on a persistent grid: 16-byte copies where every line of A and B starts at a
 // 16-byte word (C a multiple of 16 / sizeof(T), A and B aligned), else one scalar.
-template <typename T>
-cudaError_t launch_ff_lanes(const hc_cuda_shape &s, const void *A, const void *B, void *out, int sum_into,
-                            cudaStream_t stream) {
+template <typename T, int KC, int ST>
+cudaError_t launch_ff_lanes_k(const hc_cuda_shape &s, const void *A, const void *B, void *out, int sum_into,
+                              cudaStream_t stream) {
   using Cfg = lanes_cfg<T>;
-  constexpr bool dbl = sizeof(T) == 8;
-  constexpr int V16 = 16 / sizeof(T), KC = dbl ? HC_LANES_KC_D : HC_LANES_KC_F;
-  constexpr int ST = dbl ? HC_LANES_STAGES_D : HC_LANES_STAGES_F;
+  constexpr int V16 = 16 / sizeof(T);
   const bool wide = s.C % V16 == 0 && ((reinterpret_cast<uintptr_t>(A) | reinterpret_cast<uintptr_t>(B)) % 16) == 0;
   auto kernel = wide ? contract_minor_ff_lanes<T, KC, ST, V16> : contract_minor_ff_lanes<T, KC, ST, 1>;
   const int64_t ntiles =
       (s.C + Cfg::G - 1) / Cfg::G * ((s.L + Cfg::BM - 1) / Cfg::BM) * ((s.R + Cfg::BN - 1) / Cfg::BN);
   return hc_gemm::launch_persistent<T>(kernel, kLanesThreads, Cfg::smem(KC, ST), ntiles, s, A, B, out, sum_into,
                                        stream);
+}
+template <typename T>
+cudaError_t launch_ff_lanes(const hc_cuda_shape &s, const void *A, const void *B, void *out, int sum_into,
+                            cudaStream_t stream) {
+  constexpr bool dbl = sizeof(T) == 8;
+  constexpr int KC = dbl ? HC_LANES_KC_D : HC_LANES_KC_F, ST = dbl ? HC_LANES_STAGES_D : HC_LANES_STAGES_F;
+  if (hc_gemm::smem_fits(lanes_cfg<T>::smem(KC, ST)))
+    return launch_ff_lanes_k<T, KC, ST>(s, A, B, out, sum_into, stream);
+  return launch_ff_lanes_k<T, kLanesKcSmall, kLanesStagesSmall>(s, A, B, out, sum_into, stream);
 }
 
 constexpr int kTK = 16;        // contracted entries per K-tile (FieldField)
@@ -499,6 +510,22 @@ extern "C" int hc_supports_cuda_tile(const hc_contract *k) {
            "variant 'tile' does not apply to %s: a DataData output is one dot product per cell with no reuse to "
            "tile (use flat or team)",
            hc_kernel_name(k->kernel));
+  // Cell-minor FieldField with L or R above 8 (contract_minor_ff_lanes): at least kLanesKcSmall x kLanesStagesSmall
+  // steps of shared memory per block (96 KB), where the device is known.
+  const cudaDeviceProp *props = nullptr;
+  const size_t need = k->precision == HC_DOUBLE ? lanes_cfg<double>::smem(kLanesKcSmall, kLanesStagesSmall)
+                                                : lanes_cfg<float>::smem(kLanesKcSmall, kLanesStagesSmall);
+  if (hc_kernel_family(k->kernel) == HC_FAMILY_FIELDFIELD && k->layout == HC_LAYOUT_CELL_MINOR &&
+      (k->L > kSmall || k->R > kSmall)) {
+    if (hc_cuda_device_props(&props) != HC_OK) {
+      hc_error_clear();  // no device: the call itself says so
+    } else {
+      HC_CHECK(need <= props->sharedMemPerBlockOptin, HC_ERR_UNSUPPORTED,
+               "variant 'tile' runs a cell-minor FieldField with more than %d fields in blocks of %zu KB of shared "
+               "memory; device '%s' gives a block %zu KB",
+               kSmall, need / 1024, props->name, (size_t)props->sharedMemPerBlockOptin / 1024);
+    }
+  }
   return HC_OK;
 }
 
