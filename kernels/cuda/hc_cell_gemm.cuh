@@ -87,7 +87,6 @@ struct MathDmma {
   static_assert(WM % 16 == 0 && WN % 8 == 0, "warp tiles are made of 16 x 8 mma tiles");
   static constexpr int kPad = 4;        // row stride BK + 4 doubles: a fragment load is two conflict-free wavefronts
   static constexpr int kStepK = KSTEP;  // 8 or 16: the k of one mma.sync
-  static constexpr bool kLaneCells = false;  // cell-minor: an mma is one warp's, so a warp is one cell's
   static_assert(KSTEP == 8 || KSTEP == 16, "m16n8k8 or m16n8k16");
 
   double acc[MT][NT][4];
@@ -232,9 +231,6 @@ struct MathFma {
   static_assert(BM % TY == 0 && BN % TX == 0, "the thread grid divides the tile");
   static constexpr int kPad = V;  // row stride BK + V: 16-byte reads of consecutive rows use distinct banks
   static constexpr int kStepK = V;
-  // Cell-minor: a warp's lanes take different cells (stores straight from registers) in float; in double the
-  // staged store through shared memory was measured faster (H100, 2026-11-23).
-  static constexpr bool kLaneCells = sizeof(Real) == 4;
 
   Real acc[MI][NJ];
 
@@ -465,10 +461,9 @@ cudaError_t launch(const hc_cuda_shape &s, const void *A, const void *B, void *o
 // G cells' rows into G slices of shared memory (the G entries of one row and q are one sector, copied by
 // neighbouring threads), and G thread groups of Math::kThreads multiply one slice each exactly as cell_gemm
 // does for one cell. Consecutive blocks take the tiles of one group, so the group's rows that several tiles
-// read are in L2 when the next tile asks. So that the stores to out[e * C + c] are whole sectors too, the G
-// cells of an entry are neighbouring lanes where the math allows and it is faster (Math::kLaneCells: FMA
-// blocks in float, thread tid working on cell tid % G), and otherwise (mma, one warp per cell; FMA in double)
-// a finished tile goes through shared memory, cell fastest.
+// read are in L2 when the next tile asks. So that the stores to out[e * C + c] are whole sectors too, a finished
+// tile goes through shared memory, cell fastest (`tensorcore`'s cell-minor FieldField: an mma is one warp's, so a
+// warp is one cell's).
 template <typename T>
 __host__ __device__ constexpr int minor_group() {
   return 32 / (int)sizeof(T);
@@ -554,11 +549,9 @@ __global__ void __launch_bounds__(Math::kThreads *minor_group<typename Math::T>(
   extern __shared__ __align__(16) unsigned char smem_raw[];
   T *As = reinterpret_cast<T *>(smem_raw);  // [STAGES][G][SA]
   T *Bs = As + STAGES * G * SA;             // [STAGES][G][SB]
-  T *Os = Bs + STAGES * G * SB;             // [BM * BN][G]: a finished tile, unless Math::kLaneCells
+  T *Os = Bs + STAGES * G * SB;             // [BM * BN][G]: a finished tile
 
-  constexpr bool lanes = Math::kLaneCells;
-  const int tid = threadIdx.x, g = lanes ? tid % G : tid / Math::kThreads;
-  const int mtid = lanes ? tid / G : tid % Math::kThreads;
+  const int tid = threadIdx.x, g = tid / Math::kThreads, mtid = tid % Math::kThreads;
   const int64_t ntiles = (s.C + G - 1) / G * ((s.L + BM - 1) / BM) * ((s.R + BN - 1) / BN);
   const int nk = (int)((s.K + BK - 1) / BK);
   if ((int64_t)blockIdx.x >= ntiles) return;
@@ -592,17 +585,13 @@ __global__ void __launch_bounds__(Math::kThreads *minor_group<typename Math::T>(
       [&](int stage) { math.template step<BK, LD>(As + (stage * G + g) * SA, Bs + (stage * G + g) * SB, mtid); }, nk,
       [&]() {
         const minor_tile t(s, w, BM, BN, G);
-        if constexpr (lanes) {
-          if (g < t.ncell) math.store(out + t.c0 + g, s.L, s.R, t.l0, t.r0, sum_into, mtid, s.C);
-        } else {
-          // the next write to Os is at least one loop-top barrier away
-          math.store(Os + g, BM, BN, 0, 0, 0, mtid, G);
-          __syncthreads();
-          for (int i = tid; i < BM * BN * G; i += NT) {
-            const int cg = i % G, e = i / G, l = t.l0 + e / BN, r = t.r0 + e % BN;
-            if (cg < t.ncell && l < s.L && r < s.R)
-              hc_store(&out[((int64_t)l * s.R + r) * s.C + t.c0 + cg], Os[i], sum_into);
-          }
+        // the next write to Os is at least one loop-top barrier away
+        math.store(Os + g, BM, BN, 0, 0, 0, mtid, G);
+        __syncthreads();
+        for (int i = tid; i < BM * BN * G; i += NT) {
+          const int cg = i % G, e = i / G, l = t.l0 + e / BN, r = t.r0 + e % BN;
+          if (cg < t.ncell && l < s.L && r < s.R)
+            hc_store(&out[((int64_t)l * s.R + r) * s.C + t.c0 + cg], Os[i], sum_into);
         }
         math.zero();
         w += gridDim.x;
@@ -615,9 +604,8 @@ cudaError_t launch_minor(const hc_cuda_shape &s, const void *A, const void *B, v
                          cudaStream_t stream) {
   using T = typename Math::T;
   constexpr int G = minor_group<T>(), LD = BK + Math::kPad, threads = Math::kThreads * G;
-  constexpr size_t smem = ((size_t)STAGES * G * (minor_slice<T, BM, LD>() + minor_slice<T, BN, LD>()) +
-                           (Math::kLaneCells ? 0 : (size_t)BM * BN * G)) *
-                          sizeof(T);
+  constexpr size_t smem =
+      ((size_t)STAGES * G * (minor_slice<T, BM, LD>() + minor_slice<T, BN, LD>()) + (size_t)BM * BN * G) * sizeof(T);
   const int64_t ntiles = (s.C + G - 1) / G * ((s.L + BM - 1) / BM) * ((s.R + BN - 1) / BN);
   return launch_persistent<T>(cell_gemm_minor<Math, BM, BN, BK, STAGES, MINB>, threads, smem, ntiles, s, A, B, out,
                               sum_into, stream);
