@@ -512,11 +512,11 @@ extern "C" int hc_supports_cuda_tile(const hc_contract *k) {
            hc_kernel_name(k->kernel));
   // Cell-minor FieldField with L or R above 8 (contract_minor_ff_lanes): at least kLanesKcSmall x kLanesStagesSmall
   // steps of shared memory per block (96 KB), where the device is known.
-  const cudaDeviceProp *props = nullptr;
-  const size_t need = k->precision == HC_DOUBLE ? lanes_cfg<double>::smem(kLanesKcSmall, kLanesStagesSmall)
-                                                : lanes_cfg<float>::smem(kLanesKcSmall, kLanesStagesSmall);
   if (hc_kernel_family(k->kernel) == HC_FAMILY_FIELDFIELD && k->layout == HC_LAYOUT_CELL_MINOR &&
       (k->L > kSmall || k->R > kSmall)) {
+    const size_t need = k->precision == HC_DOUBLE ? lanes_cfg<double>::smem(kLanesKcSmall, kLanesStagesSmall)
+                                                  : lanes_cfg<float>::smem(kLanesKcSmall, kLanesStagesSmall);
+    const cudaDeviceProp *props = nullptr;
     if (hc_cuda_device_props(&props) != HC_OK) {
       hc_error_clear();  // no device: the call itself says so
     } else {
