@@ -276,6 +276,7 @@ extern "C" int hc_sum_cuda(int narrays, const void *const *d_x, hc_precision pre
   HC_CALL_CUDA_LAUNCH(cudaGetLastError(), "sum_blocks");
   sum_partials<<<one, kThreads, 0, s>>>(blocks, ctx->sum_results_device);
   HC_CALL_CUDA_LAUNCH(cudaGetLastError(), "sum_partials");
+  HC_CALL(hc_cuda_bad_flag_queue());  // the step's check after this wait then waits for nothing
   HC_CALL_CUDA(cudaStreamSynchronize(s));
   for (int a = 0; a < narrays; a++) sums[a] = ctx->sum_results[a];
   return HC_OK;

@@ -1618,21 +1618,30 @@ cudaError_t fused_warps_launch(const celldata_args &a, bool minor, int sum_into,
 // of the element matrix in registers: per point, the table's dref phi_j (from shared memory, loaded once per block)
 // against G, then against every field's dref phi_r, in double, rounded at the store. With the element apply it
 // sums its stored row against u at the cell's nodes (shuffled from the group's lanes), r in order, each product
-// added by an FMA: the element apply's sums (assembly_cuda.cu). Blocks of 8 warps, 32 cells, on a resident grid;
-// with trilinear cells 3 blocks per SM (78-80 registers, up to 60 bytes spilled: 396 resident blocks for the 432 of
-// order1.yaml, against 264 at 100-116 registers; measured faster, see fused_points_blocks).
+// added by an FMA: the element apply's sums (assembly_cuda.cu). On a resident grid. With trilinear cells blocks of
+// 4 warps (16 cells), 6 per SM at up to 80 registers (up to 60 bytes spilled): on an H200 (order1.yaml, 24^3
+// cells, ncu, both builds in one call) the three kernels 21.2 / 24.7 / 29.3 -> 18.2 / 22.0 / 25.8 us against
+// blocks of 8 warps, 3 per SM, whose 396 resident blocks took a second round as long as the first for the 432 of
+// the grid (the SMs active 64-67% of the kernel's time; now 792 resident blocks for 864, the second round a
+// tenth of the cells). Tried: 7 blocks per SM at 72 registers (one round, more spilled), within 7% of 6 either
+// way; the element matrices by FP64 mma (m16n8k4, a pair of cells per 16 x 8 product) instead of the FMA loop,
+// 0-6% faster per kernel and the same step: the kernel waits on its loads (the kept geometry, u, the stores and
+// the atomics), not on its arithmetic. With 27 geometry nodes blocks of 8 warps, one per SM (142-222 registers).
 constexpr int kQuadCells = 4;  // cells per warp
-template <hc_kernel Kernel, typename T, int NV>
-__global__ void __launch_bounds__(kFusedThreads, NV == 8 ? 3 : 1)
+constexpr int quads_threads(int NV) {
+  return NV == 8 ? 128 : kFusedThreads;
+}
+template <hc_kernel Kernel, typename T, int NV, int NT = quads_threads(NV)>
+__global__ void __launch_bounds__(NT, NV == 8 ? 6 : 1)
     fused_quads(celldata_args a, bool cell_minor, int sum_into, T *__restrict__ out) {
   static_assert((hc_family)(Kernel / 3) == HC_FAMILY_FIELDFIELD, "fused_quads takes FieldField");
-  constexpr int G = ff_metric_size<Kernel>(), L = 8, P = 8, CB = kFusedThreads / 32 * kQuadCells;
+  constexpr int G = ff_metric_size<Kernel>(), L = 8, P = 8, CB = NT / 32 * kQuadCells;
   __shared__ double s_tab[4 * P * L];  // a.tabT: [P][4][L]
   __shared__ double s_x[CB][NV * 3];
   __shared__ double s_floor[CB];
   __shared__ double s_g[CB][G * P];  // component k of point p at [k P + p]
   const int tid = threadIdx.x, lane = tid % 32, cl = lane / 8, j = lane % 8, wc = tid / 32 * kQuadCells + cl;
-  for (int i = tid; i < 4 * P * L; i += kFusedThreads) s_tab[i] = __ldg(&a.tabT[i]);
+  for (int i = tid; i < 4 * P * L; i += NT) s_tab[i] = __ldg(&a.tabT[i]);
   __syncthreads();
   double *xs = s_x[wc], *g = s_g[wc];
   for (int64_t c0 = (int64_t)blockIdx.x * CB; c0 < a.C; c0 += (int64_t)gridDim.x * CB) {
@@ -1683,9 +1692,9 @@ __global__ void __launch_bounds__(kFusedThreads, NV == 8 ? 3 : 1)
 
 template <hc_kernel Kernel, typename T, int NV>
 cudaError_t quads_launch(const celldata_args &a, bool minor, int sum_into, void *d_out) {
-  constexpr int cells = kFusedThreads / 32 * kQuadCells;
-  return hc_cuda_launch_resident(fused_quads<Kernel, T, NV>, kFusedThreads, 0, (a.C + cells - 1) / cells, a, minor,
-                                 sum_into, static_cast<T *>(d_out));
+  constexpr int NT = quads_threads(NV), cells = NT / 32 * kQuadCells;
+  return hc_cuda_launch_resident(fused_quads<Kernel, T, NV>, NT, 0, (a.C + cells - 1) / cells, a, minor, sum_into,
+                                 static_cast<T *>(d_out));
 }
 
 // Whether fused_quads takes the case: order 1 with 2 x 2 x 2 points.
@@ -1794,7 +1803,9 @@ __global__ void __launch_bounds__(kThreads) geometry_fill(celldata_args a, int n
 }
 
 // geometry_fill of a's cells (NV geometry nodes each) into geom: as many cells per block as give every thread a
-// point, at most kThreads / 8 (group_vertices moves a node per thread).
+// point, at most kThreads / 8 (group_vertices moves a node per thread). Tried: the kernel compiled for 4 blocks per
+// SM (64 registers, 190-300 bytes spilled) where that made order1.yaml's 432 blocks one round instead of two (2
+// per SM at 102 registers): 10.3 -> 13.9 us on an H200 (ncu), the spills costing more than the second round.
 template <int NV>
 cudaError_t geometry_fill_launch(const celldata_args &a, double *geom) {
   const int ncb = a.P >= kThreads ? 1 : a.P > 8 ? kThreads / a.P : kThreads / 8;
@@ -1823,10 +1834,12 @@ cudaError_t fused_any(const celldata_args &a, int nodes, const hc_contract *k, v
 // the first tables' upload), and again after a reading that found a bad cell. Call with ctx->basis_lock held.
 int bad_cell_read(hc_cuda_context *ctx, const hc_celldata_desc *desc) {
   const cudaStream_t stream = ctx->stream;
-  const hc_cuda_basis *cb = &ctx->basis;
+  hc_cuda_basis *cb = &ctx->basis;
   if (!cb->d_bad) return HC_OK;  // no cell data computed yet: no cell found bad
-  HC_CALL_CUDA(cudaMemcpyAsync(cb->h_bad, cb->d_bad, sizeof(*cb->h_bad), cudaMemcpyDeviceToHost, stream));
-  HC_CALL_CUDA(cudaStreamSynchronize(stream));
+  if (!cb->bad_queued)
+    HC_CALL_CUDA(cudaMemcpyAsync(cb->h_bad, cb->d_bad, sizeof(*cb->h_bad), cudaMemcpyDeviceToHost, stream));
+  cb->bad_queued = false;
+  HC_CALL_CUDA(cudaStreamSynchronize(stream));  // after hc_cuda_bad_flag_queue and the caller's wait: nothing queued
   const unsigned long long h_bad = *cb->h_bad;
   if (h_bad == kNoBadCell) return HC_OK;
   // a kept geometry (hc_geometry_cache) that the calls filled holds a bad cell's: never read again
@@ -1871,6 +1884,7 @@ int celldata_call(const hc_celldata_desc *desc, const char *what, Launch &&launc
   a.g1d = cb->d_g1d;
   a.bad = cb->d_bad;
   if (desc->shear && desc->motion.A != 0.0) a.shear = desc->shear, a.st = hc_motion_time(&desc->motion, desc->t);
+  ctx->basis.bad_queued = false;  // a copy queued before this launch does not see it
   HC_CALL_CUDA_LAUNCH(launch(a), what);
   return desc->check_later ? HC_OK : bad_cell_read(ctx, desc);
 }
@@ -1881,6 +1895,17 @@ extern "C" int hc_celldata_fill_cuda(const hc_celldata_desc *desc, hc_kernel ker
   return celldata_call(desc, "cell data", [&](const celldata_args &a) {
     return launch_kernel(kernel, a, desc->geometry_nodes, desc->precision, desc->layout, d_left, d_right);
   });
+}
+
+int hc_cuda_bad_flag_queue(void) {
+  hc_cuda_context *ctx = nullptr;
+  HC_CALL(hc_cuda_context_get(&ctx));
+  std::lock_guard<std::mutex> guard(ctx->basis_lock);
+  hc_cuda_basis *cb = &ctx->basis;
+  if (!cb->d_bad || cb->bad_queued) return HC_OK;
+  HC_CALL_CUDA(cudaMemcpyAsync(cb->h_bad, cb->d_bad, sizeof(*cb->h_bad), cudaMemcpyDeviceToHost, ctx->stream));
+  cb->bad_queued = true;
+  return HC_OK;
 }
 
 extern "C" int hc_celldata_check_cuda(const hc_celldata_desc *desc) {

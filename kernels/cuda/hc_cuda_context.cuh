@@ -39,6 +39,8 @@ struct hc_cuda_basis {
   unsigned long long *d_bad = nullptr;  // lowest bad cell; no cell (all ones) between readings. Kept when the
                                         // tables change (basis_get), so that queued calls keep what they found
   unsigned long long *h_bad = nullptr;  // pinned host memory that d_bad is read back into
+  bool bad_queued = false;              // d_bad's copy into h_bad is queued after every cell-data launch so far
+                                        // (hc_cuda_bad_flag_queue), to be read after a wait
 };
 
 // Frees the tables b holds (on the current device) and forgets them.
@@ -135,6 +137,12 @@ int hc_cuda_context_select(int device);
 // hc_cuda_allow_smem) and keeps the count in the context for later calls with the same three; an error is the CUDA
 // runtime's (cudaErrorNoDevice without a usable device).
 cudaError_t hc_cuda_occupancy_get(const void *kernel, int threads, size_t smem, int *blocks_per_sm, int *sms);
+
+// Queues the copy of the bad-cell flag (hc_cuda_basis.d_bad) into pinned host memory on the context's stream, so that
+// the check of the cell-data calls queued so far (hc_celldata_check_cuda) reads it after the caller's own wait
+// instead of queueing a copy and waiting again: hc_sum_cuda, the step's last wait but the check's, calls it before
+// its wait. Nothing where no cell data has been computed. HC_OK, or the CUDA error.
+int hc_cuda_bad_flag_queue(void);
 
 // A launch of kernel on the context's stream whose blocks loop over their work: its shared memory allowed
 // (hc_cuda_allow_smem) and a resident grid, as many blocks as fit on the device at once (hc_cuda_occupancy_get), at
