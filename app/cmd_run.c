@@ -115,6 +115,7 @@ static void hc_config_from_deck(const hc_deck *deck, hc_run_config *cfg) {
   cfg->precision = deck->run.precision;
   cfg->layout = deck->run.layout;
   cfg->fused = deck->run.assembly == HC_DECK_ASSEMBLY_FUSED;
+  cfg->lanes = deck->run.lanes;
   cfg->deterministic = deck->run.deterministic;
   cfg->progress_s = deck->run.progress;
   cfg->roofline = deck->run.roofline;

@@ -41,6 +41,7 @@ typedef struct {
   hc_precision precision;
   hc_layout layout;
   int fused;         /* run.assembly: fused (each kernel's output straight from the cells, no inputs stored) */
+  int lanes;         /* run.lanes: the device queues a group of fused kernels runs on side by side (1: one queue) */
   int deterministic; /* order-independent global sums */
   int roofline;      /* measure the rates of the step's roofline at start-up */
   double progress_s; /* seconds between progress lines, 0: none */
@@ -134,6 +135,7 @@ typedef struct {
   double *u;                         /* nodal interpolant of a linear function at the current time */
   int device_assembly;               /* the backend's memory is a device's: element outputs and nodal vectors stay
                                         there, only DataData sums and shared nodes cross (hc_backend.is_device) */
+  int kernel_lanes;                  /* the most lanes a group of kernels ran on (hc_run_group), 1 for none */
   int dd_copy;                       /* a device's DataData outputs come to the host each step for an exact sum
                                         (run.deterministic); else the backend sums them where they are */
   int32_t *d_cell_nodes;             /* [C][L] node map in the backend's memory (aliases the mesh's on the host) */

@@ -384,6 +384,7 @@ static int hc_run_setup(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
      arrays are the host's. */
   run->device_assembly = be->is_device;
   run->dd_copy = be->is_device && cfg->deterministic;
+  run->kernel_lanes = 1;
   if (run->device_assembly) {
     for (int kid = 0; kid < HC_NUM_KERNELS; kid++) {
       if (!cfg->enabled[kid]) continue;
@@ -684,33 +685,45 @@ static void hc_run_range_end(const hc_run *run) {
 
 /* A step's timeline: a mark on the backend's stream (hc_backend.mark) where each part of the step begins, read
    once at the step's end, so that the parts are timed without a wait between them (a device's queue runs on while
-   the host queues the next part). Each interval, from its mark to the next, counts to the phase (-1: none) and,
-   for cell data and contractions, to the kernel (-1: none) its mark names. */
+   the host queues the next part). Each interval, from its mark to the next mark of the same lane, counts to the
+   phase (-1: none) and, for cell data and contractions, to the kernel (-1: none) its mark names. The step's own
+   marks are lane -1; a group of kernels forked onto lanes (hc_run_group) marks each kernel on its lane 0 .. and
+   each lane's end, and those intervals count to their kernels alone, the phase being the step's interval around
+   the fork. lanes: the open fork's (0 outside one); next: the lane its next kernel goes on. */
 typedef struct {
-  int n;
-  signed char phase[HC_MARKS_MAX], kid[HC_MARKS_MAX];
+  int n, lanes, next;
+  signed char phase[HC_MARKS_MAX], kid[HC_MARKS_MAX], lane[HC_MARKS_MAX];
 } hc_step_marks;
 
-static int hc_run_mark(const hc_run *run, hc_step_marks *sm, int phase, int kid) {
+static int hc_run_lane_mark(const hc_run *run, hc_step_marks *sm, int lane, int phase, int kid) {
   HC_CHECK(sm->n < HC_MARKS_MAX, HC_ERR_RUNTIME, "a step has more than %d timed parts", HC_MARKS_MAX);
+  if (lane >= 0) HC_CALL(run->be->lane(lane));
   HC_CALL(run->be->mark(sm->n));
   sm->phase[sm->n] = (signed char)phase;
-  sm->kid[sm->n++] = (signed char)kid;
+  sm->kid[sm->n] = (signed char)kid;
+  sm->lane[sm->n++] = (signed char)lane;
   return HC_OK;
+}
+
+static int hc_run_mark(const hc_run *run, hc_step_marks *sm, int phase, int kid) {
+  return hc_run_lane_mark(run, sm, -1, phase, kid);
 }
 
 /* Ends the timeline (waits for what the step queued) and, for a timed step, adds its intervals to the run's
    phase, contraction and cell-data times. */
 static int hc_run_marks_end(hc_run *run, hc_step_marks *sm, int timed) {
-  double d[HC_MARKS_MAX];
+  double t[HC_MARKS_MAX];
   HC_CALL(hc_run_mark(run, sm, -1, -1));
-  HC_CALL(run->be->marks_read(sm->n, d));
-  for (int i = 0; timed && i + 1 < sm->n; i++) {
+  HC_CALL(run->be->marks_read(sm->n, t));
+  for (int i = 0; timed && i < sm->n; i++) {
     const int ph = sm->phase[i], kid = sm->kid[i];
-    if (ph < 0) continue;
-    run->phase_s[ph] += d[i];
-    if (kid >= 0 && ph == HC_PHASE_CELLDATA) run->celldata_s[kid] += d[i];
-    if (kid >= 0 && ph == HC_PHASE_CONTRACT) run->kernel_s[kid] += d[i];
+    int j = i + 1;
+    while (j < sm->n && sm->lane[j] != sm->lane[i]) j++;
+    if (ph < 0 || j == sm->n) continue;
+    const double d = t[j] - t[i];
+    if (sm->lane[i] < 0) run->phase_s[ph] += d;
+    if (kid >= 0 && ph == HC_PHASE_CELLDATA) run->celldata_s[kid] += d;
+    if (kid >= 0 && ph == HC_PHASE_CONTRACT) run->kernel_s[kid] += d;
   }
   return HC_OK;
 }
@@ -732,7 +745,12 @@ static int hc_run_kernel(hc_run *run, const hc_celldata_desc *desc, int kid, int
   if (run->cfg.fused) {
     /* The fused kernel, timed as the kernel's contraction; the cell-data phase stays empty. */
     hc_run_range(run, "fused", kid);
-    HC_CALL(hc_run_mark(run, sm, HC_PHASE_CONTRACT, kid));
+    if (sm->lanes) {
+      HC_CALL(hc_run_lane_mark(run, sm, sm->next, HC_PHASE_CONTRACT, kid));
+      sm->next = (sm->next + 1) % sm->lanes;
+    } else {
+      HC_CALL(hc_run_mark(run, sm, HC_PHASE_CONTRACT, kid));
+    }
     if (into_y)
       HC_CALL(hc_fused_assemble(be, desc, k, run->d_out[kid], run->d_cell_nodes, run->d_u, run->d_y[kid]));
     else if (v)
@@ -788,6 +806,35 @@ static int hc_run_kernel(hc_run *run, const hc_celldata_desc *desc, int kid, int
   return HC_OK;
 }
 
+/* The kernels first .. last - 1 that are enabled, each by hc_run_kernel. With run.lanes above 1, a device and fused
+   kernels that queue nothing after themselves (each adds into its own nodal vector, or is a DataData kernel whose sums
+   stay where they are) nor wait, the group runs on that many of the backend's lanes side by side, in turn, inside a
+   contract phase of the step's timeline; else one after another. */
+static int hc_run_group(hc_run *run, const hc_celldata_desc *desc, int first, int last, int dump, hc_step_marks *sm) {
+  /* (a host backend's calls are done when they return: nothing to run side by side) */
+  int n = 0, alone = !run->cfg.fused || dump || run->cfg.lanes < 2 || !run->be->is_device;
+  for (int kid = first; kid < last; kid++) {
+    if (!run->cfg.enabled[kid]) continue;
+    n++;
+    alone |= !run->fused_into_y[kid] && (hc_kernel_family((hc_kernel)kid) != HC_FAMILY_DATADATA || run->dd_copy);
+  }
+  const int lanes = alone || n < 2 ? 0 : n < run->cfg.lanes ? n : run->cfg.lanes;
+  if (lanes) {
+    if (lanes > run->kernel_lanes) run->kernel_lanes = lanes;
+    HC_CALL(hc_run_mark(run, sm, HC_PHASE_CONTRACT, -1));
+    HC_CALL(run->be->fork(lanes));
+    sm->lanes = lanes, sm->next = 0;
+  }
+  int ierr = HC_OK;
+  for (int kid = first; kid < last && !ierr; kid++)
+    if (run->cfg.enabled[kid]) ierr = hc_run_kernel(run, desc, kid, dump, sm);
+  if (!lanes) return ierr;
+  for (int l = 0; l < lanes && !ierr; l++) ierr = hc_run_lane_mark(run, sm, l, -1, -1); /* each lane's end */
+  sm->lanes = 0;
+  const int jerr = run->be->join(); /* also after an error, so that later calls go on the backend's stream */
+  return ierr ? ierr : jerr;
+}
+
 /* One timestep at time t: cell data, contractions, assembly, halo exchange, reductions. The kernels that
    feed nodal vectors (DataField, FieldField) run first; the halo messages of their vectors are in flight
    while the DataData kernels, which need no halo, run. With dump, also writes the --dump arrays. The parts are
@@ -818,14 +865,12 @@ static int hc_run_step(hc_run *run, double t, int timed, int dump) {
     HC_CALL(be->mem_zero(run->d_y_block, run->d_y_bytes));
     hc_run_range_end(run);
   }
-  for (int kid = HC_DATAFIELD_SCALAR; kid < HC_NUM_KERNELS; kid++)
-    if (run->cfg.enabled[kid]) HC_CALL(hc_run_kernel(run, &desc, kid, dump, &sm));
+  HC_CALL(hc_run_group(run, &desc, HC_DATAFIELD_SCALAR, HC_NUM_KERNELS, dump, &sm));
   hc_run_range(run, "halo", -1);
   HC_CALL(hc_run_mark(run, &sm, HC_PHASE_HALO, -1));
   HC_CALL(hc_run_halo_begin(run));
   hc_run_range_end(run);
-  for (int kid = HC_DATADATA_SCALAR; kid < HC_DATAFIELD_SCALAR; kid++)
-    if (run->cfg.enabled[kid]) HC_CALL(hc_run_kernel(run, &desc, kid, dump, &sm));
+  HC_CALL(hc_run_group(run, &desc, HC_DATADATA_SCALAR, HC_DATAFIELD_SCALAR, dump, &sm));
   hc_run_range(run, "halo", -1);
   HC_CALL(hc_run_mark(run, &sm, HC_PHASE_HALO, -1));
   HC_CALL(hc_run_halo_end(run));

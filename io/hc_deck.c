@@ -133,6 +133,8 @@ static const hc_deck_key_info hc_deck_keys[HC_DECK_NUM_KEYS] = {
                             "cell-major or cell-minor", NULL},
     [HC_DECK_RUN_ASSEMBLY] = {"run.assembly", HC_DECK_ENUM, HC_FIELD(run, assembly), 0, 0, 0, 0,
                               hc_deck_assembly_choice, "materialized or fused", NULL},
+    [HC_DECK_RUN_LANES] = {"run.lanes", HC_DECK_INT, HC_FIELD(run, lanes), 1, HC_LANES_MAX, 0, 0, NULL,
+                           "an integer 1..4", NULL},
     [HC_DECK_RUN_DETERMINISTIC] = {"run.deterministic", HC_DECK_BOOL, HC_FIELD(run, deterministic), 0, 0, 0, 0, NULL,
                                    "true or false", NULL},
     [HC_DECK_RUN_PROGRESS] = {"run.progress", HC_DECK_DOUBLE, HC_FIELD(run, progress), 0, HUGE_VAL, 0, 0, NULL,
@@ -226,6 +228,7 @@ void hc_deck_init(hc_deck *deck) {
   deck->run.precision = HC_DOUBLE;
   deck->run.layout = HC_LAYOUT_CELL_MAJOR;
   deck->run.assembly = HC_DECK_ASSEMBLY_MATERIALIZED;
+  deck->run.lanes = 3;
   deck->run.deterministic = false;
   deck->run.progress = 10.0;
   deck->run.roofline = true;

@@ -77,6 +77,7 @@ typedef enum {
   HC_DECK_RUN_PRECISION,
   HC_DECK_RUN_LAYOUT,
   HC_DECK_RUN_ASSEMBLY,
+  HC_DECK_RUN_LANES,
   HC_DECK_RUN_DETERMINISTIC,
   HC_DECK_RUN_PROGRESS,
   HC_DECK_RUN_ROOFLINE,
@@ -124,6 +125,7 @@ typedef struct {
   hc_precision precision;            /* run.precision */
   hc_layout layout;                  /* run.layout */
   hc_deck_assembly assembly;         /* run.assembly */
+  int lanes;                         /* run.lanes: device queues side by side for a group of fused kernels */
   bool deterministic;                /* run.deterministic: bitwise reproducible reductions and assembly */
   double progress;                   /* run.progress: seconds between progress lines, 0 = none */
   bool roofline; /* run.roofline: measure the copy bandwidth at start-up, report the step's roofline */

@@ -105,10 +105,12 @@ typedef double hc_results_double3[3];
   X(INT, device_index, LENIENT, ALWAYS) /* -1: the host */
 
 /* `timers`, then one STAT per phase (hc_results.phases), seconds per timed step over ranks. */
-#define HC_RESULTS_TIMERS(X)         \
-  X(TEXT, unit, NO, ALWAYS)          \
-  X(INT, timed_steps, STEPS, ALWAYS) \
-  X(DOUBLE, total_seconds, MEASURE, ALWAYS) /* wall time of the timed steps, max over ranks */
+#define HC_RESULTS_TIMERS(X)                                                                            \
+  X(TEXT, unit, NO, ALWAYS)                                                                             \
+  X(INT, timed_steps, STEPS, ALWAYS)                                                                    \
+  X(DOUBLE, total_seconds, MEASURE, ALWAYS) /* wall time of the timed steps, max over ranks */          \
+  X(INT, kernel_lanes, OPTIONAL, ALWAYS)    /* queues a group of kernels ran on side by side (run.lanes \
+                                               where a fork ran, else 1; absent in older files: 1) */
 
 /* Each enabled kernel in `kernels`, by name: seconds per step over ranks; cost and rates on the whole mesh. */
 #define HC_RESULTS_KERNEL(X)            \

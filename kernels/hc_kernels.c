@@ -467,7 +467,29 @@ static int hc_clock_mark(int i) {
 
 static int hc_clock_marks_read(int n, double *seconds) {
   HC_CHECK(n >= 1 && n <= HC_MARKS_MAX, HC_ERR_INPUT, "timeline: %d marks read, must be 1..%d", n, HC_MARKS_MAX);
-  for (int i = 0; i + 1 < n; i++) seconds[i] = hc_clock_marks[i + 1] - hc_clock_marks[i];
+  for (int i = 0; i < n; i++) seconds[i] = hc_clock_marks[i] - hc_clock_marks[0];
+  return HC_OK;
+}
+
+/* A host backend's lanes: one queue, each call done when it returns; the arguments checked as a device's are. */
+static int hc_host_lanes = 0; /* lanes of the open fork, 0 outside one */
+
+static int hc_host_fork(int n) {
+  HC_CHECK(!hc_host_lanes, HC_ERR_RUNTIME, "fork: lanes forked already, not joined");
+  HC_CHECK(n >= 2 && n <= HC_LANES_MAX, HC_ERR_INPUT, "fork: %d lanes, must be 2..%d", n, HC_LANES_MAX);
+  hc_host_lanes = n;
+  return HC_OK;
+}
+
+static int hc_host_lane(int i) {
+  HC_CHECK(i >= 0 && i < (hc_host_lanes ? hc_host_lanes : 1), HC_ERR_INPUT, "lane %d: %d lanes are open", i,
+           hc_host_lanes ? hc_host_lanes : 1);
+  return HC_OK;
+}
+
+static int hc_host_join(void) {
+  HC_CHECK(hc_host_lanes, HC_ERR_RUNTIME, "join: no fork to join");
+  hc_host_lanes = 0;
   return HC_OK;
 }
 
@@ -573,6 +595,9 @@ static int hc_backend_complete(const hc_backend *own, hc_backend *done) {
   HC_DEFAULT(timer_stop, host ? hc_clock_timer_stop : NULL);
   HC_DEFAULT(mark, host ? hc_clock_mark : NULL);
   HC_DEFAULT(marks_read, host ? hc_clock_marks_read : NULL);
+  HC_DEFAULT(fork, hc_host_fork);
+  HC_DEFAULT(lane, hc_host_lane);
+  HC_DEFAULT(join, hc_host_join);
   HC_DEFAULT(celldata_check, hc_each_call_checks);
   HC_DEFAULT(fused, hc_no_fused);
   HC_DEFAULT(fused_element, hc_no_fused_element);

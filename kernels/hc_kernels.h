@@ -179,13 +179,15 @@ int hc_layout_convert(const hc_contract *k, hc_array which, hc_layout src_layout
                              gather, scatter, waxpy, sum, assemble_vector, assemble_apply, timer_start, timer_stop,
                              mark, marks_read (the core defaults them on host backends only: host memory, one-core
                              assembly by colours, the wall clock);
-     the rest is optional    (fused, fused_element, fused_assemble, celldata_check, device_*, chosen_variant,
-                             peak_flops, version, range_*, release: see each default below).
+     the rest is optional    (fused, fused_element, fused_assemble, celldata_check, fork, lane, join, device_*,
+                             chosen_variant, peak_flops, version, range_*, release: see each default below).
    A backend lacking an operation it must provide is an HC_ERR_RUNTIME at lookup that names it. */
 /* The most arrays one call of hc_backend.sum takes. */
 #define HC_SUM_ARRAYS_MAX 8
 /* The most marks of hc_backend.mark between two calls of marks_read. */
 #define HC_MARKS_MAX 64
+/* The most lanes of hc_backend.fork. */
+#define HC_LANES_MAX 4
 
 struct hc_celldata_desc; /* kernels/hc_celldata.h */
 struct hc_coloring;      /* kernels/hc_assembly.h */
@@ -268,12 +270,22 @@ typedef struct hc_backend {
   int (*timer_start)(void);
   int (*timer_stop)(double *seconds);
   /* A timeline of the work queued on the backend's stream, read without waiting between its parts: mark(i)
-     records mark i (0 <= i < HC_MARKS_MAX; CUDA: an event on the stream, so that its time is when the work queued
-     before it is done), and marks_read(n, seconds) waits for mark n - 1 and gives seconds[i] = the time of mark
-     i + 1 less that of mark i for i < n - 1, the marks 0 .. n - 1 having been recorded in order since the last
-     read. Default: the wall clock at each mark, the host backends' work being done when a call returns. */
+     records mark i (0 <= i < HC_MARKS_MAX; CUDA: an event on the current lane's stream, so that its time is when
+     the work queued on that lane before it is done), and marks_read(n, seconds) waits for every mark 0 .. n - 1
+     (recorded since the last read) and gives seconds[i] = the time of mark i less that of mark 0 (seconds[0] = 0).
+     Default: the wall clock at each mark, the host backends' work being done when a call returns. */
   int (*mark)(int i);
   int (*marks_read)(int n, double *seconds);
+  /* Lanes: queues of the device that run side by side (CUDA: streams), for calls that neither read nor write
+     what another lane's calls write. fork(n), 2 <= n <= HC_LANES_MAX, outside a fork: the work queued after it
+     goes on lane 0 (the backend's stream; current after fork) .. n - 1 as lane(i) picks, each lane starting after
+     all the work queued before the fork; join(): back to the backend's stream alone, its work queued after the
+     join starting after every lane's. Calls that wait (copies to the host, sum, celldata_check, synchronize)
+     belong outside a fork. Default: nothing to do (a host backend's call is done when it returns), n and i
+     checked as a device backend checks them. */
+  int (*fork)(int n);
+  int (*lane)(int i);
+  int (*join)(void);
   /* The device this rank computes on, e.g. "NVIDIA H100 80GB HBM3 (device 0, PCI 0000:19:00.0)". Default:
      HC_ERR_UNSUPPORTED, the host backends' device being the host, which the app describes itself. */
   int (*device_name)(char *buf, size_t size);

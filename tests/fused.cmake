@@ -96,14 +96,24 @@ if(HC_HAVE_CUDA)
   endforeach()
   hc_fused_order_tests(fused_cuda RUN ${HC_FUSED_CUDA} SKIP --skip-if 3 ${HC_NO_GPU} LABELS app GPU)
   set(files "")
+  # (fused: its kernels on 3 lanes side by side, run.lanes' default)
+  set(lanes_materialized 1)
+  set(lanes_fused 3)
   foreach(mode materialized fused)
     hc_add_test(app_fused_cuda_same_${mode} COMMAND ${HC_EXPECT} 0 "${mode} assembly" --file
-                ${HC_APP_DIR}/fused_cuda_same_${mode}.yaml --skip-if 3 ${HC_NO_GPU} -- ${HC_EXE} ${HC_SMALL}
+                ${HC_APP_DIR}/fused_cuda_same_${mode}.yaml --file-match "kernel_lanes: ${lanes_${mode}}$" --skip-if 3 ${HC_NO_GPU} -- ${HC_EXE} ${HC_SMALL}
                 --set run.backend=cuda --set run.assembly=${mode} --set mesh.order=3 --set run.layout=cell-minor
                 --set output.results=fused_cuda_same_${mode}.yaml LABELS app GPU)
     set_tests_properties(app_fused_cuda_same_${mode} PROPERTIES FIXTURES_SETUP fused_cuda_same)
     list(APPEND files ${HC_APP_DIR}/fused_cuda_same_${mode}.yaml)
   endforeach()
+  # the fused kernels one after another (run.lanes: 1) as side by side (the default, 3 lanes)
+  hc_add_test(app_fused_cuda_same_lanes1 COMMAND ${HC_EXPECT} 0 "fused assembly" --file
+              ${HC_APP_DIR}/fused_cuda_same_lanes1.yaml --file-match "kernel_lanes: 1$" --skip-if 3 ${HC_NO_GPU} -- ${HC_EXE} ${HC_SMALL}
+              --set run.backend=cuda --set run.assembly=fused --set run.lanes=1 --set mesh.order=3
+              --set run.layout=cell-minor --set output.results=fused_cuda_same_lanes1.yaml LABELS app GPU)
+  set_tests_properties(app_fused_cuda_same_lanes1 PROPERTIES FIXTURES_SETUP fused_cuda_same)
+  list(APPEND files ${HC_APP_DIR}/fused_cuda_same_lanes1.yaml)
   hc_add_test(app_fused_cuda_same COMMAND ${HC_EXPECT} 0 "the same" --skip-if 3 ${HC_NO_GPU} --
               sh ${CMAKE_CURRENT_SOURCE_DIR}/gpu_probe_then.sh $<TARGET_FILE:hexcontract> ${HC_APP_DIR} --
               $<TARGET_FILE:compare_results> 1e-12 ${files} LABELS app GPU)

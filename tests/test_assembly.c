@@ -455,7 +455,8 @@ static void test_device_assembly(void **state) {
 /* Every built backend's timeline (hc_backend.mark, marks_read; a device backend's where a device answers): the
    intervals between marks, one of them a 30 ms wait of the host with nothing queued (the next mark's time is
    when it is queued), one a copy of 64 MB queued between two marks, the others nothing; marks past the limits
-   are errors. */
+   are errors. Then its lanes (fork, lane, join): a copy on lane 1 that the join waits for, lane 0 on a device not
+   waiting for it; forks, lanes and joins out of turn are errors. */
 static void test_backend_timeline(void **state) {
   (void)state;
   for (int i = 0; i < HC_NUM_BACKENDS; i++) {
@@ -468,7 +469,7 @@ static void test_backend_timeline(void **state) {
     assert_int_equal(be->mem_zero(d, 2 * bytes), HC_OK);
     assert_int_equal(be->synchronize(), HC_OK);
     for (int round = 0; round < 2; round++) {
-      double s[4] = {-1, -1, -1, -1};
+      double t[5] = {-1, -1, -1, -1, -1}, s[4];
       assert_int_equal(be->mark(0), HC_OK);
       assert_int_equal(be->mark(1), HC_OK);
       const struct timespec wait = {0, 30000000};
@@ -477,13 +478,40 @@ static void test_backend_timeline(void **state) {
       assert_int_equal(be->mem_copy((char *)d + bytes, d, bytes), HC_OK);
       assert_int_equal(be->mark(3), HC_OK);
       assert_int_equal(be->mark(4), HC_OK);
-      assert_int_equal(be->marks_read(5, s), HC_OK);
+      assert_int_equal(be->marks_read(5, t), HC_OK);
+      assert_true(t[0] == 0);
+      for (int m = 0; m < 4; m++) s[m] = t[m + 1] - t[m];
       print_message("backend %s: timeline %.6f %.6f %.6f %.6f s\n", be->name, s[0], s[1], s[2], s[3]);
       assert_true(s[0] >= 0 && s[0] < 0.01);
       assert_true(s[1] >= 0.029 && s[1] < 1.0);
       assert_true(s[2] > 0 && s[2] < 1.0);
       assert_true(s[3] >= 0 && s[3] < s[2]);
     }
+    double t[4] = {-1, -1, -1, -1};
+    assert_int_equal(be->fork(2), HC_OK);
+    assert_int_equal(be->mark(0), HC_OK); /* lane 0 */
+    assert_int_equal(be->lane(1), HC_OK);
+    assert_int_equal(be->mem_copy((char *)d + bytes, d, bytes), HC_OK);
+    assert_int_equal(be->mark(1), HC_OK);
+    assert_int_equal(be->lane(0), HC_OK);
+    assert_int_equal(be->mark(2), HC_OK);
+    assert_int_equal(be->join(), HC_OK);
+    assert_int_equal(be->mark(3), HC_OK);
+    assert_int_equal(be->marks_read(4, t), HC_OK);
+    print_message("backend %s: lanes %.6f %.6f %.6f %.6f s\n", be->name, t[0], t[1], t[2], t[3]);
+    assert_true(t[0] == 0 && t[1] > 0 && t[3] >= t[1] && t[3] < 1.0);
+    if (be->is_device) assert_true(t[2] < t[1]); /* lane 0 ran on beside the copy */
+    assert_int_equal(be->fork(1), HC_ERR_INPUT);
+    assert_int_equal(be->fork(HC_LANES_MAX + 1), HC_ERR_INPUT);
+    assert_int_equal(be->lane(1), HC_ERR_INPUT);
+    assert_int_equal(be->join(), HC_ERR_RUNTIME);
+    assert_int_equal(be->fork(HC_LANES_MAX), HC_OK);
+    assert_int_equal(be->fork(2), HC_ERR_RUNTIME);
+    assert_int_equal(be->lane(HC_LANES_MAX), HC_ERR_INPUT);
+    assert_int_equal(be->lane(HC_LANES_MAX - 1), HC_OK);
+    assert_int_equal(be->join(), HC_OK);
+    assert_int_equal(be->synchronize(), HC_OK);
+    hc_error_clear();
     double s[1];
     assert_int_equal(be->mark(-1), HC_ERR_INPUT);
     assert_int_equal(be->mark(HC_MARKS_MAX), HC_ERR_INPUT);

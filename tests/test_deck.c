@@ -66,6 +66,7 @@ static void test_defaults(void **state) {
   assert_int_equal(d.run.precision, HC_DOUBLE);
   assert_int_equal(d.run.layout, HC_LAYOUT_CELL_MAJOR);
   assert_int_equal(d.run.assembly, HC_DECK_ASSEMBLY_MATERIALIZED);
+  assert_int_equal(d.run.lanes, 3);
   assert_false(d.run.deterministic);
   assert_int_equal(hc_deck_variant(&d, HC_FIELDFIELD_TENSOR), HC_VARIANT_AUTO);
   assert_string_equal(d.output.results, "hexcontract-results.yaml");
@@ -183,6 +184,7 @@ static void test_set_errors(void **state) {
       {"run.backend=cuda-aware", "run.backend must be serial, openmp, cuda or intrepid2"},
       {"run.deterministic=yes", "run.deterministic must be true or false, got yes"},
       {"run.assembly=partial", "run.assembly must be materialized or fused, got partial"},
+      {"run.lanes=5", "run.lanes must be an integer 1..4, got 5"},
       {"kernels.enabled=DataDataScalar,Nope", "kernels.enabled[1] must be a kernel name, got Nope"},
       {"kernels.variants.FieldFieldTensr=tile", "did you mean FieldFieldTensor?"},
       {"kernels.variants.FieldFieldTensor=tilde", "kernels.variants.FieldFieldTensor must be one of auto"},
@@ -458,6 +460,7 @@ static void test_roundtrip(void **state) {
       "run.precision=float",
       "run.layout=cell-minor",
       "run.assembly=fused",
+      "run.lanes=2",
       "run.deterministic=true",
       "run.progress=0",
       "run.roofline=false",

@@ -97,7 +97,7 @@ extern "C" int hc_mark_cuda(int i) {
   hc_cuda_context *ctx = nullptr;
   HC_CALL(hc_cuda_context_get(&ctx));
   if (!ctx->marks[i]) HC_CALL_CUDA(cudaEventCreate(&ctx->marks[i]));
-  HC_CALL_CUDA(cudaEventRecord(ctx->marks[i], ctx->stream));
+  HC_CALL_CUDA(cudaEventRecord(ctx->marks[i], ctx->current));
   return HC_OK;
 }
 
@@ -106,11 +106,61 @@ extern "C" int hc_marks_read_cuda(int n, double *seconds) {
   hc_cuda_context *ctx = nullptr;
   HC_CALL(hc_cuda_context_get(&ctx));
   for (int i = 0; i < n; i++) HC_CHECK(ctx->marks[i], HC_ERR_RUNTIME, "timeline: mark %d read before it was made", i);
+  // the last mark first: after a join it follows every lane's; a mark on a lane that ended later is waited for
+  // alone (cudaEventElapsedTime answers cudaErrorNotReady), so that a step's read costs one wait
   HC_CALL_CUDA(cudaEventSynchronize(ctx->marks[n - 1]));
-  for (int i = 0; i + 1 < n; i++) {
+  seconds[0] = 0;
+  for (int i = 1; i < n; i++) {
     float ms = 0;
-    HC_CALL_CUDA(cudaEventElapsedTime(&ms, ctx->marks[i], ctx->marks[i + 1]));
+    cudaError_t err = cudaEventElapsedTime(&ms, ctx->marks[0], ctx->marks[i]);
+    if (err == cudaErrorNotReady) {
+      cudaGetLastError();
+      HC_CALL_CUDA(cudaEventSynchronize(ctx->marks[i]));
+      err = cudaEventElapsedTime(&ms, ctx->marks[0], ctx->marks[i]);
+    }
+    HC_CALL_CUDA(err);
     seconds[i] = 1e-3 * ms;
   }
+  return HC_OK;
+}
+
+// The lanes: the context's stream and non-blocking streams, each created at its first fork, with the events that
+// order them (hc_cuda_context).
+extern "C" int hc_fork_cuda(int n) {
+  HC_CHECK(n >= 2 && n <= HC_LANES_MAX, HC_ERR_INPUT, "fork: %d lanes, must be 2..%d", n, HC_LANES_MAX);
+  hc_cuda_context *ctx = nullptr;
+  HC_CALL(hc_cuda_context_get(&ctx));
+  HC_CHECK(!ctx->forked, HC_ERR_RUNTIME, "fork: lanes forked already, not joined");
+  if (!ctx->fork_event) HC_CALL_CUDA(cudaEventCreateWithFlags(&ctx->fork_event, cudaEventDisableTiming));
+  HC_CALL_CUDA(cudaEventRecord(ctx->fork_event, ctx->stream));
+  for (int i = 1; i < n; i++) {
+    if (!ctx->lanes[i]) HC_CALL_CUDA(cudaStreamCreateWithFlags(&ctx->lanes[i], cudaStreamNonBlocking));
+    if (!ctx->lane_done[i]) HC_CALL_CUDA(cudaEventCreateWithFlags(&ctx->lane_done[i], cudaEventDisableTiming));
+    HC_CALL_CUDA(cudaStreamWaitEvent(ctx->lanes[i], ctx->fork_event, 0));
+  }
+  ctx->forked = n;
+  ctx->current = ctx->stream;
+  return HC_OK;
+}
+
+extern "C" int hc_lane_cuda(int i) {
+  hc_cuda_context *ctx = nullptr;
+  HC_CALL(hc_cuda_context_get(&ctx));
+  const int n = ctx->forked ? ctx->forked : 1;
+  HC_CHECK(i >= 0 && i < n, HC_ERR_INPUT, "lane %d: %d lanes are open", i, n);
+  ctx->current = ctx->lanes[i];
+  return HC_OK;
+}
+
+extern "C" int hc_join_cuda(void) {
+  hc_cuda_context *ctx = nullptr;
+  HC_CALL(hc_cuda_context_get(&ctx));
+  HC_CHECK(ctx->forked, HC_ERR_RUNTIME, "join: no fork to join");
+  for (int i = 1; i < ctx->forked; i++) {
+    HC_CALL_CUDA(cudaEventRecord(ctx->lane_done[i], ctx->lanes[i]));
+    HC_CALL_CUDA(cudaStreamWaitEvent(ctx->stream, ctx->lane_done[i], 0));
+  }
+  ctx->forked = 0;
+  ctx->current = ctx->stream;
   return HC_OK;
 }

@@ -93,6 +93,8 @@ int basis_get(hc_cuda_context *ctx, const hc_basis *b) {
     HC_CALL_CUDA_GOTO(cudaMallocHost(&cb->h_bad, sizeof(*cb->h_bad)), fail);
     HC_CALL_CUDA_GOTO(cudaMemsetAsync(cb->d_bad, 0xff, sizeof(*cb->d_bad), ctx->stream), fail);
   }
+  // in place before the call's launch, which may go on another lane (hc_backend.fork)
+  HC_CALL_CUDA_GOTO(cudaStreamSynchronize(ctx->stream), fail);
   cb->p = b->p;
   cb->q = b->q;
   return HC_OK;
@@ -1994,14 +1996,27 @@ int fused_entry(const hc_celldata_desc *desc, const hc_contract *k, fused_mode m
   const char *what = mode == fused_mode::assemble  ? "fused assembly into the nodal vector"
                      : mode == fused_mode::element ? "fused assembly with the element apply"
                                                    : "fused assembly";
+  hc_cuda_context *ctx = nullptr;
+  HC_CALL(hc_cuda_context_get(&ctx));
   HC_CALL(celldata_call(desc, what, [&](const celldata_args &a) {
     celldata_args b = a;
     b.cell_nodes = d_cell_nodes, b.u = d_u, b.v = d_v, b.y = d_y, b.apply = apply;
+    const cudaStream_t stream = hc_cuda_stream();
+    cudaError_t err = cudaSuccess;
     if (fill) {
-      const cudaError_t err = desc->geometry_nodes == 27 ? geometry_fill_launch<27>(a, kept->values)
-                                                         : geometry_fill_launch<8>(a, kept->values);
-      if (err != cudaSuccess) return err;
+      // filled on this call's lane; a call on another lane waits for the fill (geom_ready) before reading it
+      err = desc->geometry_nodes == 27 ? geometry_fill_launch<27>(a, kept->values)
+                                       : geometry_fill_launch<8>(a, kept->values);
+      // outside a fork every later lane starts after it (hc_backend.fork): no event to record
+      ctx->geom_forked = ctx->forked != 0;
+      ctx->geom_stream = stream;
+      if (err == cudaSuccess && ctx->forked && !ctx->geom_ready)
+        err = cudaEventCreateWithFlags(&ctx->geom_ready, cudaEventDisableTiming);
+      if (err == cudaSuccess && ctx->forked) err = cudaEventRecord(ctx->geom_ready, stream);
+    } else if (keep && ctx->geom_forked && ctx->geom_stream != stream) {
+      err = cudaStreamWaitEvent(stream, ctx->geom_ready, 0);
     }
+    if (err != cudaSuccess) return err;
     if (keep) b.geom = kept->values;
     return fused_any(b, desc->geometry_nodes, k, d_out);
   }));

@@ -32,6 +32,14 @@ void context_destroy(hc_cuda_context *ctx) {
   for (cudaEvent_t e : ctx->marks) {
     if (e) cudaEventDestroy(e);
   }
+  for (int i = 1; i < HC_LANES_MAX; i++) {
+    if (ctx->lanes[i]) cudaStreamDestroy(ctx->lanes[i]);
+  }
+  for (cudaEvent_t e : ctx->lane_done) {
+    if (e) cudaEventDestroy(e);
+  }
+  if (ctx->fork_event) cudaEventDestroy(ctx->fork_event);
+  if (ctx->geom_ready) cudaEventDestroy(ctx->geom_ready);
   if (ctx->cublas) cublasDestroy(ctx->cublas);
   for (hc_cuda_lt_plan &p : ctx->lt_plans) hc_cuda_lt_plan_destroy(&p);
   if (ctx->cublaslt) cublasLtDestroy(ctx->cublaslt);
@@ -58,6 +66,8 @@ int context_create(int device, hc_cuda_context **ctx) {
   HC_CHECK(c, HC_ERR_RESOURCE, "out of host memory for the CUDA backend's context");
   c->device = device;
   c->stream = 0;  // the default stream of the device: no stream of its own to create
+  c->current = c->stream;
+  c->lanes[0] = c->stream;
   const cudaError_t perr = cudaGetDeviceProperties(&c->props, device);
   if (perr != cudaSuccess) {
     delete c;
@@ -151,7 +161,7 @@ cudaError_t hc_cuda_occupancy_get(const void *kernel, int threads, size_t smem, 
 
 cudaStream_t hc_cuda_stream(void) {
   const hc_cuda_context *ctx = the_context.load(std::memory_order_acquire);
-  return ctx ? ctx->stream : 0;
+  return ctx ? ctx->current : 0;
 }
 
 int hc_cuda_device_props(const cudaDeviceProp **props) {

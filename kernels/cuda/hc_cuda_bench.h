@@ -22,9 +22,13 @@ int hc_peak_flops_cuda(hc_precision precision, int tensor_cores, double budget_s
 /* CUDA events recorded on the backend's stream; timer_stop waits for the stop event. */
 int hc_timer_start_cuda(void);
 int hc_timer_stop_cuda(double *seconds);
-/* The timeline (hc_backend.mark, marks_read): the context's events recorded on its stream. */
+/* The timeline (hc_backend.mark, marks_read): the context's events recorded on its current lane's stream. */
 int hc_mark_cuda(int i);
 int hc_marks_read_cuda(int n, double *seconds);
+/* The lanes (hc_backend.fork, lane, join): the context's stream and non-blocking streams, ordered by events. */
+int hc_fork_cuda(int n);
+int hc_lane_cuda(int i);
+int hc_join_cuda(void);
 
 #ifdef __cplusplus
 }

@@ -91,7 +91,21 @@ struct hc_cuda_context {
   static constexpr int kOccupancySize = 256;  // more launch shapes than a run or the bench uses
   static constexpr int kLtPlans = 64;
   int device = -1;
-  cudaStream_t stream = 0;  // the default stream of the device
+  cudaStream_t stream = 0;   // the default stream of the device
+  cudaStream_t current = 0;  // where the backend queues its work (hc_cuda_stream): stream, or a lane's in a fork
+  // The lanes (hc_backend.fork, lane, join): lane 0 is stream, lanes 1 .. are non-blocking streams created at their
+  // first fork; forked: the open fork's lanes (0 outside one); fork_event: recorded on stream at the fork, awaited
+  // by the lanes; lane_done: recorded on each lane at the join, awaited by stream.
+  cudaStream_t lanes[HC_LANES_MAX] = {};
+  int forked = 0;
+  cudaEvent_t fork_event = nullptr;
+  cudaEvent_t lane_done[HC_LANES_MAX] = {};
+  // The points' geometry kept for the fused calls (hc_geometry_cache), last filled on geom_stream: inside a fork
+  // (geom_forked), geom_ready is recorded after the fill, so that a fused call on another lane waits for it before
+  // reading; outside one every later lane follows the fill. Guarded by basis_lock.
+  cudaEvent_t geom_ready = nullptr;
+  cudaStream_t geom_stream = 0;
+  bool geom_forked = false;
   cudaDeviceProp props = {};
   std::mutex tuned_lock;  // guards tuned (held while tuning, which calls the variants)
   hc_cuda_tuned tuned[kTunedSize];
