@@ -162,5 +162,8 @@ extern "C" int hc_join_cuda(void) {
   }
   ctx->forked = 0;
   ctx->current = ctx->stream;
+  // a geometry filled in the fork is now behind the stream, which every later lane follows: no event to wait for
+  std::lock_guard<std::mutex> guard(ctx->basis_lock);
+  ctx->geom_forked = false;
   return HC_OK;
 }
