@@ -460,7 +460,7 @@ void hc_run_print_summary(const hc_deck *deck, const hc_run *run, const hc_resul
   }
   if (res->roofline.measured) hc_run_print_roofline(run, res);
   printf("\n  %-17s %-16s %12s %10s %10s\n", "kernel", "variant", "max ms/step", "GB/s", "GFLOP/s");
-  double tf = 0, tb = 0, tt = 0;
+  double tf = 0, tb = 0;
   for (int k = 0; k < res->num_kernels; k++) {
     const hc_results_kernel *kr = &res->kernels[k];
     double flops = kr->flops_per_step, bytes = kr->bytes_per_step, tmax = kr->contract_seconds.max;
@@ -472,10 +472,9 @@ void hc_run_print_summary(const hc_deck *deck, const hc_run *run, const hc_resul
     }
     printf("  %-17s %-16s %12.4f %10.2f %10.2f\n", kr->name, var, 1e3 * tmax, tmax > 0 ? 1e-9 * bytes / tmax : 0,
            tmax > 0 ? 1e-9 * flops / tmax : 0);
-    tf += flops, tb += bytes, tt += tmax;
+    tf += flops, tb += bytes;
   }
-  /* kernels side by side on lanes: their times overlap, and the contractions' time is the contract phase's */
-  if (res->kernel_lanes > 1) tt = res->phases[HC_PHASE_CONTRACT].s.max;
+  const double tt = hc_results_contract_seconds(res);
   if (res->kernel_lanes > 1)
     printf(
         "  (fused kernels on %d lanes side by side: each kernel's time overlaps the others'; the figures of merit "

@@ -334,14 +334,9 @@ int hc_results_append_csv(const hc_deck *deck, const hc_results *res) {
   }
   const hc_results_run *run = &res->run;
   const hc_results_stat *step = hc_results_phase_stat(res, "step");
-  double tf = 0, tb = 0, tt = 0;
-  for (int k = 0; k < res->num_kernels; k++) {
-    const hc_results_kernel *kr = &res->kernels[k];
-    tf += kr->flops_per_step, tb += kr->bytes_per_step, tt += kr->contract_seconds.max;
-  }
-  /* kernels side by side on lanes (timers.kernel_lanes): their times overlap, the contract phase's is theirs */
-  const hc_results_stat *contract = hc_results_phase_stat(res, "contract");
-  if (res->kernel_lanes > 1 && contract) tt = contract->max;
+  double tf = 0, tb = 0;
+  for (int k = 0; k < res->num_kernels; k++) tf += res->kernels[k].flops_per_step, tb += res->kernels[k].bytes_per_step;
+  const double tt = hc_results_contract_seconds(res);
   int failed = 0;
   for (int i = 0; i < res->num_checks; i++) failed |= !res->checks[i].passed;
   fprintf(af.f, "%s,%s,%s,%s,%s,%d,%d,%s,%d,%lld,%.0f,%d,%.9g,%.9g", res->date, HC_GIT_REVISION, run->backend,
@@ -728,4 +723,12 @@ const hc_results_stat *hc_results_phase_stat(const hc_results *res, const char *
   for (int i = 0; i < res->num_phases; i++)
     if (strcmp(res->phases[i].name, name) == 0) return &res->phases[i].s;
   return NULL;
+}
+
+double hc_results_contract_seconds(const hc_results *res) {
+  const hc_results_stat *contract = hc_results_phase_stat(res, "contract");
+  if (res->kernel_lanes > 1 && contract) return contract->max;
+  double t = 0;
+  for (int k = 0; k < res->num_kernels; k++) t += res->kernels[k].contract_seconds.max;
+  return t;
 }

@@ -281,6 +281,10 @@ const hc_results_entry *hc_results_deck_entry(const hc_results *res, const char 
 /* The timer of a phase by name ("halo", "step"), NULL when absent. */
 const hc_results_stat *hc_results_phase_stat(const hc_results *res, const char *name);
 
+/* Seconds per step of the contractions, for their GB/s and GFLOP/s: the sum of the kernels' contract_seconds.max,
+   or, where the kernels ran side by side (kernel_lanes above 1) and their times overlap, the contract phase's max. */
+double hc_results_contract_seconds(const hc_results *res);
+
 /* A phase's percentage of its roofline ("step"); NAN when the file has none. */
 double hc_results_roofline_percent(const hc_results *res, const char *phase);
 
