@@ -115,6 +115,7 @@ typedef struct {
   const hc_backend *be;
   hc_mesh *mesh;
   hc_halo *halo;
+  int halo_neighbors; /* ranks this rank exchanges halo values with */
   hc_basis *basis;
   hc_coloring *coloring;
   hc_contract k[HC_NUM_KERNELS];     /* each kernel's problem on this rank */

@@ -322,6 +322,9 @@ static int hc_run_setup(MPI_Comm comm, const hc_run_config *cfg, hc_run *run) {
   /* Reading a file in parts (ptscotch) counts as reading, the rest as setting up. */
   run->mesh_setup_s = hc_wtime() - t_mesh - (run->cfg.file_read_s - read_before);
   HC_CALL(hc_halo_create(run->mesh, &run->halo));
+  hc_halo_stats hs;
+  HC_CALL(hc_halo_get_stats(run->halo, HC_DOUBLE, &hs));
+  run->halo_neighbors = hs.num_neighbors;
   HC_CALL(hc_basis_create(cfg->mesh.order, cfg->quadrature, &run->basis));
   HC_CALL(hc_coloring_create(run->mesh->C, run->mesh->nodes_per_cell, run->mesh->cell_nodes, run->mesh->num_nodes,
                              &run->coloring));
@@ -806,14 +809,16 @@ static int hc_run_kernel(hc_run *run, const hc_celldata_desc *desc, int kid, int
   return HC_OK;
 }
 
-/* The kernels first .. last - 1 that are enabled, each by hc_run_kernel. With run.lanes above 1, a device and fused
-   kernels that queue nothing after themselves (each adds into its own nodal vector, or is a DataData kernel whose sums
-   stay where they are) nor wait, the group runs on that many of the backend's lanes side by side, in turn, inside a
-   contract phase of the step's timeline; else one after another. */
-static int hc_run_group(hc_run *run, const hc_celldata_desc *desc, int first, int last, int dump, hc_step_marks *sm) {
+/* The kernels kids[0 .. n - 1] that are enabled, in that order, each by hc_run_kernel. With run.lanes above 1, a
+   device and fused kernels that queue nothing after themselves (each adds into its own nodal vector, or is a DataData
+   kernel whose sums stay where they are) nor wait, the group runs on that many of the backend's lanes side by side, in
+   turn, inside a contract phase of the step's timeline; else one after another. */
+static int hc_run_group(hc_run *run, const hc_celldata_desc *desc, const int *kids, int nk, int dump,
+                        hc_step_marks *sm) {
   /* (a host backend's calls are done when they return: nothing to run side by side) */
   int n = 0, alone = !run->cfg.fused || dump || run->cfg.lanes < 2 || !run->be->is_device;
-  for (int kid = first; kid < last; kid++) {
+  for (int i = 0; i < nk; i++) {
+    const int kid = kids[i];
     if (!run->cfg.enabled[kid]) continue;
     n++;
     alone |= !run->fused_into_y[kid] && (hc_kernel_family((hc_kernel)kid) != HC_FAMILY_DATADATA || run->dd_copy);
@@ -826,8 +831,8 @@ static int hc_run_group(hc_run *run, const hc_celldata_desc *desc, int first, in
     sm->lanes = lanes, sm->next = 0;
   }
   int ierr = HC_OK;
-  for (int kid = first; kid < last && !ierr; kid++)
-    if (run->cfg.enabled[kid]) ierr = hc_run_kernel(run, desc, kid, dump, sm);
+  for (int i = 0; i < nk && !ierr; i++)
+    if (run->cfg.enabled[kids[i]]) ierr = hc_run_kernel(run, desc, kids[i], dump, sm);
   if (!lanes) return ierr;
   for (int l = 0; l < lanes && !ierr; l++) ierr = hc_run_lane_mark(run, sm, l, -1, -1); /* each lane's end */
   sm->lanes = 0;
@@ -837,9 +842,10 @@ static int hc_run_group(hc_run *run, const hc_celldata_desc *desc, int first, in
 
 /* One timestep at time t: cell data, contractions, assembly, halo exchange, reductions. The kernels that
    feed nodal vectors (DataField, FieldField) run first; the halo messages of their vectors are in flight
-   while the DataData kernels, which need no halo, run. With dump, also writes the --dump arrays. The parts are
-   queued one after another and timed by the step's marks (hc_step_marks); the waits are the halo's copies, the
-   reduction's sums and, at the end, the cells' check and the marks. */
+   while the DataData kernels, which need no halo, run (on a rank with no halo neighbours, before the exchange). With
+   dump, also writes the --dump arrays. The parts are queued one after another and timed by the step's marks
+   (hc_step_marks); the waits are the halo's copies, the reduction's sums and, at the end, the cells' check and the
+   marks. */
 static int hc_run_step(hc_run *run, double t, int timed, int dump) {
   const hc_backend *be = run->be;
   const hc_mesh *m = run->mesh;
@@ -865,14 +871,26 @@ static int hc_run_step(hc_run *run, double t, int timed, int dump) {
     HC_CALL(be->mem_zero(run->d_y_block, run->d_y_bytes));
     hc_run_range_end(run);
   }
-  HC_CALL(hc_run_group(run, &desc, HC_DATAFIELD_SCALAR, HC_NUM_KERNELS, dump, &sm));
+  /* The nodal kernels (DataField, FieldField), then the DataData ones. Where the rank has halo neighbours, the
+     nodal vectors' messages go out between the two groups and are in flight while the DataData kernels run; where
+     it has none, the nine kernels are one group: one fork and join a step, the DataData kernels last on the lanes
+     beside the others. */
+  static const int order[HC_NUM_KERNELS] = {HC_DATAFIELD_SCALAR,  HC_DATAFIELD_VECTOR,  HC_DATAFIELD_TENSOR,
+                                            HC_FIELDFIELD_SCALAR, HC_FIELDFIELD_VECTOR, HC_FIELDFIELD_TENSOR,
+                                            HC_DATADATA_SCALAR,   HC_DATADATA_VECTOR,   HC_DATADATA_TENSOR};
+  const int nodal = run->halo_neighbors > 0 ? 6 : HC_NUM_KERNELS;
+  HC_CALL(hc_run_group(run, &desc, order, nodal, dump, &sm));
   hc_run_range(run, "halo", -1);
   HC_CALL(hc_run_mark(run, &sm, HC_PHASE_HALO, -1));
   HC_CALL(hc_run_halo_begin(run));
   hc_run_range_end(run);
-  HC_CALL(hc_run_group(run, &desc, HC_DATADATA_SCALAR, HC_DATAFIELD_SCALAR, dump, &sm));
-  hc_run_range(run, "halo", -1);
-  HC_CALL(hc_run_mark(run, &sm, HC_PHASE_HALO, -1));
+  if (nodal < HC_NUM_KERNELS) {
+    HC_CALL(hc_run_group(run, &desc, order + nodal, HC_NUM_KERNELS - nodal, dump, &sm));
+    hc_run_range(run, "halo", -1);
+    HC_CALL(hc_run_mark(run, &sm, HC_PHASE_HALO, -1));
+  } else {
+    hc_run_range(run, "halo", -1); /* the halo phase goes on */
+  }
   HC_CALL(hc_run_halo_end(run));
   hc_run_range_end(run);
 

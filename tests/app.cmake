@@ -36,6 +36,14 @@ foreach(backend serial openmp intrepid2)
   endforeach()
 endforeach()
 
+# compare_results itself: a cancelling nodal sum rounded otherwise is the same (its scale is the vector's 1-norm
+# bound, sqrt(N) |y|_2), one beyond that bound differs (exit 1, the value named).
+set(HC_CMP_DIR ${CMAKE_CURRENT_SOURCE_DIR}/data/results/compare)
+hc_add_test(compare_results_roundoff COMMAND ${HC_EXPECT} 0 "6 values of 2 files compared \\(1e-12\\): the same" --
+            $<TARGET_FILE:compare_results> 1e-12 ${HC_CMP_DIR}/reference.yaml ${HC_CMP_DIR}/roundoff.yaml LABELS app)
+hc_add_test(compare_results_differs COMMAND ${HC_EXPECT} 1 "FieldFieldTensor.nodal_sum = 1.99" --
+            $<TARGET_FILE:compare_results> 1e-12 ${HC_CMP_DIR}/reference.yaml ${HC_CMP_DIR}/wrong.yaml LABELS app)
+
 # The results file parses as YAML and holds every documented field.
 hc_add_test(app_results_fields COMMAND compare_results --fields ${HC_APP_DIR}/run_openmp.yaml LABELS app)
 if(HC_HAVE_OPENMP)
