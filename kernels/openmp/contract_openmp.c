@@ -100,9 +100,30 @@ static void hc_ff_minor_blocking_openmp(const hc_contract *k, int64_t *nb, int64
   *kq = (K + chunks - 1) / chunks;
 }
 
-/* Scalars of work space per thread for FieldField: the packed B^T panel (cell-major) or the packed left
-   and right fields and the outputs of a block of cells (cell-minor). */
+/* Cell-minor FieldField whose cells the cell-major GEMM would multiply (hc_ff_cell_openmp: L >= HC_OMP_FF_GEMM_L,
+   R > HC_OMP_NARROW): blocks of this many cells (a multiple of 8, 8 to HC_OMP_FF_GEMM_CELLS) are transposed into
+   cell-major fields, so that their left and right fields and outputs take about HC_OMP_FF_PACK_BYTES, multiplied
+   cell by cell and their outputs transposed back. 0 where the register tiles over cells take the case. */
+#ifndef HC_OMP_FF_GEMM_CELLS
+#define HC_OMP_FF_GEMM_CELLS 64
+#endif
+static int64_t hc_ff_minor_gemm_cells_openmp(const hc_contract *k) {
+  if (k->layout != HC_LAYOUT_CELL_MINOR || k->L < HC_OMP_FF_GEMM_L || k->R <= HC_OMP_NARROW) return 0;
+  const int64_t s = (int64_t)hc_precision_size(k->precision), K = hc_contract_K(k);
+  const int64_t cell = ((int64_t)k->L + k->R) * K + (int64_t)k->L * k->R, n = HC_OMP_FF_PACK_BYTES / s / cell / 8 * 8;
+  return n < 8 ? 8 : n > HC_OMP_FF_GEMM_CELLS ? HC_OMP_FF_GEMM_CELLS : n;
+}
+
+/* Scalars of work space per thread for FieldField: the packed B^T panel (cell-major); the block's cell-major
+   fields and outputs and the panel (cell-minor through the GEMM); or the packed left and right fields and the
+   outputs of a block of cells (cell-minor, register tiles over cells). */
 static int64_t hc_ff_work_openmp(const hc_contract *k) {
+  const int64_t gemm_cells = hc_ff_minor_gemm_cells_openmp(k);
+  if (gemm_cells) {
+    const int64_t K = hc_contract_K(k);
+    return gemm_cells * (((int64_t)k->L + k->R) * K + (int64_t)k->L * k->R) +
+           hc_ff_panel_openmp(K, k->R, (int64_t)hc_precision_size(k->precision));
+  }
   if (k->layout == HC_LAYOUT_CELL_MINOR) {
     int64_t nb, kq;
     hc_ff_minor_blocking_openmp(k, &nb, &kq);

@@ -321,6 +321,52 @@ static void HC_FN(hc_ff_cell_openmp)(const HC_REAL *restrict A, const HC_REAL *r
   }
 }
 
+/* Cell-minor to cell-major for a block of cells: buf[c][e] = F[e][c0 + c] for e < E, c < n. F: [E][C]. Blocks of
+   8 entries x 8 cells transposed in vector registers (hc_omp_transpose.h), the next 8 rows' runs asked for while
+   these are read. */
+static void HC_FN(hc_minor_to_cells_openmp)(const HC_REAL *restrict F, int64_t E, int64_t C, int64_t c0, int64_t n,
+                                            HC_REAL *restrict buf) {
+  const int64_t n8 = n / 8 * 8;
+  int64_t e = 0;
+  for (; e + 8 <= E; e += 8) {
+    const HC_REAL *src = F + e * C + c0;
+    if (e + 16 <= E)
+      for (int i = 0; i < 8; i++) hc_prefetch_lines((const char *)(src + (8 + i) * C), n * (int64_t)sizeof(HC_REAL));
+    for (int64_t c = 0; c < n8; c += 8) HC_FN(hc_transpose8_openmp)(src + c, C, buf + c * E + e, E);
+    for (int64_t c = n8; c < n; c++)
+      for (int i = 0; i < 8; i++) buf[c * E + e + i] = src[i * C + c];
+  }
+  for (; e < E; e++)
+    for (int64_t c = 0; c < n; c++) buf[c * E + e] = F[e * C + c0 + c];
+}
+
+/* Cell-major to cell-minor for a block of cells: O[e][c0 + c] = buf[c][e] (+= with add) for e < E, c < n.
+   O: [E][C]. */
+static void HC_FN(hc_cells_to_minor_openmp)(const HC_REAL *restrict buf, int64_t E, int64_t C, int64_t c0, int64_t n,
+                                            HC_REAL *restrict O, int add) {
+  const int64_t n8 = n / 8 * 8;
+  HC_REAL t[64];
+  int64_t e = 0;
+  for (; e + 8 <= E; e += 8) {
+    HC_REAL *dst = O + e * C + c0;
+    for (int64_t c = 0; c < n8; c += 8) {
+      if (!add) {
+        HC_FN(hc_transpose8_openmp)(buf + c * E + e, E, dst + c, C);
+        continue;
+      }
+      HC_FN(hc_transpose8_openmp)(buf + c * E + e, E, t, 8);
+      for (int j = 0; j < 8; j++) {
+#pragma omp simd
+        for (int i = 0; i < 8; i++) dst[j * C + c + i] += t[j * 8 + i];
+      }
+    }
+    for (int64_t c = n8; c < n; c++)
+      for (int j = 0; j < 8; j++) dst[j * C + c] = add ? dst[j * C + c] + buf[c * E + e + j] : buf[c * E + e + j];
+  }
+  for (; e < E; e++)
+    for (int64_t c = 0; c < n; c++) O[e * C + c0 + c] = add ? O[e * C + c0 + c] + buf[c * E + e] : buf[c * E + e];
+}
+
 /* work: hc_ff_work_openmp(k) scalars per thread. */
 static void HC_FN(hc_fieldfield_openmp)(const hc_contract *k, const HC_REAL *restrict left,
                                         const HC_REAL *restrict right, HC_REAL *restrict out, HC_REAL *work) {
@@ -345,6 +391,27 @@ static void HC_FN(hc_fieldfield_openmp)(const hc_contract *k, const HC_REAL *res
           hc_prefetch_next(B, R * K * (int64_t)sizeof(HC_REAL));
           HC_FN(hc_ff_cell_small_openmp)(A, B, O, L, R, K, sum_into);
         }
+      }
+    }
+    return;
+  }
+  const int64_t gemm_cells = hc_ff_minor_gemm_cells_openmp(k);
+  if (gemm_cells) {
+    /* Cell-minor, cells the cell-major GEMM takes: blocks of gemm_cells cells transposed into cell-major fields,
+       each cell multiplied as a cell-major one (hc_ff_cell_openmp), the outputs transposed back. */
+#pragma omp parallel
+    {
+      /* ab: [gemm_cells][L][K], bb: [gemm_cells][R][K], ob: [gemm_cells][L][R], then the B^T panel */
+      HC_REAL *ab = work + (int64_t)omp_get_thread_num() * hc_ff_work_openmp(k), *bb = ab + gemm_cells * L * K;
+      HC_REAL *ob = bb + gemm_cells * R * K, *bt = ob + gemm_cells * L * R;
+#pragma omp for schedule(static)
+      for (int64_t c0 = 0; c0 < C; c0 += gemm_cells) {
+        const int64_t n = C - c0 < gemm_cells ? C - c0 : gemm_cells;
+        HC_FN(hc_minor_to_cells_openmp)(left, L * K, C, c0, n, ab);
+        HC_FN(hc_minor_to_cells_openmp)(right, R * K, C, c0, n, bb);
+        for (int64_t c = 0; c < n; c++)
+          HC_FN(hc_ff_cell_openmp)(ab + c * L * K, bb + c * R * K, ob + c * L * R, L, R, K, 0, bt, NULL, NULL);
+        HC_FN(hc_cells_to_minor_openmp)(ob, L * R, C, c0, n, out, sum_into);
       }
     }
     return;
