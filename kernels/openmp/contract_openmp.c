@@ -78,6 +78,17 @@ static inline int64_t hc_minor_block_openmp(int64_t C, int64_t max) {
 #define HC_OMP_FF_MR 3
 #define HC_OMP_FF_NR 4
 
+/* Scalars of one FieldField cell's left and right fields and outputs: (L + R) K + L R. */
+static int64_t hc_ff_cell_scalars(const hc_contract *k) {
+  return ((int64_t)k->L + k->R) * hc_contract_K(k) + (int64_t)k->L * k->R;
+}
+
+/* Whether a FieldField cell of L left and R right fields is multiplied by the packed GEMM (hc_ff_cell_openmp), not
+   by the narrow or small kernels. */
+static inline int hc_ff_takes_gemm(int64_t L, int64_t R) {
+  return L >= HC_OMP_FF_GEMM_L && R > HC_OMP_NARROW;
+}
+
 /* Blocking of the cell-minor FieldField loop: blocks of *nb cells, a multiple of the micro-tile's width
    (two 64-byte vectors), and chunks of *kq entries of K, so that the packed left and right fields of a
    chunk, (L + R) x kq x nb scalars, and the block's outputs, L x R x nb, take about HC_OMP_FF_PACK_BYTES.
@@ -86,7 +97,7 @@ static inline int64_t hc_minor_block_openmp(int64_t C, int64_t max) {
 static void hc_ff_minor_blocking_openmp(const hc_contract *k, int64_t *nb, int64_t *kq) {
   const int64_t s = (int64_t)hc_precision_size(k->precision), nv = 128 / s, K = hc_contract_K(k);
   const int64_t budget = HC_OMP_FF_PACK_BYTES / s, LR = (int64_t)k->L + k->R, LxR = (int64_t)k->L * k->R;
-  const int64_t b = budget / (LR * K + LxR) / nv * nv;
+  const int64_t b = budget / hc_ff_cell_scalars(k) / nv * nv;
   if (b >= nv) {
     *nb = b < HC_OMP_FF_NB ? b : HC_OMP_FF_NB;
     *kq = K;
@@ -108,9 +119,9 @@ static void hc_ff_minor_blocking_openmp(const hc_contract *k, int64_t *nb, int64
 #define HC_OMP_FF_GEMM_CELLS 64
 #endif
 static int64_t hc_ff_minor_gemm_cells_openmp(const hc_contract *k) {
-  if (k->layout != HC_LAYOUT_CELL_MINOR || k->L < HC_OMP_FF_GEMM_L || k->R <= HC_OMP_NARROW) return 0;
-  const int64_t s = (int64_t)hc_precision_size(k->precision), K = hc_contract_K(k);
-  const int64_t cell = ((int64_t)k->L + k->R) * K + (int64_t)k->L * k->R, n = HC_OMP_FF_PACK_BYTES / s / cell / 8 * 8;
+  if (k->layout != HC_LAYOUT_CELL_MINOR || !hc_ff_takes_gemm(k->L, k->R)) return 0;
+  const int64_t s = (int64_t)hc_precision_size(k->precision),
+                n = HC_OMP_FF_PACK_BYTES / s / hc_ff_cell_scalars(k) / 8 * 8;
   return n < 8 ? 8 : n > HC_OMP_FF_GEMM_CELLS ? HC_OMP_FF_GEMM_CELLS : n;
 }
 
@@ -120,9 +131,8 @@ static int64_t hc_ff_minor_gemm_cells_openmp(const hc_contract *k) {
 static int64_t hc_ff_work_openmp(const hc_contract *k) {
   const int64_t gemm_cells = hc_ff_minor_gemm_cells_openmp(k);
   if (gemm_cells) {
-    const int64_t K = hc_contract_K(k);
-    return gemm_cells * (((int64_t)k->L + k->R) * K + (int64_t)k->L * k->R) +
-           hc_ff_panel_openmp(K, k->R, (int64_t)hc_precision_size(k->precision));
+    return gemm_cells * hc_ff_cell_scalars(k) +
+           hc_ff_panel_openmp(hc_contract_K(k), k->R, (int64_t)hc_precision_size(k->precision));
   }
   if (k->layout == HC_LAYOUT_CELL_MINOR) {
     int64_t nb, kq;

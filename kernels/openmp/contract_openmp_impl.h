@@ -383,7 +383,7 @@ static void HC_FN(hc_fieldfield_openmp)(const hc_contract *k, const HC_REAL *res
       for (int64_t c = 0; c < C; c++) {
         const HC_REAL *A = left + c * L * K, *B = right + c * R * K;
         HC_REAL *O = out + c * L * R;
-        if (L >= HC_OMP_FF_GEMM_L && R > HC_OMP_NARROW) {
+        if (hc_ff_takes_gemm(L, R)) {
           const int ahead = ahead_size && c + 1 < C;
           HC_FN(hc_ff_cell_openmp)(A, B, O, L, R, K, sum_into, bt, ahead ? A + L * K : NULL, ahead ? B + R * K : NULL);
         } else {
