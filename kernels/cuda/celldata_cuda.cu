@@ -121,6 +121,8 @@ struct celldata_args {
   const double *tabT;  // [P][4][L]: phi and the reference gradient, fields fastest
   const double *b1d;   // [q][p+1]: the 1D values and derivatives of the tensor-product basis (fused_sumfact)
   const double *g1d;
+  const double *h_b1d;  // the same in host memory, for fused_sumfact's launch (its sumfact_tables parameter)
+  const double *h_g1d;
   unsigned long long *bad;
   // FieldField's element apply in the fused kernels (hc_fused_element_cuda), else null: the node map [C][L], the
   // nodal vector u, and v[c][l] = sum_r out[c,l,r] u[cell_nodes[c][r]] ([C][L], doubles)
@@ -1119,9 +1121,20 @@ __host__ __device__ constexpr int sumfact_min_blocks(int N, int NV) {
   return N == 3 ? (NV == 8 ? 20 : 12) : N == 4 ? 8 : 3;
 }
 
+// The 1D tables of fused_sumfact rounded to T, values then derivatives, each [k][a], as a kernel parameter: with
+// N >= 4 the entries that phases (2) and (3) take at indices known when compiled (every a and k of the unrolled
+// loops, the same for all threads) are then operands of the multiply-adds from the constant bank, where reading the
+// shared memory's copy cost a load each (on an H200 the FieldFieldVector and Tensor kernels of order4.yaml 8% faster,
+// order3.yaml's 6-8%; with N = 3, whose tables the registers hold, no faster).
+template <typename T, int N>
+struct sumfact_tables {
+  T v[2 * N * N];
+};
+
 template <hc_kernel Kernel, typename T, int NV, int N>
 __global__ void __launch_bounds__(sumfact_threads(N), sumfact_min_blocks(N, NV))
-    fused_sumfact(celldata_args a, int sum_into, T *__restrict__ out) {
+    fused_sumfact(celldata_args a, int sum_into, T *__restrict__ out,
+                  const __grid_constant__ sumfact_tables<T, N> tab) {
   static_assert((hc_family)(Kernel / 3) == HC_FAMILY_FIELDFIELD, "fused_sumfact takes FieldField");
   constexpr int Q = N, P = Q * Q * Q, L = N * N * N, QN = Q * N, NT = sumfact_threads(N);
   constexpr int G = ff_metric_size<Kernel>(), NC = G == 1 ? 1 : 4;
@@ -1141,7 +1154,8 @@ __global__ void __launch_bounds__(sumfact_threads(N), sumfact_min_blocks(N, NV))
   // X^d_m: the derivatives' table where d == m (none for FieldFieldScalar)
   auto X = [&](int d, int m) -> const T * { return G > 1 && d == m ? s_b + QN : s_b; };
   // With N = 3 the 1D tables (18 numbers) in registers, and the thread's own columns of them in phases (2) and (3)
-  // (its b2 and b1), so that those phases read only T1 and U from shared memory; larger tables stay there.
+  // (its b2 and b1), so that those phases read only T1 and U from shared memory. Larger tables stay there, but for
+  // the entries every thread takes alike in phases (2) and (3), which come from the parameter tab (sumfact_tables).
   constexpr bool kRegs = N == 3;
   T xr[kRegs ? 2 * QN : 1], xb2[kRegs ? 2 * Q : 1], xb1[kRegs ? 2 * Q : 1];
   if constexpr (kRegs) {
@@ -1160,7 +1174,7 @@ __global__ void __launch_bounds__(sumfact_threads(N), sumfact_min_blocks(N, NV))
     if constexpr (kRegs) {
       return xr[(deriv ? QN : 0) + k * N + a];
     } else {
-      return s_b[(deriv ? QN : 0) + k * N + a];
+      return tab.v[(deriv ? QN : 0) + k * N + a];
     }
   };
   auto xb2_at = [&](bool deriv, int k, int b) -> T {
@@ -1713,8 +1727,13 @@ inline int sumfact_n(const celldata_args &a, bool minor) {
 
 template <hc_kernel Kernel, typename T, int NV, int N>
 cudaError_t sumfact_launch(const celldata_args &a, int sum_into, void *d_out) {
+  sumfact_tables<T, N> tab;  // q = p + 1 = N points per direction (sumfact_n)
+  for (int i = 0; i < N * N; i++) {
+    tab.v[i] = (T)a.h_b1d[i];
+    tab.v[N * N + i] = (T)a.h_g1d[i];
+  }
   return hc_cuda_launch_resident(fused_sumfact<Kernel, T, NV, N>, sumfact_threads(N), sumfact_smem<Kernel, T, NV, N>(),
-                                 a.C, a, sum_into, static_cast<T *>(d_out));
+                                 a.C, a, sum_into, static_cast<T *>(d_out), tab);
 }
 
 // Whether FieldField's kernel for a.L fields and a.P points takes the element apply (a.v): fused_quads,
@@ -1884,6 +1903,8 @@ int celldata_call(const hc_celldata_desc *desc, const char *what, Launch &&launc
   a.tabT = cb->d_tabT;
   a.b1d = cb->d_b1d;
   a.g1d = cb->d_g1d;
+  a.h_b1d = b->B1d;
+  a.h_g1d = b->G1d;
   a.bad = cb->d_bad;
   if (desc->shear && desc->motion.A != 0.0) a.shear = desc->shear, a.st = hc_motion_time(&desc->motion, desc->t);
   ctx->basis.bad_queued = false;  // a copy queued before this launch does not see it
