@@ -40,8 +40,13 @@ static void HC_FN(hc_ff_cell_narrow_openmp)(const HC_REAL *restrict A, const HC_
         if (R == NW) {
           for (; q + 8 <= kb; q += 8) HC_FN(hc_transpose8_openmp)(B + q0 + q, K, bt + q * NW, NW);
         }
+        /* the row's entries, then zeros: a loop over all NW columns with the entry only where r < R was vectorised
+           with masked loads at B + r K for every r, whose masked-off lanes past the array's end, when they fall on
+           an unmapped page, cost an assist each (a fused DataData kernel, R = 1, measured 10-20x slower) */
         for (; q < kb; q++) {
-          for (int64_t r = 0; r < NW; r++) bt[q * NW + r] = r < R ? B[r * K + q0 + q] : 0;
+          HC_REAL *row = bt + q * NW;
+          for (int64_t r = 0; r < NW; r++) row[r] = 0;
+          for (int64_t r = 0; r < R; r++) row[r] = B[r * K + q0 + q];
         }
       }
       for (int64_t q = 0; q < kb; q++) {

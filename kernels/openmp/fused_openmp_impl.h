@@ -93,14 +93,16 @@ static void HC_FN(hc_fused_ff_left)(int rank, const hc_basis *b, HC_REAL *restri
 
 /* Cells [c0, c1) of kernel k, contracted at once into out (k's layout, overwritten or, with k->sum_into, added to;
    ob: [Lf][Rf], a cell-minor cell's outputs before they are spread), from the point values pts ([P], pb: a batch of
-   P points). FieldField in the reference space: the constant left rows (lb: [L][K], hc_fused_ff_left, once) against
-   each cell's right rows: from HC_OMP_FF_GEMM_L fields on formed straight into the packed panel of the
+   P points). FieldField in the reference space: at orders 3 and 4 with the default points by sum factorization
+   (hc_fused_ff_sumfact, in double, rounded once); otherwise the constant left rows (lb: [L][K], hc_fused_ff_left,
+   once) against each cell's right rows: from HC_OMP_FF_GEMM_L fields on formed straight into the packed panel of the
    materialized contraction's GEMM tiles, transposed, the whole K at once (bt: [K][rp], hc_fused_ff_right_packed),
    else in rows (rb: [L][K], hc_fused_ff_right) for hc_ff_cell_small_openmp; DataField in the reference space
    (hc_fused_df_cell); DataData from its per-point entries as the cell data rounds them. dv: [9 P + 2 L + 3 P L]
-   doubles. With v (FieldField), also the element apply's rows while the cell's matrix is in cache: v[c][l] =
-   sum_r out[c,l,r] u[cell_nodes[c][r]], each entry as stored, r in order, each product rounded and then added (the
-   host's element apply, hc_assemble_apply, to the bit). Returns the lowest inverted or degenerate cell, or -1. */
+   doubles, then the sum factorization's scratch (hc_fused_sumfact_doubles) where it takes the case. With v
+   (FieldField), also the element apply's rows while the cell's matrix is in cache: v[c][l] = sum_r out[c,l,r]
+   u[cell_nodes[c][r]], each entry as stored, r in order, each product rounded and then added (the host's element apply,
+   hc_assemble_apply, to the bit). Returns the lowest inverted or degenerate cell, or -1. */
 static int64_t HC_FN(hc_fused_cells)(const hc_cd_shape *shape, const hc_contract *k, int64_t c0, int64_t c1,
                                      hc_cd_point *pts, HC_REAL *restrict lb, HC_REAL *restrict rb, HC_REAL *restrict ob,
                                      HC_REAL *restrict bt, double *restrict dv, hc_cd_batch *pb, HC_REAL *restrict out,
@@ -117,11 +119,12 @@ static int64_t HC_FN(hc_fused_cells)(const hc_cd_shape *shape, const hc_contract
   const int64_t Lf = fam == HC_FAMILY_DATADATA ? 1 : b->L, Rf = fam == HC_FAMILY_FIELDFIELD ? b->L : 1;
   const int ff = fam == HC_FAMILY_FIELDFIELD, add = k->sum_into;
   int64_t bad = -1;
-  const int gemm = ff && Lf >= HC_OMP_FF_GEMM_L;
+  const int sumfact = ff && hc_fused_sumfact_takes(b), gemm = ff && !sumfact && Lf >= HC_OMP_FF_GEMM_L;
   const int64_t rp = (Rf + HC_OMP_NR - 1) / HC_OMP_NR * HC_OMP_NR; /* the panel's row stride */
   double *tT = dv + 9 * P + b->L;
   double *uc = tT + 3 * P * b->L; /* [L]: the cell's u */
-  if (ff) HC_FN(hc_fused_ff_left)(rank, b, lb);
+  double *sf = uc + b->L;         /* hc_fused_ff_sumfact's scratch */
+  if (ff && !sumfact) HC_FN(hc_fused_ff_left)(rank, b, lb);
   if (gemm) {
     HC_FN(hc_fused_ff_table)(rank, b, tT);
     for (int64_t q = 0; q < K; q++)
@@ -138,35 +141,50 @@ static int64_t HC_FN(hc_fused_cells)(const hc_cd_shape *shape, const hc_contract
       }
       continue;
     }
-    if (gemm) {
-      HC_FN(hc_fused_ff_right_packed)(rank, b, pts, dv, tT, rp, bt);
-    } else if (ff) {
-      HC_FN(hc_fused_ff_right)(rank, b, pts, dv, rb);
-    } else {
-      for (int64_t p = 0; p < P; p++)
-        for (int ij = 0; ij < Dij; ij++) lb[p * Dij + ij] = (HC_REAL)pts[p].dl[ij];
-      for (int64_t p = 0; p < P; p++)
-        for (int ij = 0; ij < Dij; ij++) rb[p * Dij + ij] = (HC_REAL)pts[p].dr[ij];
-    }
-    /* out[c, l, r] = sum_q left[l][q] right[r][q]: cell-major straight into the cell's outputs, cell-minor through
-       ob and then to every C-th entry */
     const HC_REAL *a = ob; /* the cell's matrix as stored, row-major */
-    if (k->layout == HC_LAYOUT_CELL_MAJOR) {
-      if (gemm) {
-        HC_FN(hc_ff_panel_tiles_openmp)(lb, K, bt, K, rp, out + c * Lf * Rf, Lf, Rf, add, NULL);
+    if (sumfact) {
+      /* the element matrix in double, rounded once into the cell's outputs (cell-minor: through ob) */
+      const double *E = hc_fused_ff_sumfact(rank, b, pts, sf);
+      if (k->layout == HC_LAYOUT_CELL_MAJOR) {
+        HC_REAL *o = out + c * Lf * Rf;
+        for (int64_t lr = 0; lr < Lf * Rf; lr++) o[lr] = add ? o[lr] + (HC_REAL)E[lr] : (HC_REAL)E[lr];
+        a = o;
       } else {
-        HC_FN(hc_ff_cell_small_openmp)(lb, rb, out + c * Lf * Rf, Lf, Rf, K, add);
+        for (int64_t lr = 0; lr < Lf * Rf; lr++) {
+          HC_REAL *o = out + lr * C + c;
+          ob[lr] = *o = add ? *o + (HC_REAL)E[lr] : (HC_REAL)E[lr];
+        }
       }
-      a = out + c * Lf * Rf;
     } else {
       if (gemm) {
-        HC_FN(hc_ff_panel_tiles_openmp)(lb, K, bt, K, rp, ob, Lf, Rf, 0, NULL);
+        HC_FN(hc_fused_ff_right_packed)(rank, b, pts, dv, tT, rp, bt);
+      } else if (ff) {
+        HC_FN(hc_fused_ff_right)(rank, b, pts, dv, rb);
       } else {
-        HC_FN(hc_ff_cell_small_openmp)(lb, rb, ob, Lf, Rf, K, 0);
+        for (int64_t p = 0; p < P; p++)
+          for (int ij = 0; ij < Dij; ij++) lb[p * Dij + ij] = (HC_REAL)pts[p].dl[ij];
+        for (int64_t p = 0; p < P; p++)
+          for (int ij = 0; ij < Dij; ij++) rb[p * Dij + ij] = (HC_REAL)pts[p].dr[ij];
       }
-      for (int64_t lr = 0; lr < Lf * Rf; lr++) {
-        HC_REAL *o = out + lr * C + c;
-        ob[lr] = *o = add ? *o + ob[lr] : ob[lr];
+      /* out[c, l, r] = sum_q left[l][q] right[r][q]: cell-major straight into the cell's outputs, cell-minor through
+         ob and then to every C-th entry */
+      if (k->layout == HC_LAYOUT_CELL_MAJOR) {
+        if (gemm) {
+          HC_FN(hc_ff_panel_tiles_openmp)(lb, K, bt, K, rp, out + c * Lf * Rf, Lf, Rf, add, NULL);
+        } else {
+          HC_FN(hc_ff_cell_small_openmp)(lb, rb, out + c * Lf * Rf, Lf, Rf, K, add);
+        }
+        a = out + c * Lf * Rf;
+      } else {
+        if (gemm) {
+          HC_FN(hc_ff_panel_tiles_openmp)(lb, K, bt, K, rp, ob, Lf, Rf, 0, NULL);
+        } else {
+          HC_FN(hc_ff_cell_small_openmp)(lb, rb, ob, Lf, Rf, K, 0);
+        }
+        for (int64_t lr = 0; lr < Lf * Rf; lr++) {
+          HC_REAL *o = out + lr * C + c;
+          ob[lr] = *o = add ? *o + ob[lr] : ob[lr];
+        }
       }
     }
     if (ff && v) {
@@ -211,7 +229,10 @@ static int64_t HC_FN(hc_fused_openmp)(const hc_cd_shape *shape, const hc_contrac
     hc_cd_point *pts = malloc(sizeof(*pts) * (size_t)P);
     const int64_t panel = 3 * P * ((L + HC_OMP_NR - 1) / HC_OMP_NR * HC_OMP_NR); /* FieldField's whole K */
     HC_REAL *lb = malloc(sizeof(*lb) * (size_t)(2 * L * K + L * L + panel));
-    double *dv = malloc(sizeof(*dv) * (size_t)(9 * P + 2 * L + 3 * P * L));
+    const int64_t sf = hc_kernel_family(k->kernel) == HC_FAMILY_FIELDFIELD && hc_fused_sumfact_takes(shape->desc->basis)
+                           ? hc_fused_sumfact_doubles(shape->desc->basis)
+                           : 0;
+    double *dv = malloc(sizeof(*dv) * (size_t)(9 * P + 2 * L + 3 * P * L + sf));
     hc_cd_batch pb = {NULL, NULL, 0};
     int64_t b = -1;
     if (hc_cd_batch_create(P, &pb) != HC_OK || !pts || !lb || !dv) {
