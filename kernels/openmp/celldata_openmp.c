@@ -358,15 +358,11 @@ static inline double hc_cd_left(int rank, double phi, double grad_i, double kapp
 #if defined(__GNUC__)
 #define HC_OMP_SUMFACT 1
 typedef double hc_v8d __attribute__((vector_size(64)));
-static inline hc_v8d hc_v8d_load(const double *p) {
-  hc_v8d v;
-  memcpy(&v, p, sizeof(v));
-  return v;
-}
-static inline void hc_v8d_store(double *p, hc_v8d v) {
-  memcpy(p, &v, sizeof(v));
-}
-#define HC_SF_N 4
+/* Eight doubles at p, aligned or not, into the vector v, and back (macros: a function passing a 64-byte vector by
+   value changes the ABI where AVX-512 is off, which GCC warns of). */
+#define HC_V8D_LOAD(v, p)  memcpy(&(v), (p), sizeof(hc_v8d))
+#define HC_V8D_STORE(p, v) memcpy((p), &(v), sizeof(hc_v8d))
+#define HC_SF_N            4
 #include "kernels/openmp/sumfact_openmp_impl.h"
 #define HC_SF_N 5
 #include "kernels/openmp/sumfact_openmp_impl.h"

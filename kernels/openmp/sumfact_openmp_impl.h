@@ -86,7 +86,7 @@ static const double *HC_SF_CAT(hc_fused_ff_sumfact_, HC_SF_N)(int rank, const hc
           for (int k2 = 0; k2 < Q; k2++) {
             const double *src = w + ((de * N + b3) * Q + k2) * NQP;
             hc_v8d sv[NQV];
-            for (int v = 0; v < NQV; v++) sv[v] = hc_v8d_load(src + 8 * v);
+            for (int v = 0; v < NQV; v++) HC_V8D_LOAD(sv[v], src + 8 * v);
             for (int a2 = 0; a2 < N; a2++) {
               const double cf = xd[k2 * N + a2];
               for (int v = 0; v < NQV; v++) acc[a2][v] += cf * sv[v];
@@ -94,7 +94,7 @@ static const double *HC_SF_CAT(hc_fused_ff_sumfact_, HC_SF_N)(int rank, const hc
           }
         }
         for (int a2 = 0; a2 < N; a2++)
-          for (int v = 0; v < NQV; v++) hc_v8d_store(uu + ((t * N + b3) * N + a2) * NQP + 8 * v, acc[a2][v]);
+          for (int v = 0; v < NQV; v++) HC_V8D_STORE(uu + ((t * N + b3) * N + a2) * NQP + 8 * v, acc[a2][v]);
       }
     }
     for (int t = 0; t < NC; t++) {
@@ -117,14 +117,15 @@ static const double *HC_SF_CAT(hc_fused_ff_sumfact_, HC_SF_N)(int rank, const hc
         for (int t = 0; t < NC; t++) {
           const double *xd = HC_SF_X(t >> 1);
           for (int k1 = 0; k1 < Q; k1++) {
-            const hc_v8d sv = hc_v8d_load(vv + ((t * Q + k1) * N + a2) * LP + r0);
+            hc_v8d sv;
+            HC_V8D_LOAD(sv, vv + ((t * Q + k1) * N + a2) * LP + r0);
             for (int a1 = 0; a1 < N; a1++) acc[a1] += xd[k1 * N + a1] * sv;
           }
         }
         for (int a1 = 0; a1 < N; a1++) {
           double *row = E + (a1 + N * (a2 + N * a3)) * L + r0;
           if (r0 + 8 <= L) {
-            hc_v8d_store(row, acc[a1]);
+            HC_V8D_STORE(row, acc[a1]);
           } else {
             for (int i = 0; r0 + i < L; i++) row[i] = acc[a1][i];
           }
