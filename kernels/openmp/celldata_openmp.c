@@ -375,11 +375,14 @@ static int hc_fused_sumfact_takes(const hc_basis *b) {
   return HC_OMP_SUMFACT && b->q == b->n1d && (b->n1d == 4 || b->n1d == 5);
 }
 
-#define HC_SF_PAD8(n) (((n) + 7) / 8 * 8)
-/* Doubles of the sum factorization's scratch for b (sumfact_openmp_impl.h's layout). */
+/* Doubles of the sum factorization's scratch for b (one where it does not take b). */
 static int64_t hc_fused_sumfact_doubles(const hc_basis *b) {
-  const int64_t N = b->n1d, Q = b->q, L = b->L, P = b->P, NQP = HC_SF_PAD8(N * Q);
-  return 9 * P + 9 * N * Q * Q + 9 * N * Q * NQP + 4 * N * N * NQP + 4 * Q * N * HC_SF_PAD8(L) + L * L;
+#if HC_OMP_SUMFACT
+  return b->n1d == 4 ? hc_fused_sumfact_doubles_4() : hc_fused_sumfact_doubles_5();
+#else
+  (void)b;
+  return 1;
+#endif
 }
 
 /* One cell's FieldField element matrix by sum factorization into the scratch s (hc_fused_sumfact_doubles), returned. */

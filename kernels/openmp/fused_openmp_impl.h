@@ -122,9 +122,8 @@ static int64_t HC_FN(hc_fused_cells)(const hc_cd_shape *shape, const hc_contract
   double *uc = tT + 3 * P * b->L; /* [L]: the cell's u */
   double *sf = uc + b->L;         /* hc_fused_ff_sumfact's scratch */
   if (ff && !sumfact) HC_FN(hc_fused_ff_left)(rank, b, lb);
-  if (fam == HC_FAMILY_DATAFIELD) HC_FN(hc_fused_ff_table)(rank, b, tT);
+  if (gemm || fam == HC_FAMILY_DATAFIELD) HC_FN(hc_fused_ff_table)(rank, b, tT);
   if (gemm) {
-    HC_FN(hc_fused_ff_table)(rank, b, tT);
     for (int64_t q = 0; q < K; q++)
       for (int64_t r = Rf; r < rp; r++) bt[q * rp + r] = 0;
   }

@@ -24,26 +24,40 @@
 #define HC_SF_CAT_(a, b) a##b
 #define HC_SF_CAT(a, b)  HC_SF_CAT_(a, b)
 
+/* The shape and the scratch's layout, in doubles: g [NG][P], T1 [NG][N b3][Q k2][Q k1], W [NG][N b3][Q k2][NQP (b2,
+   k1)], U [NC][N b3][N a2][NQP (b2, k1)], V [NC][Q k1][N a2][LP r], E [L][L] (NG, NC at most 9 and 4); the rows of W,
+   U and V padded to whole vectors. */
+#define HC_SF_SHAPE                \
+  enum {                           \
+    N = HC_SF_N,                   \
+    Q = HC_SF_N,                   \
+    QQ = Q * Q,                    \
+    L = N * N * N,                 \
+    P = Q * Q * Q,                 \
+    NQ = N * Q,                    \
+    NQP = (NQ + 7) / 8 * 8,        \
+    NQV = NQP / 8,                 \
+    LP = (L + 7) / 8 * 8,          \
+    AT_T1 = 9 * P,                 \
+    AT_W = AT_T1 + 9 * N * QQ,     \
+    AT_U = AT_W + 9 * N * Q * NQP, \
+    AT_V = AT_U + 4 * N * N * NQP, \
+    AT_E = AT_V + 4 * Q * N * LP,  \
+    DOUBLES = AT_E + L * L         \
+  }
+
+/* Doubles of hc_fused_ff_sumfact_N's scratch. */
+static int64_t HC_SF_CAT(hc_fused_sumfact_doubles_, HC_SF_N)(void) {
+  HC_SF_SHAPE;
+  return DOUBLES;
+}
+
 static const double *HC_SF_CAT(hc_fused_ff_sumfact_, HC_SF_N)(int rank, const hc_basis *b, const hc_cd_point *pts,
                                                               double *restrict s) {
-  enum {
-    N = HC_SF_N,
-    Q = HC_SF_N,
-    QQ = Q * Q,
-    L = N * N * N,
-    P = Q * Q * Q,
-    NQ = N * Q,
-    NQP = (NQ + 7) / 8 * 8, /* W's and U's rows padded to whole vectors */
-    NQV = NQP / 8,
-    LP = (L + 7) / 8 * 8 /* V's rows likewise */
-  };
+  HC_SF_SHAPE;
   const int NG = rank == 0 ? 1 : 9, NC = rank == 0 ? 1 : 4;
-  double *restrict g = s;                     /* [NG][P] */
-  double *restrict t1 = g + 9 * P;            /* [NG][N b3][Q k2][Q k1] */
-  double *restrict w = t1 + 9 * N * QQ;       /* [NG][N b3][Q k2][NQP (b2, k1)] */
-  double *restrict uu = w + 9 * N * Q * NQP;  /* [NC][N b3][N a2][NQP (b2, k1)] */
-  double *restrict vv = uu + 4 * N * N * NQP; /* [NC][Q k1][N a2][LP r] */
-  double *restrict E = vv + 4 * Q * N * LP;   /* [L][L] */
+  double *restrict g = s, *restrict t1 = s + AT_T1, *restrict w = s + AT_W, *restrict uu = s + AT_U;
+  double *restrict vv = s + AT_V, *restrict E = s + AT_E;
   for (int p = 0; p < P; p++) {
     if (rank == 0) {
       g[p] = pts[p].wdet;
@@ -137,6 +151,7 @@ static const double *HC_SF_CAT(hc_fused_ff_sumfact_, HC_SF_N)(int rank, const hc
   return E;
 }
 
+#undef HC_SF_SHAPE
 #undef HC_SF_CAT
 #undef HC_SF_CAT_
 #undef HC_SF_N
