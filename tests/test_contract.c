@@ -116,6 +116,9 @@ static void test_kernel(void **state) {
      odd and even K), with two partial K-steps. */
   checked += check_shape(kernel, 3, 130, 70, 5, 2, 5, 17);
   checked += check_shape(kernel, 4, 50, 12, 17, 2, 17, 18);
+  /* The CUDA float outer-product tiles (128 x 128 past 64 rows): L != R both partial tiles, K = 18 (scalar loads),
+     36 (16-byte loads, the last K-step half past K) and 72. */
+  checked += check_shape(kernel, 4, 100, 125, 18, 2, 18, 27);
   /* The OpenMP packed GEMM's panels above 32 KB, packed in blocks of 8 x 8 (FieldFieldTensor): K = 171 with R = 27
      in double (three rows and three entries past the last whole block), K = 135 with R = 40 in both precisions. */
   checked += check_shape(kernel, 3, 20, 27, 19, 3, 19, 27);

@@ -2,8 +2,9 @@
 // flattened (p, i, j) as the contracted index, so Scalar, Vector and Tensor share one kernel.
 //   Cell-major with L and R at most 32 (one above 8): a warp per cell holding the whole output in registers
 //   (hc_warp_gemm.cuh); with L or R above 32, the pipelined per-cell GEMM of hc_cell_gemm.cuh (output tiles of
-//   64 x 64 or 128 x 128, K-steps copied to shared memory by cp.async, FMA register blocks); with both at most
-//   8, 8 x 8 output tiles, one entry per thread, with K-tiles of kTK entries of both operands in shared memory.
+//   64 x 64 or 128 x 128, K-steps copied to shared memory by cp.async, FMA register blocks), except in float with L
+//   or R above 64: 128 x 128 tiles multiplied as outer products of K-steps staged transposed (ff_outer); with both at
+//   most 8, 8 x 8 output tiles, one entry per thread, with K-tiles of kTK entries of both operands in shared memory.
 //   Cell-minor with L or R above 8: groups of 16 (double) or 32 (float) cells on the lanes, one 128-byte line per
 //   row and entry, staged into shared memory as they lie and multiplied in register blocks per cell
 //   (contract_minor_ff_lanes); with both at most 8, one thread per cell holds the whole 8 x 8 output in
@@ -13,6 +14,8 @@
 // the data staged in shared memory and reused by every row. Cell-minor: one thread per cell and kMinorRows
 // rows, a warp's loads being 32 neighbouring cells; the data entry of each q is read once per kMinorRows rows.
 // DataData has nothing to tile.
+#include <cstdint>
+
 #include "kernels/cuda/hc_cell_gemm.cuh"
 #include "kernels/cuda/hc_cuda_common.cuh"
 #include "kernels/cuda/hc_cuda_variants.h"
@@ -22,6 +25,135 @@
 namespace {
 
 constexpr int kSmall = hc_wgemm::kSmall;  // FieldField: the 8 x 8 kernels' L and R at most
+
+// Float cell-major FieldField with L or R above 64 (ff_outer): a block of 256 threads per 128 x 128 output tile of one
+// cell, each thread an 8 x 8 block of it, rows 64 h + 4 ty + i and columns 64 h + 4 tx + i (h < 2, i < 4), a warp 4 x 8
+// threads. Each K-step of 16 entries of A and of B is read from device memory into registers a step ahead (16-byte
+// loads where every row starts 16-byte aligned, else scalars), then written to shared memory transposed, [k][row], so
+// that for each entry k a thread reads its 8 rows and 8 columns as four 16-byte words, each one shared-memory wavefront
+// for the warp, and multiplies them as an outer product. Two stages of shared memory, one barrier per step. Each output
+// is its K products summed in order, as in the other kernels. Measured on an H200 (2026-11-29, README section
+// hexcontract bench) against cell_gemm's K-contiguous tiles (hc_cell_gemm.cuh): 1.04-1.5x as fast at L = 125; K-steps
+// of 8 entries 1-5% slower, 2-9% with the k-loop not unrolled; 8 x 16 entries per thread (128 threads, 255 registers,
+// 56 bytes spilled) 9-28% slower; 64 x 64 tiles of 64 threads at (64,64) 23% slower than cell_gemm's, which keeps them.
+struct outer_cfg {
+  static constexpr int BT = 128, NT = 256, BK = 16, KU = 2;  // tile, threads, K-step, k-loop unroll
+  static constexpr int LD = BT + 4, H = BT / 2;              // row stride of the stages (16-byte aligned); half tile
+  static constexpr int WR = BK / 4, WORDS = BT * WR / NT;    // 4-entry words per row; per thread, operand and step
+};
+
+template <int VEC>
+__global__ void __launch_bounds__(outer_cfg::NT, 2)
+    ff_outer(hc_cuda_shape s, const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ out,
+             int sum_into) {
+  using Cfg = outer_cfg;
+  constexpr int NT = Cfg::NT, BT = Cfg::BT, BK = Cfg::BK, LD = Cfg::LD, H = Cfg::H, WR = Cfg::WR, WORDS = Cfg::WORDS;
+  __shared__ __align__(16) float As[2][BK][LD], Bs[2][BK][LD];
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int ty = warp / 2 * 4 + lane / 8, tx = warp % 2 * 8 + lane % 8;
+  const int tm = (s.L + BT - 1) / BT, tn = (s.R + BT - 1) / BT;
+  const int64_t ntiles = s.C * tm * tn, K = s.K;  // a cell's L K and R K entries below 2^31 (launch_ff_outer)
+  const int nk = (int)((K + BK - 1) / BK);
+  for (int64_t t = blockIdx.x; t < ntiles; t += gridDim.x) {
+    const int64_t c = t / (tm * tn);
+    const int rem = (int)(t - c * tm * tn), m0 = rem / tn * BT, n0 = rem % tn * BT;
+    // Thread tid loads words w = tid + NT n of each step: row w / WR, entries 4 (w % WR) .. + 3, at offsets oa[n],
+    // ob[n] from the cell's matrices, of which ka[n], kb[n] entries lie before K (none for a row past L or R: zeros).
+    const float *Ac = A + c * s.innerA, *Bc = B + c * s.innerB;
+    int oa[WORDS], ob[WORDS], ka[WORDS], kb[WORDS], so[WORDS];
+#pragma unroll
+    for (int n = 0; n < WORDS; n++) {
+      const int w = tid + NT * n, row = w / WR, kq = w % WR * 4;
+      const bool inl = m0 + row < s.L, inr = n0 + row < s.R;
+      oa[n] = (inl ? m0 + row : 0) * (int)K + kq, ka[n] = inl ? (int)K - kq : 0;
+      ob[n] = (inr ? n0 + row : 0) * (int)K + kq, kb[n] = inr ? (int)K - kq : 0;
+      so[n] = kq * LD + row;
+    }
+    float ra[WORDS][4], rb[WORDS][4];
+    auto load = [&](int k0) {
+#pragma unroll
+      for (int n = 0; n < WORDS; n++) {
+        if constexpr (VEC == 4) {
+          const float4 x =
+              k0 < ka[n] ? __ldg(reinterpret_cast<const float4 *>(Ac + oa[n] + k0)) : make_float4(0, 0, 0, 0);
+          const float4 y =
+              k0 < kb[n] ? __ldg(reinterpret_cast<const float4 *>(Bc + ob[n] + k0)) : make_float4(0, 0, 0, 0);
+          ra[n][0] = x.x, ra[n][1] = x.y, ra[n][2] = x.z, ra[n][3] = x.w;
+          rb[n][0] = y.x, rb[n][1] = y.y, rb[n][2] = y.z, rb[n][3] = y.w;
+        } else {
+#pragma unroll
+          for (int e = 0; e < 4; e++) {
+            ra[n][e] = k0 + e < ka[n] ? __ldg(Ac + oa[n] + k0 + e) : 0.f;
+            rb[n][e] = k0 + e < kb[n] ? __ldg(Bc + ob[n] + k0 + e) : 0.f;
+          }
+        }
+      }
+    };
+    auto stage = [&](int st) {
+#pragma unroll
+      for (int n = 0; n < WORDS; n++)
+#pragma unroll
+        for (int e = 0; e < 4; e++)
+          (&As[st][0][0])[so[n] + e * LD] = ra[n][e], (&Bs[st][0][0])[so[n] + e * LD] = rb[n][e];
+    };
+    float acc[8][8];
+#pragma unroll
+    for (int i = 0; i < 8; i++)
+#pragma unroll
+      for (int j = 0; j < 8; j++) acc[i][j] = 0.f;
+    load(0);
+    stage(0);
+    __syncthreads();
+    for (int kt = 0; kt < nk; kt++) {
+      const int st = kt & 1;
+      if (kt + 1 < nk) load((kt + 1) * BK);  // in flight while this step is multiplied
+#pragma unroll(Cfg::KU)
+      for (int k = 0; k < BK; k++) {
+        float a[8], b[8];
+        *reinterpret_cast<float4 *>(a) = *reinterpret_cast<const float4 *>(&As[st][k][4 * ty]);
+        *reinterpret_cast<float4 *>(a + 4) = *reinterpret_cast<const float4 *>(&As[st][k][H + 4 * ty]);
+        *reinterpret_cast<float4 *>(b) = *reinterpret_cast<const float4 *>(&Bs[st][k][4 * tx]);
+        *reinterpret_cast<float4 *>(b + 4) = *reinterpret_cast<const float4 *>(&Bs[st][k][H + 4 * tx]);
+#pragma unroll
+        for (int i = 0; i < 8; i++)
+#pragma unroll
+          for (int j = 0; j < 8; j++) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+      }
+      if (kt + 1 < nk) stage(st ^ 1);  // that stage's reads ended at the previous step's barrier
+      __syncthreads();
+    }
+    float *o = out + c * s.innerO;
+#pragma unroll
+    for (int i = 0; i < 8; i++) {
+      const int l = m0 + i / 4 * H + 4 * ty + i % 4;
+#pragma unroll
+      for (int j = 0; j < 8; j++) {
+        const int r = n0 + j / 4 * H + 4 * tx + j % 4;
+        if (l < s.L && r < s.R) hc_store(&o[(int64_t)l * s.R + r], acc[i][j], sum_into);
+      }
+    }
+  }
+}
+
+// Whether ff_outer takes a float case: L or R above 64, and each cell's A and B indexed in 32 bits.
+inline bool ff_outer_takes(const hc_cuda_shape &s) {
+  return (s.L > 64 || s.R > 64) && s.innerA <= INT32_MAX && s.innerB <= INT32_MAX;
+}
+
+cudaError_t launch_ff_outer(const hc_cuda_shape &s, const void *A, const void *B, void *out, int sum_into,
+                            cudaStream_t stream) {
+  constexpr int BT = outer_cfg::BT;
+  const bool wide = s.K % 4 == 0 && ((uintptr_t)A | (uintptr_t)B) % 16 == 0;
+  const int64_t ntiles = s.C * ((s.L + BT - 1) / BT) * ((s.R + BT - 1) / BT);
+  const unsigned grid = (unsigned)(ntiles < (1 << 30) ? ntiles : (1 << 30));  // blocks loop over the tiles past it
+  const float *a = static_cast<const float *>(A), *b = static_cast<const float *>(B);
+  float *o = static_cast<float *>(out);
+  if (wide)
+    ff_outer<4><<<grid, outer_cfg::NT, 0, stream>>>(s, a, b, o, sum_into);
+  else
+    ff_outer<1><<<grid, outer_cfg::NT, 0, stream>>>(s, a, b, o, sum_into);
+  return cudaGetLastError();
+}
 
 // Cell-major FieldField with L or R above 8: the tile configuration for the larger of the two.
 template <typename T>
@@ -41,6 +173,7 @@ cudaError_t launch_ff_gemm(const hc_cuda_shape &s, const void *A, const void *B,
     // / 44 -> 70 / 61 / 56, (125,216) 41 / 43 / 44 -> 47 / 48 / 49. Not faster: 8 x 8 entries per thread (64 or 256
     // threads), 8 x 16 on 128 x 128 tiles (which spills), K-steps of 16 or 64, four stages, the K-loop unrolled, 5
     // or 6 blocks per SM under a register cap.
+    if (ff_outer_takes(s)) return launch_ff_outer(s, A, B, out, sum_into, stream);
     using Fma = MathFma<T, 64, 64, 16, 8>;
     if (n <= 64) return launch<Fma, 64, 64, 32, 2, 1>(s, A, B, out, sum_into, stream);
     return launch<Fma, 64, 64, 32, 3, 1>(s, A, B, out, sum_into, stream);
