@@ -52,7 +52,7 @@ __global__ void __launch_bounds__(outer_cfg::NT, 2)
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int ty = warp / 2 * 4 + lane / 8, tx = warp % 2 * 8 + lane % 8;
   const int tm = (s.L + BT - 1) / BT, tn = (s.R + BT - 1) / BT;
-  const int64_t ntiles = s.C * tm * tn, K = s.K;  // a cell's L K and R K entries below 2^31 (launch_ff_outer)
+  const int64_t ntiles = s.C * tm * tn, K = s.K;  // a cell's L K and R K entries below 2^31 (ff_outer_takes)
   const int nk = (int)((K + BK - 1) / BK);
   for (int64_t t = blockIdx.x; t < ntiles; t += gridDim.x) {
     const int64_t c = t / (tm * tn);
