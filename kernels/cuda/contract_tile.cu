@@ -168,7 +168,8 @@ cudaError_t launch_ff_gemm(const hc_cuda_shape &s, const void *A, const void *B,
     // Float: 64 x 64 tiles of 128 threads, 4 x 8 entries each, a warp's lanes 4 rows x 8 columns of threads, so that
     // a 16-byte read of A or of B by the warp is one shared-memory wavefront (16 x 16 threads of 4 x 4 had read B
     // in two, for half the FMAs per read; 32 x 16 threads of 4 x 8 on 128 x 128 tiles, the same). K-steps of 32 entries
-    // two deep up to 64 rows, three deep past them. Measured on an H200, 2026-11-28,
+    // two deep up to 64 rows; past them ff_outer above, or, where a cell's A or B has 2^31 entries or more, these tiles
+    // three deep. Measured on an H200, 2026-11-28,
     // `bench --precision float --layout cell-major`, % of the roofline for Scalar / Vector / Tensor: (64,64) 56 / 48
     // / 44 -> 70 / 61 / 56, (125,216) 41 / 43 / 44 -> 47 / 48 / 49. Not faster: 8 x 8 entries per thread (64 or 256
     // threads), 8 x 16 on 128 x 128 tiles (which spills), K-steps of 16 or 64, four stages, the K-loop unrolled, 5
