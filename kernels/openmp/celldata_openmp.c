@@ -1,8 +1,9 @@
 /* The OpenMP cell data, both precisions. Each thread takes a contiguous run of cells. For every cell
    (cell-major) or block of cells and points (cell-minor) it computes the geometry and data at each point
    once, with the point-wise maths of the serial reference (hc_pointwise.h), into per-point arrays; then
-   it forms the entries in the order they lie in memory, a contiguous run at a time in a small buffer,
-   and writes the runs out with streaming stores (kernels/openmp/hc_stream.h). This file is compiled
+   it forms the entries in the order they lie in memory, a contiguous run at a time in a small buffer (cell-major field
+   kernels: eight at a time in vectors, hc_cd_field_prep), and writes the runs out with streaming stores
+   (kernels/openmp/hc_stream.h). This file is compiled
    without contraction of multiplies and adds into FMAs, so that both layouts give the same numbers.
    The fused assembly (fused_openmp_impl.h) evaluates the same points one cell at a time and contracts in a
    thread's scratch (FieldField and DataField in the reference space, FieldField with the contractions' packed
@@ -92,6 +93,7 @@ typedef struct hc_cd_shape {
      read from it instead of being computed) or HC_CD_GEOM_FILL (they are computed and kept in it) */
   int geom_mode;
   double *geom; /* desc->geometry_cache->values, or NULL */
+  double *r1g; /* a cell-major rank-1 field kernel's reference gradients as its entries lie (hc_cd_r1_grads), or NULL */
 } hc_cd_shape;
 
 enum { HC_CD_GEOM_NONE, HC_CD_GEOM_READ, HC_CD_GEOM_FILL };
@@ -395,6 +397,85 @@ static const double *hc_fused_ff_sumfact(int rank, const hc_basis *b, const hc_c
 #endif
 }
 
+/* The cell-major field kernels' entries in vectors of eight doubles (hc_cd_major_field), with GCC's vector extension
+   as the sum factorization above: each point's or entry's factors (J^-1 entries, w|J|, kappa) laid out per cell in the
+   order of the entries they make (hc_cd_field_prep), so that a vector of entries is a few multiplies and adds of
+   whole vectors, with no shuffles, then rounded and stored eight at a time. The products and sums are those of
+   hc_cd_grad and hc_cd_left in the same order, so the entries have the same bits as the scalar loop's and as the
+   cell-minor layout's. */
+#define HC_CD_VEC HC_OMP_SUMFACT
+#if HC_CD_VEC
+typedef float hc_v8f __attribute__((vector_size(32)));
+#endif
+/* A rank-2 point's right entries from its left ones' gradients by one permutation of lanes (GCC 12 and later, Clang),
+   else lane by lane. */
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_shufflevector)
+#define HC_CD_SHUFFLE 1
+#endif
+#endif
+#ifndef HC_CD_SHUFFLE
+#define HC_CD_SHUFFLE 0
+#endif
+
+/* Rank 2: doubles per point of the prepared factors (hc_cd_field_prep): three vectors of J^-1 entries, one of kappa_ij,
+   then the five values of the point's ninth entry (i = j = 2) and its w|J|. */
+#define HC_CD_R2_STRIDE 40
+
+/* Entries of a rank-1 field's run (3 P) rounded up to whole vectors. */
+static inline int64_t hc_cd_r1_len(int64_t P) {
+  return (3 * P + 7) & ~(int64_t)7;
+}
+
+/* Doubles of a thread's prepared factors for a cell of P points (hc_cd_field_prep, any rank). */
+static inline int64_t hc_cd_field_prep_doubles(int64_t P) {
+  return HC_CD_R2_STRIDE * P + 4 * hc_cd_r1_len(P);
+}
+
+/* The factors of the cell whose points are pts ([P]) that a field kernel of the rank forms its entries from, into s
+   (hc_cd_field_prep_doubles): rank 0, w|J| per point; rank 1, for entry e = 3 p + i of a field's run, (J^-1)[k][i] in
+   s[k n + e] (k < 3) and w|J| in s[3 n + e], n = hc_cd_r1_len(P), the entries past 3 P zero; rank 2, per point p at
+   q = s + HC_CD_R2_STRIDE p, for its entries e = 3 i + j < 8, (J^-1)[k][i] at q[8 k + e] and kappa_ij at q[24 + e],
+   then (J^-1)[k][2] at q[32 + k], kappa_22 at q[35] and w|J| at q[36]. */
+static void hc_cd_field_prep(int rank, int64_t P, const hc_cd_point *pts, double *restrict s) {
+  if (rank == 0) {
+    for (int64_t p = 0; p < P; p++) s[p] = pts[p].wdet;
+  } else if (rank == 1) {
+    const int64_t n = hc_cd_r1_len(P);
+    memset(s, 0, sizeof(*s) * (size_t)(4 * n));
+    for (int64_t p = 0; p < P; p++)
+      for (int i = 0; i < 3; i++) {
+        for (int k = 0; k < 3; k++) s[k * n + 3 * p + i] = pts[p].J[3 * k + i];
+        s[3 * n + 3 * p + i] = pts[p].wdet;
+      }
+  } else {
+    for (int64_t p = 0; p < P; p++) {
+      double *q = s + HC_CD_R2_STRIDE * p;
+      for (int e = 0; e < 8; e++) {
+        for (int k = 0; k < 3; k++) q[8 * k + e] = pts[p].J[3 * k + e / 3];
+        q[24 + e] = pts[p].dl[e];
+      }
+      for (int k = 0; k < 3; k++) q[32 + k] = pts[p].J[3 * k + 2];
+      q[35] = pts[p].dl[8];
+      q[36] = pts[p].wdet;
+    }
+  }
+}
+
+/* The reference gradients of b's fields laid out as a rank-1 field's entries (hc_cd_field_prep): for field f, component
+   k of the gradient at point p in g[(3 f + k) n + 3 p + i], i < 3, n = hc_cd_r1_len(P), the entries past 3 P zero.
+   Returns NULL when out of memory (the caller then forms the entries one point at a time). */
+static double *hc_cd_r1_grads(const hc_basis *b) {
+  const int64_t P = b->P, n = hc_cd_r1_len(P);
+  double *g = calloc((size_t)(3 * b->L * n), sizeof(*g));
+  if (!g) return NULL;
+  for (int64_t f = 0; f < b->L; f++)
+    for (int k = 0; k < 3; k++)
+      for (int64_t p = 0; p < P; p++)
+        for (int i = 0; i < 3; i++) g[(3 * f + k) * n + 3 * p + i] = b->grad[3 * (f * P + p) + k];
+  return g;
+}
+
 #define HC_TEMPLATE "kernels/openmp/celldata_openmp_impl.h"
 #include "kernels/hc_instantiate.h"
 #define HC_TEMPLATE "kernels/openmp/dots_openmp_impl.h"
@@ -413,6 +494,7 @@ static int hc_cd_shape_create(const hc_celldata_desc *desc, int keep, hc_cd_shap
   shape->st = hc_motion_time(&desc->motion, desc->t);
   shape->geom_mode = HC_CD_GEOM_NONE;
   shape->geom = NULL;
+  shape->r1g = NULL;
   hc_geometry_cache *g = desc->geometry_cache;
   if (keep && g && g->values && desc->C * P <= g->capacity) {
     shape->geom = g->values;
@@ -432,6 +514,9 @@ int hc_celldata_fill_openmp(const hc_celldata_desc *desc, hc_kernel kernel, void
   hc_cd_shape shape;
   int failed = hc_cd_shape_create(desc, 1, &shape) != HC_OK;
   int64_t bad = -1;
+  if (HC_CD_VEC && !failed && desc->layout == HC_LAYOUT_CELL_MAJOR && hc_kernel_family(kernel) != HC_FAMILY_DATADATA &&
+      hc_kernel_rank(kernel) == 1)
+    shape.r1g = hc_cd_r1_grads(desc->basis);
   if (!failed) {
     bad = desc->precision == HC_FLOAT
               ? hc_celldata_openmp_f32(&shape, kernel, (float *)left, (float *)right, &failed)
@@ -439,6 +524,7 @@ int hc_celldata_fill_openmp(const hc_celldata_desc *desc, hc_kernel kernel, void
   }
   free(shape.N);
   free(shape.dN);
+  free(shape.r1g);
   /* every point's geometry is kept */
   if (shape.geom_mode == HC_CD_GEOM_FILL && !failed && bad < 0) hc_geometry_cache_set_key(desc->geometry_cache, desc);
   HC_CHECK(!failed, HC_ERR_RESOURCE, "out of host memory for the cell data scratch of a thread (%lld points)",

@@ -29,13 +29,77 @@ static HC_REAL *HC_FN(hc_cd_reserve)(HC_FN(hc_cd_writer) * w, int64_t m) {
   return w->buf + w->n;
 }
 
+/* Eight entries from the vector v of doubles at dst, rounded to HC_REAL (a macro: a 64-byte vector passed by value
+   changes the ABI where AVX-512 is off). */
+#if HC_CD_VEC
+#define HC_CD_PUT8(dst, v)                                      \
+  do {                                                          \
+    if (sizeof(HC_REAL) == sizeof(double)) {                    \
+      memcpy((dst), &(v), sizeof(hc_v8d));                      \
+    } else {                                                    \
+      const hc_v8f v8f_ = __builtin_convertvector((v), hc_v8f); \
+      memcpy((dst), &v8f_, sizeof(v8f_));                       \
+    }                                                           \
+  } while (0)
+#endif
+
 /* Cell-major: field f's entries of one cell (pts[0..P-1]) in its left array (ol) and, for FieldField, in its
-   right array (orr, else NULL), in memory order, the gradients once per point. Inlined with a constant rank,
-   so that the loops over i and j unroll. */
+   right array (orr, else NULL), in memory order, the gradients once per point. With the vector extension, from the
+   cell's prepared factors s (hc_cd_field_prep) and, at rank 1, the gradients r1g (hc_cd_r1_grads; NULL: the scalar
+   loop); a rank-1 run's last vector may write up to 7 entries past the run. Inlined with a constant rank, so that the
+   loops over i and j unroll. */
 static HC_ALWAYS_INLINE void HC_FN(hc_cd_major_field)(int rank, int64_t f, const hc_basis *b, const hc_cd_point *pts,
+                                                      const double *restrict s, const double *restrict r1g,
                                                       HC_REAL *restrict ol, HC_REAL *restrict orr) {
   const int64_t P = b->P;
   const int Di = rank >= 1 ? 3 : 1, Dj = rank == 2 ? 3 : 1, Dij = Di * Dj;
+#if HC_CD_VEC
+  if (rank == 0) {
+    const double *phi = &b->phi[f * P];
+    for (int64_t p = 0; p < P; p++) ol[p] = (HC_REAL)(phi[p] * s[p]);
+    if (orr)
+      for (int64_t p = 0; p < P; p++) orr[p] = (HC_REAL)phi[p];
+    return;
+  }
+  if (rank == 1 && r1g) {
+    const int64_t n = hc_cd_r1_len(P);
+    const double *G = r1g + 3 * f * n;
+    for (int64_t v = 0; v < n; v += 8) {
+      hc_v8d j0, j1, j2, w, g0, g1, g2;
+      HC_V8D_LOAD(j0, s + v), HC_V8D_LOAD(j1, s + n + v), HC_V8D_LOAD(j2, s + 2 * n + v), HC_V8D_LOAD(w, s + 3 * n + v);
+      HC_V8D_LOAD(g0, G + v), HC_V8D_LOAD(g1, G + n + v), HC_V8D_LOAD(g2, G + 2 * n + v);
+      const hc_v8d g = j0 * g0 + j1 * g1 + j2 * g2, l = g * w;
+      HC_CD_PUT8(ol + v, l);
+      if (orr) HC_CD_PUT8(orr + v, g);
+    }
+    return;
+  }
+  if (rank == 2) {
+    for (int64_t p = 0; p < P; p++) {
+      const double *q = s + HC_CD_R2_STRIDE * p, *gr = &b->grad[3 * (f * P + p)];
+      hc_v8d j0, j1, j2, ka;
+      HC_V8D_LOAD(j0, q), HC_V8D_LOAD(j1, q + 8), HC_V8D_LOAD(j2, q + 16), HC_V8D_LOAD(ka, q + 24);
+      /* lanes 3 i + j: g_i, then its kappa_ij g_i w|J| */
+      const hc_v8d g = j0 * gr[0] + j1 * gr[1] + j2 * gr[2], l = ka * g * q[36];
+      const double g2 = hc_cd_grad(q[32], q[33], q[34], gr);
+      HC_CD_PUT8(ol + 9 * p, l);
+      ol[9 * p + 8] = (HC_REAL)hc_cd_left(2, 0.0, g2, q[35], q[36]);
+      if (orr) {
+        /* lanes 3 i + j: g_j, the same values as g's lanes j, 3 + j, 6 + j */
+#if HC_CD_SHUFFLE
+        const hc_v8d gj = __builtin_shufflevector(g, g, 0, 3, 6, 0, 3, 6, 0, 3);
+#else
+        const hc_v8d gj = {g[0], g[3], g[6], g[0], g[3], g[6], g[0], g[3]};
+#endif
+        HC_CD_PUT8(orr + 9 * p, gj);
+        orr[9 * p + 8] = (HC_REAL)g2;
+      }
+    }
+    return;
+  }
+#else
+  (void)s, (void)r1g;
+#endif
   for (int64_t p = 0; p < P; p++) {
     const hc_cd_point *pt = &pts[p];
     const double phi = b->phi[f * P + p], *gr = &b->grad[3 * (f * P + p)];
@@ -55,7 +119,8 @@ static HC_ALWAYS_INLINE void HC_FN(hc_cd_major_field)(int rank, int64_t f, const
    memory order, the gradients of each basis function at each point once. pts: P points; pb: a batch of P.
    Returns the lowest inverted or degenerate cell, or -1. */
 static int64_t HC_FN(hc_cd_major)(const hc_cd_shape *shape, hc_kernel kernel, int64_t c0, int64_t c1, hc_cd_point *pts,
-                                  hc_cd_batch *pb, HC_FN(hc_cd_writer) * wl, HC_FN(hc_cd_writer) * wr) {
+                                  hc_cd_batch *pb, double *restrict prep, HC_FN(hc_cd_writer) * wl,
+                                  HC_FN(hc_cd_writer) * wr) {
   const hc_celldata_desc *desc = shape->desc;
   const hc_basis *b = desc->basis;
   const int64_t P = b->P;
@@ -68,6 +133,7 @@ static int64_t HC_FN(hc_cd_major)(const hc_cd_shape *shape, hc_kernel kernel, in
   int64_t bad = -1;
   for (int64_t c = c0; c < c1; c++) {
     if (!hc_cd_cell_eval(shape, kernel, c, pts, pb) && bad < 0) bad = c;
+    if (HC_CD_VEC && field) hc_cd_field_prep(rank, P, pts, prep);
     /* left, and FieldField's right, field by field */
     for (int64_t f = 0; f < Lf; f++) {
       HC_REAL *ol = HC_FN(hc_cd_reserve)(wl, chunk), *orr = ff ? HC_FN(hc_cd_reserve)(wr, chunk) : NULL;
@@ -75,11 +141,11 @@ static int64_t HC_FN(hc_cd_major)(const hc_cd_shape *shape, hc_kernel kernel, in
         for (int64_t p = 0; p < P; p++)
           for (int ij = 0; ij < Dij; ij++) ol[p * Dij + ij] = (HC_REAL)pts[p].dl[ij];
       } else if (rank == 0) {
-        HC_FN(hc_cd_major_field)(0, f, b, pts, ol, orr);
+        HC_FN(hc_cd_major_field)(0, f, b, pts, prep, shape->r1g, ol, orr);
       } else if (rank == 1) {
-        HC_FN(hc_cd_major_field)(1, f, b, pts, ol, orr);
+        HC_FN(hc_cd_major_field)(1, f, b, pts, prep, shape->r1g, ol, orr);
       } else {
-        HC_FN(hc_cd_major_field)(2, f, b, pts, ol, orr);
+        HC_FN(hc_cd_major_field)(2, f, b, pts, prep, shape->r1g, ol, orr);
       }
       wl->n += chunk;
       if (ff) wr->n += chunk;
@@ -225,19 +291,23 @@ static int64_t HC_FN(hc_celldata_openmp)(const hc_cd_shape *shape, hc_kernel ker
        cell-minor, the values at a block's points and its rows. */
     int64_t b = -1;
     if (desc->layout == HC_LAYOUT_CELL_MAJOR) {
-      HC_REAL *buf = malloc(sizeof(*buf) * (size_t)(2 * cap));
+      /* each writer's buffer with room for a vector's entries past its end (hc_cd_major_field) */
+      HC_REAL *buf = malloc(sizeof(*buf) * (size_t)(2 * (cap + 8)));
       hc_cd_point *pts = malloc(sizeof(*pts) * (size_t)P);
+      const size_t prep_bytes = (sizeof(double) * (size_t)hc_cd_field_prep_doubles(P) + 63) & ~(size_t)63;
+      double *prep = aligned_alloc(64, prep_bytes);
       hc_cd_batch batch = {NULL, NULL, 0};
-      if (hc_cd_batch_create(P, &batch) != HC_OK || !buf || !pts) {
+      if (hc_cd_batch_create(P, &batch) != HC_OK || !buf || !pts || !prep) {
         fail = 1;
       } else if (c0 < c1) {
-        HC_FN(hc_cd_writer) wl = {left + c0 * lin, buf, 0, cap}, wr = {right + c0 * rin, buf + cap, 0, cap};
-        b = HC_FN(hc_cd_major)(shape, kernel, c0, c1, pts, &batch, &wl, &wr);
+        HC_FN(hc_cd_writer) wl = {left + c0 * lin, buf, 0, cap}, wr = {right + c0 * rin, buf + cap + 8, 0, cap};
+        b = HC_FN(hc_cd_major)(shape, kernel, c0, c1, pts, &batch, prep, &wl, &wr);
         HC_FN(hc_cd_flush)(&wl, 1);
         HC_FN(hc_cd_flush)(&wr, 1);
       }
       free(buf);
       free(pts);
+      free(prep);
       free(batch.x);
     } else {
       hc_cd_points s;
@@ -259,3 +329,7 @@ static int64_t HC_FN(hc_celldata_openmp)(const hc_cd_shape *shape, hc_kernel ker
   *failed = fail;
   return bad < C ? bad : -1;
 }
+
+#if HC_CD_VEC
+#undef HC_CD_PUT8
+#endif
