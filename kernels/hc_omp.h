@@ -10,6 +10,7 @@
 /* The same, on the calling thread alone where cond is zero (OpenMP's if clause: a team of one). */
 #define HC_OMP_PARALLEL_FOR_IF(cond) HC_OMP_PRAGMA(omp parallel for schedule(static) if (cond))
 #else
+#define HC_OMP_PRAGMA(x)
 #define HC_OMP_PARALLEL_FOR
 #define HC_OMP_PARALLEL_FOR_IF(cond)
 #endif
