@@ -1,14 +1,10 @@
 /* The timing loop that every timed call goes through (per-call times on the backend's timer, median and
    minimum), the copy bandwidth, and the reproducible pseudo-random inputs they run on. */
 #define _POSIX_C_SOURCE 200809L
-#define _DEFAULT_SOURCE /* madvise's MADV_HUGEPAGE */
 #include "app/hc_measure.h"
 
 #include <stdint.h>
 #include <stdlib.h>
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 
 #include "app/hc_app.h"
 #include "kernels/hc_omp.h"
@@ -93,16 +89,6 @@ int hc_measure_copy(const hc_backend *b, size_t half, int min_calls, int max_cal
            "copy bandwidth: bad buffer (%zu bytes) or calls (%d..%d)", half, min_calls, max_calls);
   void *d_buf = NULL;
   HC_CALL(b->mem_alloc(2 * half, &d_buf));
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  /* Host memory: in huge pages where the kernel gives them on request, so that the first touch of a buffer of
-     gigabytes is thousands of page faults, not hundreds of thousands (a 2-core VM: 1.7 s of start-up for 1 GB).
-     Only a hint: where it is refused the copy runs on small pages. */
-  if (!b->is_device) {
-    const uintptr_t page = 4096, lo = ((uintptr_t)d_buf + page - 1) / page * page,
-                    hi = ((uintptr_t)d_buf + 2 * half) / page * page;
-    if (hi > lo) (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
-  }
-#endif
   hc_copy_arg there = {(char *)d_buf + half, d_buf, half}, back = {d_buf, (char *)d_buf + half, half};
   double t[HC_COPY_MAX_CALLS];
   int n = 0;
