@@ -146,6 +146,13 @@ HC_ASSEMBLY_DEF(f64_minor, double, HC_IDX_MINOR)
 HC_ASSEMBLY_DEF(f32_major, float, HC_IDX_MAJOR)
 HC_ASSEMBLY_DEF(f32_minor, float, HC_IDX_MINOR)
 
+/* This thread's number t of nt in an OpenMP parallel region (1 and 0 without OpenMP). */
+#if HC_HAVE_OPENMP
+#define HC_ASSEMBLY_THREAD(nt, t) ((nt) = omp_get_num_threads(), (t) = omp_get_thread_num())
+#else
+#define HC_ASSEMBLY_THREAD(nt, t) ((void)0)
+#endif
+
 /* Cells per block of the threaded cell-minor apply's first pass. */
 #define HC_ASSEMBLY_MINOR_CB 32
 
@@ -211,12 +218,6 @@ HC_ASSEMBLY_DEF(f32_minor, float, HC_IDX_MINOR)
     return HC_OK;                                                                                                    \
   }
 
-/* This thread's number t of nt in an OpenMP parallel region (1 and 0 without OpenMP). */
-#if HC_HAVE_OPENMP
-#define HC_ASSEMBLY_THREAD(nt, t) ((nt) = omp_get_num_threads(), (t) = omp_get_thread_num())
-#else
-#define HC_ASSEMBLY_THREAD(nt, t) ((void)0)
-#endif
 HC_ASSEMBLY_MINOR_DEF(f64, double)
 HC_ASSEMBLY_MINOR_DEF(f32, float)
 

@@ -368,11 +368,12 @@ static const hc_backend *const hc_backend_tables[HC_NUM_BACKENDS] = {HC_BACKEND_
 static const char *const hc_backend_options[HC_NUM_BACKENDS] = {HC_BACKEND_LIST(HC_BACKEND_OPTION)};
 #undef HC_BACKEND_OPTION
 
-/* The core's defaults for what a backend's own table leaves NULL (see hc_backend). Host memory first: for host
-   backends only. */
 /* Host arrays of at least this many bytes are asked to be backed by huge pages (see hc_host_alloc). */
 #define HC_HOST_HUGE_MIN ((size_t)8 << 20)
 #define HC_HOST_HUGE     ((size_t)2 << 20)
+
+/* The core's defaults for what a backend's own table leaves NULL (see hc_backend). Host memory first: for host
+   backends only. */
 
 static int hc_host_alloc(size_t bytes, void **ptr) {
   *ptr = NULL;

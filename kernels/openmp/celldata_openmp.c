@@ -427,9 +427,10 @@ static inline int64_t hc_cd_r1_len(int64_t P) {
   return (3 * P + 7) & ~(int64_t)7;
 }
 
-/* Doubles of a thread's prepared factors for a cell of P points (hc_cd_field_prep, any rank). */
+/* Doubles of a thread's prepared factors for a cell of P points (hc_cd_field_prep): the most that any rank takes. */
 static inline int64_t hc_cd_field_prep_doubles(int64_t P) {
-  return HC_CD_R2_STRIDE * P + 4 * hc_cd_r1_len(P);
+  const int64_t r1 = 4 * hc_cd_r1_len(P), r2 = HC_CD_R2_STRIDE * P;
+  return r1 > r2 ? r1 : r2;
 }
 
 /* The factors of the cell whose points are pts ([P]) that a field kernel of the rank forms its entries from, into s
